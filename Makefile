@@ -1,0 +1,46 @@
+# panto — build, test and check. `make` alone builds and tests.
+#
+#   make build   binaries into bin/
+#   make test    go test -race ./...
+#   make lint    gofmt check, go vet, staticcheck (pinned)
+#   make bench   the benchmarks (BENCHCOUNT runs each, for medians)
+#   make fuzz    a short run of every fuzz target (FUZZTIME each)
+
+GO          ?= go
+BIN         := bin
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME    ?= 10s
+BENCHCOUNT  ?= 5
+BENCH       ?= .
+
+.PHONY: all build test lint bench fuzz clean
+
+all: build test
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+test:
+	$(GO) test -race -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench:
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchmem -count=$(BENCHCOUNT) ./...
+
+# Every Fuzz* function of every package, one after another.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf $(BIN)

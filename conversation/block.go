@@ -1,0 +1,190 @@
+package conversation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// BlockType names the kind of a content block.
+type BlockType string
+
+// The kinds of content block.
+const (
+	// TypeText is plain text (Text).
+	TypeText BlockType = "text"
+	// TypeThinking is the model's visible reasoning (Thinking) with the
+	// provider's Signature, sent back verbatim on later requests.
+	TypeThinking BlockType = "thinking"
+	// TypeRedactedThinking is reasoning the provider encrypted (Data),
+	// sent back verbatim.
+	TypeRedactedThinking BlockType = "redacted_thinking"
+	// TypeToolUse is a tool call: ID, Name and the JSON object Input.
+	TypeToolUse BlockType = "tool_use"
+	// TypeToolResult answers the tool call ToolUseID with Content (text
+	// and image blocks); IsError marks a failed call.
+	TypeToolResult BlockType = "tool_result"
+	// TypeImage is an image: base64 Data of MediaType (image/png, ...).
+	TypeImage BlockType = "image"
+	// TypeSystem is system-prompt text with a Mode (append or replace).
+	TypeSystem BlockType = "system"
+)
+
+// Mode says how a System block combines with the system text before it.
+type Mode string
+
+// The system modes.
+const (
+	// ModeAppend adds the block to the effective system prompt. The empty
+	// Mode means ModeAppend, so records written before modes existed read
+	// back unchanged.
+	ModeAppend Mode = "append"
+	// ModeReplace discards every earlier system block, then adds this one.
+	ModeReplace Mode = "replace"
+)
+
+// Valid reports whether m is append, replace or empty (append).
+func (m Mode) Valid() bool {
+	return m == "" || m == ModeAppend || m == ModeReplace
+}
+
+// Normalize returns ModeAppend for the empty mode and m otherwise.
+func (m Mode) Normalize() Mode {
+	if m == "" {
+		return ModeAppend
+	}
+	return m
+}
+
+// Block is one piece of a message's content. Which fields are meaningful
+// depends on Type (see the Type* constants); the others are empty. The
+// JSON form of Block is panto's canonical form of a content block.
+type Block struct {
+	Type BlockType `json:"type"`
+
+	// Text is the text of a text block or of a system block.
+	Text string `json:"text,omitempty"`
+	// Mode is the mode of a system block.
+	Mode Mode `json:"mode,omitempty"`
+
+	// Thinking and Signature belong to a thinking block.
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+
+	// Data is the opaque payload of a redacted-thinking block, or the
+	// base64 bytes of an image block.
+	Data string `json:"data,omitempty"`
+	// MediaType is the media type of an image block.
+	MediaType string `json:"media_type,omitempty"`
+
+	// ID, Name and Input belong to a tool-use block. Input is a JSON
+	// object, kept as the bytes the model sent.
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+
+	// ToolUseID, Content and IsError belong to a tool-result block.
+	ToolUseID string  `json:"tool_use_id,omitempty"`
+	Content   []Block `json:"content,omitempty"`
+	IsError   bool    `json:"is_error,omitempty"`
+}
+
+// Text returns a text block.
+func Text(s string) Block { return Block{Type: TypeText, Text: s} }
+
+// System returns a system block with the given mode.
+func System(text string, mode Mode) Block {
+	return Block{Type: TypeSystem, Text: text, Mode: mode.Normalize()}
+}
+
+// Thinking returns a thinking block.
+func Thinking(thinking, signature string) Block {
+	return Block{Type: TypeThinking, Thinking: thinking, Signature: signature}
+}
+
+// RedactedThinking returns a redacted-thinking block.
+func RedactedThinking(data string) Block {
+	return Block{Type: TypeRedactedThinking, Data: data}
+}
+
+// ToolUse returns a tool-use block. An empty input means the empty object.
+func ToolUse(id, name string, input json.RawMessage) Block {
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	return Block{Type: TypeToolUse, ID: id, Name: name, Input: input}
+}
+
+// ToolResult returns a tool-result block whose content is one text block.
+func ToolResult(toolUseID, text string, isError bool) Block {
+	return Block{Type: TypeToolResult, ToolUseID: toolUseID, Content: []Block{Text(text)}, IsError: isError}
+}
+
+// Image returns an image block of base64 data.
+func Image(mediaType, base64Data string) Block {
+	return Block{Type: TypeImage, MediaType: mediaType, Data: base64Data}
+}
+
+// ResultText returns the text of a tool-result block's content, its text
+// blocks concatenated.
+func (b Block) ResultText() string {
+	return Message{Content: b.Content}.Text()
+}
+
+// Validate checks the fields a block of its type must have.
+func (b Block) Validate() error {
+	switch b.Type {
+	case TypeText:
+		return nil
+	case TypeSystem:
+		if !b.Mode.Valid() {
+			return fmt.Errorf("system block: unknown mode %q (want append or replace)", b.Mode)
+		}
+		return nil
+	case TypeThinking, TypeRedactedThinking:
+		return nil
+	case TypeImage:
+		if b.MediaType == "" || b.Data == "" {
+			return errors.New("image block: media_type and data are required")
+		}
+		return nil
+	case TypeToolUse:
+		if b.ID == "" || b.Name == "" {
+			return errors.New("tool_use block: id and name are required")
+		}
+		if len(b.Input) > 0 && !isJSONObject(b.Input) {
+			return fmt.Errorf("tool_use block %s: input is not a JSON object", b.ID)
+		}
+		return nil
+	case TypeToolResult:
+		if b.ToolUseID == "" {
+			return errors.New("tool_result block: tool_use_id is required")
+		}
+		for i, c := range b.Content {
+			if c.Type != TypeText && c.Type != TypeImage {
+				return fmt.Errorf("tool_result block %s: content[%d] is %q (want text or image)", b.ToolUseID, i, c.Type)
+			}
+			if err := c.Validate(); err != nil {
+				return fmt.Errorf("tool_result block %s: content[%d]: %w", b.ToolUseID, i, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown block type %q", b.Type)
+}
+
+// isJSONObject reports whether raw's first non-space byte opens an object;
+// full validity is json's business when it was decoded.
+func isJSONObject(raw json.RawMessage) bool {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
