@@ -5,6 +5,7 @@
 #   make lint    gofmt check, go vet, staticcheck (pinned)
 #   make bench   the benchmarks (BENCHCOUNT runs each, for medians)
 #   make fuzz    a short run of every fuzz target (FUZZTIME each)
+#   make demo    panto's main job, offline (echo provider, no key)
 
 GO          ?= go
 BIN         := bin
@@ -13,7 +14,7 @@ FUZZTIME    ?= 10s
 BENCHCOUNT  ?= 5
 BENCH       ?= .
 
-.PHONY: all build test lint bench fuzz clean
+.PHONY: all build test lint bench fuzz demo clean
 
 all: build test
 
@@ -41,6 +42,9 @@ fuzz:
 	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+demo: build
+	@./scripts/demo.sh
 
 clean:
 	rm -rf $(BIN)

@@ -14,7 +14,9 @@ const (
 	// TypeText is plain text (Text).
 	TypeText BlockType = "text"
 	// TypeThinking is the model's visible reasoning (Thinking) with the
-	// provider's Signature, sent back verbatim on later requests.
+	// provider's Signature, sent back verbatim on later requests. The
+	// Signature is empty when the provider gave none (reasoning from an
+	// OpenAI-compatible server); such blocks are not sent to Anthropic.
 	TypeThinking BlockType = "thinking"
 	// TypeRedactedThinking is reasoning the provider encrypted (Data),
 	// sent back verbatim.
@@ -132,7 +134,7 @@ func (b Block) ResultText() string {
 }
 
 // Validate checks the fields a block of its type must have.
-func (b Block) Validate() error {
+func (b *Block) Validate() error {
 	switch b.Type {
 	case TypeText:
 		return nil
@@ -160,7 +162,8 @@ func (b Block) Validate() error {
 		if b.ToolUseID == "" {
 			return errors.New("tool_result block: tool_use_id is required")
 		}
-		for i, c := range b.Content {
+		for i := range b.Content {
+			c := &b.Content[i]
 			if c.Type != TypeText && c.Type != TypeImage {
 				return fmt.Errorf("tool_result block %s: content[%d] is %q (want text or image)", b.ToolUseID, i, c.Type)
 			}

@@ -147,7 +147,8 @@ func (m Message) Validate() error {
 	if !m.Role.Valid() {
 		return fmt.Errorf("%w: unknown role %q", ErrInvalidMessage, m.Role)
 	}
-	for i, b := range m.Content {
+	for i := range m.Content {
+		b := &m.Content[i] // by reference: a Block is large, and this runs on every request
 		if !allowed(m.Role, b.Type) {
 			return fmt.Errorf("%w: %s message content[%d]: a %s message cannot hold a %q block",
 				ErrInvalidMessage, m.Role, i, m.Role, b.Type)

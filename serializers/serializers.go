@@ -106,13 +106,13 @@ type Usage struct {
 type Reply struct {
 	// Message is the assistant message, ready to append to the
 	// conversation.
-	Message       conversation.Message
-	StopReason    StopReason
-	RawStopReason string
-	Usage         Usage
+	Message       conversation.Message `json:"message"`
+	StopReason    StopReason           `json:"stop_reason"`
+	RawStopReason string               `json:"raw_stop_reason"`
+	Usage         Usage                `json:"usage"`
 	// ID and Model are the provider's response id and model name.
-	ID    string
-	Model string
+	ID    string `json:"id"`
+	Model string `json:"model"`
 }
 
 // DeltaKind says what a Delta carries.
@@ -131,13 +131,14 @@ const (
 )
 
 // Delta is one increment of a streamed reply, for live display. Index is
-// the content block (Anthropic) or tool call (OpenAI) it belongs to.
+// the content block (Anthropic) or tool call (OpenAI) it belongs to; for
+// OpenAI, text and thinking deltas have Index 0.
 type Delta struct {
-	Kind     DeltaKind
-	Index    int
-	Text     string
-	ToolID   string
-	ToolName string
+	Kind     DeltaKind `json:"kind"`
+	Index    int       `json:"index"`
+	Text     string    `json:"text,omitempty"`
+	ToolID   string    `json:"tool_id,omitempty"`
+	ToolName string    `json:"tool_name,omitempty"`
 }
 
 // DeltaFunc receives deltas as they arrive. It runs on the decoding

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/provider"
+	"github.com/panto-dev/panto/serializers"
+)
+
+// chat is a running conversation with a model, in print or interactive
+// mode.
+type chat struct {
+	e    *env
+	app  *app
+	sess *host.Session
+	prov provider.Provider
+	req  serializers.Request
+}
+
+func runChat(ctx context.Context, e *env, o *options) error {
+	// Print mode: -p, or a prompt piped on stdin.
+	printMode := o.printSet || !e.terminal
+	var text string
+	if printMode {
+		text = o.print
+		if !e.terminal {
+			piped, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+			if s := strings.TrimRight(string(piped), "\n"); s != "" {
+				if text != "" {
+					text += "\n\n"
+				}
+				text += s
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			return usageErrorf("nothing to send: give -p TEXT or pipe a prompt on stdin")
+		}
+	}
+
+	c, err := startChat(e, o)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if printMode {
+		return c.printTurn(ctx, text)
+	}
+	return c.interactive(ctx)
+}
+
+func startChat(e *env, o *options) (*chat, error) {
+	a, err := loadApp(e, o)
+	if err != nil {
+		return nil, err
+	}
+	c := &chat{e: e, app: a}
+	ok := false
+	defer func() {
+		if !ok {
+			c.close()
+		}
+	}()
+	path, id, err := pickSession(a.dirs, o, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if c.prov, err = a.newProvider(e); err != nil {
+		return nil, err
+	}
+	blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem})
+	if err != nil {
+		return nil, err
+	}
+	if c.sess, err = host.OpenSession(path, a.dirs.CWD, id); err != nil {
+		return nil, err
+	}
+	for _, w := range c.sess.Warnings {
+		a.logger.Warn(w)
+		fmt.Fprintf(e.stderr, "panto: warning: %s\n", w)
+	}
+	res, err := c.sess.Seed(sysprompt.Texts(blocks), nil)
+	if err != nil {
+		return nil, err
+	}
+	a.logger.Info("session ready", "path", path, "resumed", !res.Fresh, "reseeded", res.Reseeded,
+		"provider", a.cfg.Provider, "model", a.cfg.Model)
+	c.req = serializers.Request{
+		Model:          a.cfg.Model,
+		MaxTokens:      a.cfg.MaxTokens,
+		ThinkingBudget: a.cfg.ThinkingBudget,
+		Temperature:    a.cfg.Temperature,
+		Stream:         true,
+	}
+	ok = true
+	return c, nil
+}
+
+func (c *chat) close() {
+	if c.sess != nil {
+		if err := c.sess.Close(); err != nil {
+			fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
+		}
+	}
+	if c.app != nil {
+		c.app.close()
+	}
+}
+
+// turn sends one user message and streams the reply's text to out.
+func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
+	ctx, stop := c.e.interruptible(ctx)
+	defer stop()
+	wroteNL := true
+	reply, err := c.sess.Turn(ctx, c.prov, c.req, conversation.UserText(text), func(d serializers.Delta) {
+		if d.Kind == serializers.DeltaText && d.Text != "" {
+			io.WriteString(out, d.Text)
+			wroteNL = strings.HasSuffix(d.Text, "\n")
+		}
+	})
+	if !wroteNL {
+		io.WriteString(out, "\n")
+	}
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errInterrupted) {
+			return fmt.Errorf("%w (nothing of the reply was recorded)", errInterrupted)
+		}
+		return err
+	}
+	if reply.StopReason == serializers.StopMaxTokens {
+		fmt.Fprintln(c.e.stderr, "panto: the reply was cut at max_tokens")
+	}
+	return nil
+}
+
+func (c *chat) printTurn(ctx context.Context, text string) error {
+	if cmd, _, ok := slashCommand(text); ok && builtinCommands[cmd] != nil {
+		return builtinCommands[cmd](c, c.e.stdout)
+	}
+	return c.turn(ctx, text, c.e.stdout)
+}
+
+// builtin slash commands of interactive mode; /help lists them.
+var builtinCommands = map[string]func(*chat, io.Writer) error{
+	"prompt":  (*chat).showPrompt,
+	"session": (*chat).showSession,
+}
+
+func slashCommand(line string) (name, args string, ok bool) {
+	if !strings.HasPrefix(line, "/") {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(strings.TrimSpace(line[1:]), " ")
+	return name, strings.TrimSpace(args), name != ""
+}
+
+const interactiveHelp = `Type a message and press Enter to send it. Commands:
+  /prompt    show the effective system prompt
+  /session   show the session log in use
+  /help      this help
+  /quit      leave (or Ctrl-D)
+Ctrl-C stops a reply that is streaming.
+`
+
+func (c *chat) interactive(ctx context.Context) error {
+	where := c.sess.Path()
+	if where == "" {
+		where = "not recorded (--no-session)"
+	}
+	fmt.Fprintf(c.e.stdout, "panto %s · %s/%s · session %s\n/help for commands, Ctrl-D to quit.\n",
+		version, c.app.cfg.Provider, c.app.cfg.Model, where)
+	// A Ctrl-C at the prompt only reminds how to leave; during a turn the
+	// turn's own handler takes it.
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(c.e.stdin)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		readErr <- sc.Err()
+	}()
+	for {
+		fmt.Fprint(c.e.stdout, "> ")
+		var line string
+		select {
+		case line = <-lines:
+		case err := <-readErr:
+			fmt.Fprintln(c.e.stdout)
+			return err
+		case <-c.e.signals:
+			fmt.Fprintln(c.e.stdout, "\n(Ctrl-D or /quit to leave)")
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if name, _, ok := slashCommand(line); ok {
+			switch name {
+			case "quit", "exit":
+				return nil
+			case "help":
+				fmt.Fprint(c.e.stdout, interactiveHelp)
+				continue
+			}
+			if f := builtinCommands[name]; f != nil {
+				if err := f(c, c.e.stdout); err != nil {
+					fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
+				}
+				continue
+			}
+			fmt.Fprintf(c.e.stderr, "panto: unknown command /%s (see /help)\n", name)
+			continue
+		}
+		if err := c.turn(ctx, line, c.e.stdout); err != nil {
+			fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
+		}
+	}
+}
+
+func (c *chat) showPrompt(out io.Writer) error {
+	blocks := c.sess.EffectiveSystem()
+	fmt.Fprintf(out, "Effective system prompt: %d block(s)\n", len(blocks))
+	for i, b := range blocks {
+		fmt.Fprintf(out, "\n--- block %d (message %d) ---\n%s\n", i+1, b.Index+1, strings.TrimRight(b.Text, "\n"))
+	}
+	return nil
+}
+
+func (c *chat) showSession(out io.Writer) error {
+	if c.sess.Path() == "" {
+		fmt.Fprintf(out, "session %s is not recorded (--no-session)\n", c.sess.ID())
+		return nil
+	}
+	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", c.sess.ID(), c.sess.Path(), len(c.sess.Messages()))
+	return nil
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The interactive loop, run in-process with a scripted "terminal".
+func TestInteractive(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	project := filepath.Join(root, "p")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".panto"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".panto", "SYSTEM.md"), []byte("Be brief."), 0o644))
+	vars := map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off"}
+	var out, errb strings.Builder
+	e := &env{
+		stdin:    strings.NewReader("/help\n\nhello\n/prompt\n/session\n/bogus\nsecond\n/quit\nnever sent\n"),
+		stdout:   &out,
+		stderr:   &errb,
+		getenv:   func(k string) string { return vars[k] },
+		cwd:      project,
+		terminal: true,
+	}
+	code := run(context.Background(), e, []string{"--provider", "echo"})
+	require.Equal(t, 0, code, errb.String())
+	s := out.String()
+	require.Contains(t, s, "echo/echo · session "+filepath.Join(root, ".local/share/panto/sessions"))
+	require.Contains(t, s, "/prompt    show the effective system prompt")
+	require.Contains(t, s, `echo: you said "hello"`)
+	require.Contains(t, s, "--- block 1 (message 1) ---\nBe brief.")
+	require.Contains(t, s, "messages 3") // the seed, hello and its reply: /session runs before "second"
+	require.Contains(t, s, `echo: you said "second"`)
+	require.NotContains(t, s, "never sent")
+	require.Contains(t, errb.String(), "unknown command /bogus")
+}
+
+// Ctrl-D (end of input) leaves cleanly.
+func TestInteractiveEOF(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	var out, errb strings.Builder
+	e := &env{
+		stdin: strings.NewReader("hi\n"), stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off"}[k] },
+		cwd:    root, terminal: true,
+	}
+	require.Equal(t, 0, run(context.Background(), e, []string{"--provider", "echo", "--no-session"}), errb.String())
+	require.Contains(t, out.String(), "not recorded (--no-session)")
+	require.Contains(t, out.String(), `you said "hi"`)
+}

@@ -1,0 +1,215 @@
+// Package config loads panto's config.toml files: one per layer, decoded
+// strictly (an unknown key or a wrong type is an error naming the file,
+// line and column), merged base → user → project over built-in defaults.
+// Command-line flags are applied on top by the caller.
+//
+// The system prompt is deliberately not configured here: it comes from
+// SYSTEM.md / APPEND_SYSTEM.md files (see package sysprompt).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+)
+
+// FileName is the config file looked for in each layer.
+const FileName = "config.toml"
+
+// Config is the merged configuration. docs/config.md documents each key.
+type Config struct {
+	Provider         string
+	Model            string
+	BaseURL          string
+	MaxTokens        int
+	ThinkingBudget   int
+	Temperature      *float64
+	Retries          int
+	RequestTimeout   time.Duration
+	LogLevel         string
+	AnthropicVersion string
+	// Sources lists the config files that were read, lowest layer first.
+	Sources []string
+}
+
+// Defaults returns the built-in configuration.
+func Defaults() Config {
+	return Config{
+		Provider:         "anthropic",
+		MaxTokens:        8192,
+		Retries:          2,
+		RequestTimeout:   10 * time.Minute,
+		LogLevel:         "info",
+		AnthropicVersion: "2023-06-01",
+	}
+}
+
+// DefaultModel returns the model used when none is configured.
+func DefaultModel(provider string) string {
+	switch provider {
+	case "anthropic":
+		return "claude-sonnet-4-5"
+	case "openai":
+		return "gpt-4.1"
+	case "echo":
+		return "echo"
+	}
+	return ""
+}
+
+// file is one config.toml; nil fields were not set there.
+type file struct {
+	Provider         *string   `toml:"provider"`
+	Model            *string   `toml:"model"`
+	BaseURL          *string   `toml:"base_url"`
+	MaxTokens        *int      `toml:"max_tokens"`
+	ThinkingBudget   *int      `toml:"thinking_budget"`
+	Temperature      *float64  `toml:"temperature"`
+	Retries          *int      `toml:"retries"`
+	RequestTimeout   *duration `toml:"request_timeout"`
+	LogLevel         *string   `toml:"log_level"`
+	AnthropicVersion *string   `toml:"anthropic_version"`
+}
+
+type duration time.Duration
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("want a duration such as \"90s\" or \"10m\": %w", err)
+	}
+	if v <= 0 {
+		return errors.New("want a positive duration")
+	}
+	*d = duration(v)
+	return nil
+}
+
+// Load reads config.toml from each layer of d that has one and merges them
+// over Defaults.
+func Load(d layers.Dirs) (Config, error) {
+	cfg := Defaults()
+	files, err := d.Find(FileName)
+	if err != nil {
+		return Config{}, err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			return Config{}, fmt.Errorf("read config %s: %w", f.Path, err)
+		}
+		fc, err := Parse(f.Path, data)
+		if err != nil {
+			return Config{}, err
+		}
+		fc.mergeInto(&cfg)
+		cfg.Sources = append(cfg.Sources, f.Path)
+	}
+	return cfg, nil
+}
+
+// Parse decodes one config file strictly and checks its values. name is
+// used in errors.
+func Parse(name string, data []byte) (f file, err error) {
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return file{}, describe(name, err)
+	}
+	if err := f.check(); err != nil {
+		return file{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	return f, nil
+}
+
+func describe(name string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		var msgs []string
+		for _, e := range strict.Errors {
+			row, col := e.Position()
+			msgs = append(msgs, fmt.Sprintf("config %s line %d column %d: unknown key %q (see docs/config.md)",
+				name, row, col, strings.Join(e.Key(), ".")))
+		}
+		return errors.New(strings.Join(msgs, "\n"))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		key := ""
+		if k := de.Key(); len(k) > 0 {
+			key = fmt.Sprintf(" key %q:", strings.Join(k, "."))
+		}
+		return fmt.Errorf("config %s line %d column %d:%s %s", name, row, col, key, de.Error())
+	}
+	return fmt.Errorf("config %s: %w", name, err)
+}
+
+func (f file) check() error {
+	if f.Provider != nil {
+		switch *f.Provider {
+		case "anthropic", "openai", "echo":
+		default:
+			return fmt.Errorf("provider %q: want anthropic, openai or echo", *f.Provider)
+		}
+	}
+	if f.MaxTokens != nil && *f.MaxTokens <= 0 {
+		return fmt.Errorf("max_tokens %d: want a positive number", *f.MaxTokens)
+	}
+	if f.ThinkingBudget != nil && *f.ThinkingBudget < 0 {
+		return fmt.Errorf("thinking_budget %d: want 0 (off) or at least 1024", *f.ThinkingBudget)
+	}
+	if f.Retries != nil && (*f.Retries < 0 || *f.Retries > 10) {
+		return fmt.Errorf("retries %d: want 0 to 10", *f.Retries)
+	}
+	if f.LogLevel != nil {
+		if err := CheckLogLevel(*f.LogLevel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckLogLevel accepts the levels hclog knows.
+func CheckLogLevel(s string) error {
+	switch strings.ToLower(s) {
+	case "trace", "debug", "info", "warn", "error", "off":
+		return nil
+	}
+	return fmt.Errorf("log level %q: want trace, debug, info, warn, error or off", s)
+}
+
+func (f file) mergeInto(c *Config) {
+	set(&c.Provider, f.Provider)
+	set(&c.Model, f.Model)
+	set(&c.BaseURL, f.BaseURL)
+	set(&c.MaxTokens, f.MaxTokens)
+	set(&c.ThinkingBudget, f.ThinkingBudget)
+	set(&c.Retries, f.Retries)
+	set(&c.LogLevel, f.LogLevel)
+	set(&c.AnthropicVersion, f.AnthropicVersion)
+	if f.Temperature != nil {
+		v := *f.Temperature
+		c.Temperature = &v
+	}
+	if f.RequestTimeout != nil {
+		c.RequestTimeout = time.Duration(*f.RequestTimeout)
+	}
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// Path returns the config file path of a layer directory.
+func Path(layerDir string) string { return filepath.Join(layerDir, FileName) }

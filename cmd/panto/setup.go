@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/host/provider"
+)
+
+// app is what every command that talks to a model needs, resolved once.
+type app struct {
+	dirs   layers.Dirs
+	cfg    config.Config
+	logger hclog.Logger
+	close  func()
+}
+
+// loadApp resolves the directories and config, applies the flags on top
+// and opens panto's log file.
+func loadApp(e *env, o *options) (*app, error) {
+	dirs, err := layers.Resolve(e.getenv, e.cwd)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(dirs)
+	if err != nil {
+		return nil, err
+	}
+	if o.provider != "" {
+		cfg.Provider = o.provider
+	}
+	switch cfg.Provider {
+	case provider.Anthropic, provider.OpenAI, provider.Echo:
+	default:
+		return nil, usageErrorf("--provider %q: want anthropic, openai or echo", cfg.Provider)
+	}
+	if o.model != "" {
+		cfg.Model = o.model
+	}
+	if cfg.Model == "" {
+		cfg.Model = config.DefaultModel(cfg.Provider)
+	}
+	if env := baseURLEnv(cfg.Provider); env != "" && e.getenv(env) != "" {
+		cfg.BaseURL = e.getenv(env)
+	}
+	if o.baseURL != "" {
+		cfg.BaseURL = o.baseURL
+	}
+	if v := e.getenv("PANTO_LOG_LEVEL"); v != "" {
+		cfg.LogLevel = v
+	}
+	if o.logLevel != "" {
+		cfg.LogLevel = o.logLevel
+	}
+	if err := config.CheckLogLevel(cfg.LogLevel); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	logger, closeLog, err := openLog(dirs.State, cfg.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	return &app{dirs: dirs, cfg: cfg, logger: logger, close: closeLog}, nil
+}
+
+func baseURLEnv(p string) string {
+	switch p {
+	case provider.Anthropic:
+		return "ANTHROPIC_BASE_URL"
+	case provider.OpenAI:
+		return "OPENAI_BASE_URL"
+	}
+	return ""
+}
+
+func apiKeyEnv(p string) string {
+	switch p {
+	case provider.Anthropic:
+		return "ANTHROPIC_API_KEY"
+	case provider.OpenAI:
+		return "OPENAI_API_KEY"
+	}
+	return ""
+}
+
+// newProvider builds the configured provider; the key comes from the
+// environment only, never from config files or flags.
+func (a *app) newProvider(e *env) (provider.Provider, error) {
+	key := ""
+	if v := apiKeyEnv(a.cfg.Provider); v != "" {
+		key = e.getenv(v)
+	}
+	return provider.New(provider.Config{
+		Name:             a.cfg.Provider,
+		BaseURL:          a.cfg.BaseURL,
+		APIKey:           key,
+		AnthropicVersion: a.cfg.AnthropicVersion,
+		Retries:          a.cfg.Retries,
+		Timeout:          a.cfg.RequestTimeout,
+		Logger:           a.logger.Named("provider"),
+	})
+}
+
+// openLog opens panto's log file, state/panto.log (0600), appending. Level
+// "off" writes nothing. stdout never carries log lines.
+func openLog(stateDir, level string) (hclog.Logger, func(), error) {
+	if strings.EqualFold(level, "off") {
+		return hclog.NewNullLogger(), func() {}, nil
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("create log directory %s: %w", stateDir, err)
+	}
+	path := filepath.Join(stateDir, "panto.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open log file %s: %w", path, err)
+	}
+	logger := hclog.New(&hclog.LoggerOptions{
+		Name:   "panto",
+		Level:  hclog.LevelFromString(level),
+		Output: io.Writer(f),
+	})
+	return logger, func() { f.Close() }, nil
+}

@@ -1,0 +1,123 @@
+// Package provider talks to the model providers over HTTP: Anthropic's
+// Messages API, OpenAI's Chat Completions API (and any server compatible
+// with it), and echo, an offline provider for demos and tests.
+//
+// The wire formats themselves live in serializers; this package adds the
+// HTTP policy: URLs, headers, keys, retries with backoff, timeouts and
+// cancellation. API keys never appear in logs or errors.
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panto-dev/panto/serializers"
+)
+
+// Provider sends one request and returns the complete reply. With
+// req.Stream set, fn receives the reply's pieces as they arrive. A reply is
+// only returned whole: an error, a cut stream or a cancelled ctx returns an
+// error and no reply, so nothing half-received is ever recorded.
+type Provider interface {
+	Name() string
+	Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error)
+}
+
+// Names of the built-in providers.
+const (
+	Anthropic = "anthropic"
+	OpenAI    = "openai"
+	Echo      = "echo"
+)
+
+// Default API roots.
+const (
+	DefaultAnthropicURL = "https://api.anthropic.com"
+	DefaultOpenAIURL    = "https://api.openai.com/v1"
+)
+
+// Config configures a provider.
+type Config struct {
+	// Name is anthropic, openai or echo.
+	Name string
+	// BaseURL is the API root: Anthropic's without /v1 (requests go to
+	// {base}/v1/messages), OpenAI's with it (requests go to
+	// {base}/chat/completions), as the official SDKs do. Empty means the
+	// provider's public API.
+	BaseURL string
+	// APIKey authenticates; required for anthropic, optional for openai
+	// (local servers need none).
+	APIKey string
+	// AnthropicVersion is the anthropic-version header; empty means
+	// 2023-06-01.
+	AnthropicVersion string
+	// Retries is how many times a failed request is retried (connection
+	// errors, 408, 409, 429, 5xx).
+	Retries int
+	// Timeout bounds one whole request, reply included; 0 means none.
+	Timeout time.Duration
+	// Client is the HTTP client; nil means a new one.
+	Client *http.Client
+	// Logger receives a line per retry; nil means none.
+	Logger hclog.Logger
+	// Sleep waits between retries; nil means a timer that honours ctx.
+	// Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// ErrNoAPIKey is returned when a provider that needs a key has none. Set
+// the provider's environment variable (ANTHROPIC_API_KEY).
+var ErrNoAPIKey = errors.New("no API key")
+
+// New returns the provider cfg names.
+func New(cfg Config) (Provider, error) {
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	switch cfg.Name {
+	case Anthropic:
+		if cfg.APIKey == "" {
+			return nil, fmt.Errorf("provider anthropic: %w: set ANTHROPIC_API_KEY", ErrNoAPIKey)
+		}
+		if cfg.BaseURL == "" {
+			cfg.BaseURL = DefaultAnthropicURL
+		}
+		return &anthropicProvider{http: newHTTP(cfg)}, nil
+	case OpenAI:
+		if cfg.BaseURL == "" {
+			cfg.BaseURL = DefaultOpenAIURL
+		}
+		return &openaiProvider{http: newHTTP(cfg)}, nil
+	case Echo:
+		return echoProvider{}, nil
+	}
+	return nil, fmt.Errorf("unknown provider %q: want anthropic, openai or echo", cfg.Name)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// joinURL appends path to base without doubling the slash.
+func joinURL(base, path string) string {
+	return strings.TrimRight(base, "/") + path
+}

@@ -1,0 +1,186 @@
+package provider
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/serializers"
+)
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	h := func(kv ...string) http.Header {
+		out := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			out.Set(kv[i], kv[i+1])
+		}
+		return out
+	}
+	require.Equal(t, 250*time.Millisecond, retryAfter(h("retry-after-ms", "250")))
+	require.Equal(t, 2*time.Second, retryAfter(h("retry-after", "2")))
+	require.Equal(t, 250*time.Millisecond, retryAfter(h("retry-after-ms", "250", "retry-after", "9")), "ms wins")
+	d := retryAfter(h("retry-after", time.Now().Add(5*time.Second).UTC().Format(http.TimeFormat)))
+	require.InDelta(t, 5*time.Second, d, float64(1500*time.Millisecond))
+	require.Zero(t, retryAfter(h("retry-after", "600")), "longer than 60s falls back to the backoff")
+	require.Zero(t, retryAfter(h("retry-after", "soon")))
+	require.Zero(t, retryAfter(h()))
+}
+
+func TestShouldRetry(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[int]bool{400: false, 401: false, 404: false, 408: true, 409: true, 429: true, 500: true, 503: true, 529: true} {
+		require.Equal(t, want, shouldRetry(&http.Response{StatusCode: status, Header: http.Header{}}), "status %d", status)
+	}
+	require.False(t, shouldRetry(&http.Response{StatusCode: 429, Header: http.Header{"X-Should-Retry": {"false"}}}))
+	require.True(t, shouldRetry(&http.Response{StatusCode: 400, Header: http.Header{"X-Should-Retry": {"true"}}}))
+}
+
+func TestBackoffGrowsAndIsBounded(t *testing.T) {
+	t.Parallel()
+	for a := 0; a < 10; a++ {
+		d := backoff(a)
+		top := 500 * time.Millisecond << min(a, 4)
+		require.LessOrEqual(t, d, top)
+		require.GreaterOrEqual(t, d, top*3/4)
+	}
+}
+
+// server answers status for the first n requests, then a valid reply.
+func server(t *testing.T, n int32, status int, header map[string]string) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) <= n {
+			for k, v := range header {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(status)
+			w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
+			return
+		}
+		w.Write([]byte(`{"id":"m","type":"message","role":"assistant","model":"x","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+func newTest(t *testing.T, url string, retries int, waits *[]time.Duration) Provider {
+	t.Helper()
+	p, err := New(Config{Name: Anthropic, BaseURL: url, APIKey: "sk-secret", Retries: retries,
+		Sleep: func(ctx context.Context, d time.Duration) error { *waits = append(*waits, d); return ctx.Err() }})
+	require.NoError(t, err)
+	return p
+}
+
+var hello = serializers.Request{Model: "m", Messages: []conversation.Message{conversation.UserText("hi")}}
+
+func TestRetriesHonourRetryAfterThenSucceed(t *testing.T) {
+	t.Parallel()
+	srv, hits := server(t, 2, 529, map[string]string{"retry-after-ms": "30"})
+	var waits []time.Duration
+	reply, err := newTest(t, srv.URL, 2, &waits).Send(context.Background(), hello, nil)
+	require.NoError(t, err)
+	require.Equal(t, "ok", reply.Message.Text())
+	require.Equal(t, int32(3), hits.Load())
+	require.Equal(t, []time.Duration{30 * time.Millisecond, 30 * time.Millisecond}, waits)
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	t.Parallel()
+	srv, hits := server(t, 100, 503, nil)
+	var waits []time.Duration
+	_, err := newTest(t, srv.URL, 2, &waits).Send(context.Background(), hello, nil)
+	require.ErrorContains(t, err, "HTTP 503")
+	require.ErrorContains(t, err, "busy")
+	require.ErrorContains(t, err, "after 2 retries")
+	require.NotContains(t, err.Error(), "sk-secret")
+	require.Equal(t, int32(3), hits.Load())
+	require.Len(t, waits, 2)
+}
+
+func TestNoRetryOnClientError(t *testing.T) {
+	t.Parallel()
+	srv, hits := server(t, 100, 401, nil)
+	var waits []time.Duration
+	_, err := newTest(t, srv.URL, 2, &waits).Send(context.Background(), hello, nil)
+	var apiErr *serializers.APIError
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, 401, apiErr.Status)
+	require.Equal(t, int32(1), hits.Load())
+}
+
+func TestConnectionErrorsAreRetried(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	var waits []time.Duration
+	_, err := newTest(t, url, 1, &waits).Send(context.Background(), hello, nil)
+	require.Error(t, err)
+	require.Len(t, waits, 1)
+	require.NotContains(t, err.Error(), "sk-secret")
+}
+
+func TestCancelledRequest(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "text/event-stream")
+		w.Write([]byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"usage\":{\"input_tokens\":1}}}\n\n"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	p, err := New(Config{Name: Anthropic, BaseURL: srv.URL, APIKey: "k"})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	req := hello
+	req.Stream = true
+	_, err = p.Send(ctx, req, nil)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestNewChecks(t *testing.T) {
+	t.Parallel()
+	_, err := New(Config{Name: Anthropic})
+	require.ErrorIs(t, err, ErrNoAPIKey)
+	require.ErrorContains(t, err, "ANTHROPIC_API_KEY")
+	_, err = New(Config{Name: "gemini"})
+	require.ErrorContains(t, err, `unknown provider "gemini"`)
+	p, err := New(Config{Name: OpenAI})
+	require.NoError(t, err, "local OpenAI-compatible servers need no key")
+	require.Equal(t, OpenAI, p.Name())
+}
+
+func TestEchoDescribesTheRequest(t *testing.T) {
+	t.Parallel()
+	p, err := New(Config{Name: Echo})
+	require.NoError(t, err)
+	var c conversation.Conversation
+	c.AddSystemMessage("First block\nsecond line")
+	c.AddSystemMessage("Another")
+	c.Append(conversation.UserText("old"), conversation.AssistantText("x"))
+	c.ReplaceSystemMessage("Wiped " + strings.Repeat("é", 80))
+	c.Append(conversation.UserText("hello there"))
+	var streamed strings.Builder
+	reply, err := p.Send(context.Background(), serializers.Request{Messages: c.Messages, Stream: true}, func(d serializers.Delta) {
+		streamed.WriteString(d.Text)
+	})
+	require.NoError(t, err)
+	want := "echo: you said \"hello there\"\nsystem prompt: 1 block(s)\n  1. Wiped " + strings.Repeat("é", 63) + "...\n"
+	require.Equal(t, want, reply.Message.Text())
+	require.Equal(t, want, streamed.String())
+	require.Equal(t, serializers.StopEndTurn, reply.StopReason)
+}

@@ -1,0 +1,286 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/sessionlog"
+)
+
+// Session owns one conversation while panto runs: every change goes to the
+// session log first (durable when the call returns) and then to the
+// conversation in memory, under one lock, so the two never disagree and
+// changes from several goroutines are recorded in call order.
+type Session struct {
+	mu      sync.Mutex
+	conv    conversation.Conversation
+	w       *sessionlog.Writer // nil: nothing is written (--no-session)
+	path    string
+	id      string
+	resumed bool
+	// entries are the log entries on the current branch (system and
+	// lifecycle entries included), for the reconciliation window.
+	entries []sessionlog.Entry
+	// Warnings are what reading the log noticed (a repaired torn line).
+	Warnings []string
+}
+
+// OpenSession opens the session log at path, creating it (and its
+// directory) if it does not exist, or resuming it if it does. A new log's
+// header records cwd and id (empty: a new id). An empty path gives a
+// session that writes nothing.
+func OpenSession(path, cwd, id string) (*Session, error) {
+	if id == "" {
+		id = sessionlog.NewID()
+	}
+	s := &Session{path: path, id: id}
+	if path == "" {
+		return s, nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		h := sessionlog.Header{Version: sessionlog.Version, ID: id, Created: time.Now().UTC(), Cwd: cwd}
+		w, err := sessionlog.Create(path, h)
+		if err != nil {
+			return nil, err
+		}
+		s.w, s.id = w, h.ID
+		return s, nil
+	}
+	w, log, err := sessionlog.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var branch []sessionlog.Entry
+	if leaf := log.Leaf(); leaf != nil {
+		if branch, err = log.Branch(leaf.ID); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	s.w, s.id, s.resumed = w, log.Header.ID, true
+	s.entries = branch
+	s.conv.Messages = log.Messages()
+	s.Warnings = log.Warnings
+	return s, nil
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// Path returns the session log's path; empty when nothing is written.
+func (s *Session) Path() string { return s.path }
+
+// Resumed reports whether the log existed before this run.
+func (s *Session) Resumed() bool { return s.resumed }
+
+// Close releases the log. The session must not be used afterwards.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		return nil
+	}
+	err := s.w.Close()
+	s.w = nil
+	return err
+}
+
+// Messages returns a copy of the conversation's messages.
+func (s *Session) Messages() []conversation.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]conversation.Message(nil), s.conv.Messages...)
+}
+
+// EffectiveSystem returns the current system prompt.
+func (s *Session) EffectiveSystem() []conversation.SystemText {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conv.EffectiveSystem()
+}
+
+// AddSystemMessage records an append-mode system block.
+func (s *Session) AddSystemMessage(text string) error {
+	return s.Record(conversation.SystemMessage(text, conversation.ModeAppend))
+}
+
+// ReplaceSystemMessage records a replace-mode system block.
+func (s *Session) ReplaceSystemMessage(text string) error {
+	return s.Record(conversation.SystemMessage(text, conversation.ModeReplace))
+}
+
+// Record appends messages to the log (one durable write) and then to the
+// conversation. On a log error nothing is added.
+func (s *Session) Record(msgs ...conversation.Message) error {
+	entries := make([]sessionlog.Entry, len(msgs))
+	for i, m := range msgs {
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("record message: %w", err)
+		}
+		entries[i] = sessionlog.MessageEntry(m)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.appendLocked(entries...); err != nil {
+		return err
+	}
+	s.conv.Append(msgs...)
+	return nil
+}
+
+func (s *Session) appendLocked(entries ...sessionlog.Entry) error {
+	if s.w == nil {
+		s.entries = append(s.entries, entries...)
+		return nil
+	}
+	recorded, err := s.w.Append(entries...)
+	if err != nil {
+		return err
+	}
+	s.entries = append(s.entries, recorded...)
+	return nil
+}
+
+// SeedResult says what Seed did.
+type SeedResult struct {
+	// Fresh is true for a new session: the blocks were recorded as its
+	// seed.
+	Fresh bool
+	// Reseeded is true when a resumed session's configured prompt had
+	// changed and a replace + appends sequence was recorded.
+	Reseeded bool
+}
+
+// Seed brings the session's system prompt in line with the configured
+// blocks (seed first, then appends) and records a lifecycle entry naming
+// the loaded extensions.
+//
+// A fresh session records each block in append mode. A resumed session
+// compares the blocks, by position and exact text, with its current
+// config window (see ConfigWindow); on any difference it records one
+// replace-mode block with the seed and one append-mode block per other
+// block; otherwise nothing. The lifecycle entry that follows ends the
+// window, so system edits made afterwards (by extensions at session start
+// or later) are never mistaken for configuration by the next resume.
+func (s *Session) Seed(blocks []string, extensions []string) (SeedResult, error) {
+	if len(blocks) == 0 {
+		return SeedResult{}, errors.New("seed session: no system blocks (the seed is required)")
+	}
+	s.mu.Lock()
+	resumed := s.resumed && len(s.entries) > 0
+	var msgs []conversation.Message
+	res := SeedResult{Fresh: !resumed}
+	switch {
+	case !resumed:
+		for _, b := range blocks {
+			msgs = append(msgs, conversation.SystemMessage(b, conversation.ModeAppend))
+		}
+	case !equal(ConfigWindow(s.entries), blocks):
+		res.Reseeded = true
+		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace))
+		for _, b := range blocks[1:] {
+			msgs = append(msgs, conversation.SystemMessage(b, conversation.ModeAppend))
+		}
+	}
+	event := sessionlog.LifecycleStarted
+	if resumed {
+		event = sessionlog.LifecycleResumed
+	}
+	entries := make([]sessionlog.Entry, 0, len(msgs)+1)
+	for _, m := range msgs {
+		entries = append(entries, sessionlog.MessageEntry(m))
+	}
+	entries = append(entries, sessionlog.LifecycleEntry(event, res.Reseeded, extensions))
+	defer s.mu.Unlock()
+	if err := s.appendLocked(entries...); err != nil {
+		return SeedResult{}, fmt.Errorf("seed session: %w", err)
+	}
+	s.conv.Append(msgs...)
+	return res, nil
+}
+
+// ConfigWindow returns the texts of the current effective config window of
+// a branch of log entries: the run of system entries that starts at the
+// anchor — the latest replace-mode system entry, else the first entry —
+// and ends at the first entry of any other kind. It is what resume
+// reconciliation compares the configured blocks with; docs/system-prompt.md
+// explains the rule with examples.
+func ConfigWindow(entries []sessionlog.Entry) []string {
+	anchor := 0
+	for i, e := range entries {
+		if b, ok := systemBlock(e); ok && b.Mode == conversation.ModeReplace {
+			anchor = i
+		}
+	}
+	var out []string
+	for _, e := range entries[anchor:] {
+		m := e.Message
+		if m == nil || m.Role != conversation.RoleSystem {
+			break
+		}
+		for _, b := range m.Content {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+// systemBlock returns the first System block of a system-message entry.
+func systemBlock(e sessionlog.Entry) (conversation.Block, bool) {
+	if e.Message == nil || e.Message.Role != conversation.RoleSystem || len(e.Message.Content) == 0 {
+		return conversation.Block{}, false
+	}
+	return e.Message.Content[0], true
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TurnRequest is what a turn sends besides the conversation.
+type TurnRequest = serializers.Request
+
+// Sender sends one model request; provider.Provider fits.
+type Sender interface {
+	Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error)
+}
+
+// Turn records the user's message, sends the conversation to p and records
+// the reply. req supplies the model settings; its Messages are replaced
+// with the conversation's. If the request fails or is cancelled, the
+// user's message stays recorded and no reply is: nothing half-received is
+// ever written.
+func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conversation.Message, fn serializers.DeltaFunc) (serializers.Reply, error) {
+	if err := s.Record(user); err != nil {
+		return serializers.Reply{}, err
+	}
+	req.Messages = s.Messages()
+	reply, err := p.Send(ctx, req, fn)
+	if err != nil {
+		return serializers.Reply{}, err
+	}
+	if len(reply.Message.Content) == 0 {
+		// An empty reply (a refusal, a max_tokens cut before any text) is
+		// still the model's turn; record it as an empty text so the
+		// conversation keeps its shape.
+		reply.Message = conversation.AssistantText("")
+	}
+	if err := s.Record(reply.Message); err != nil {
+		return serializers.Reply{}, fmt.Errorf("record reply: %w", err)
+	}
+	return reply, nil
+}

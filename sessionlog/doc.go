@@ -1,0 +1,25 @@
+// Package sessionlog reads and writes panto's session log: an append-only
+// JSONL file that is the source of truth of a session. Everything the
+// conversation was — every message, every change of the system prompt (as
+// system messages with an append or replace mode), the model, extension
+// state — is a line in it, and nothing is ever rewritten, so the prompt as
+// of any earlier point can be rebuilt exactly.
+//
+// The file's first line is a Header; every later line is an Entry with an
+// id and its parent's id, so the entries form a tree. The current leaf is
+// the last entry of the file, and the conversation is the messages on the
+// chain from the root to that leaf (Log.Messages). The format, with
+// examples, is in docs/session-format.md.
+//
+// Read and Decode parse a log without changing it (a reader may run while a
+// writer appends). A Writer, from Create or Open, is the one writer of a
+// session: it holds an exclusive lock on a sidecar "<log>.lock" file for
+// its lifetime, appends entries with one write and one fsync per call, and
+// repairs a last line torn by a crash when it opens the file.
+//
+// What does not belong here: the derivation of the effective system prompt
+// (conversation.EffectiveSystem is the one implementation; the rebuilt
+// messages are handed to it), resume reconciliation and seeding (the host),
+// where session files live and how they are named (the CLI), and any
+// provider's wire format.
+package sessionlog

@@ -1,0 +1,199 @@
+package sessionlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/panto-dev/panto/conversation"
+)
+
+// wireEntry is every field any known entry type has on disk, so one
+// Unmarshal decodes any line.
+type wireEntry struct {
+	Type     EntryType `json:"type"`
+	ID       string    `json:"id"`
+	ParentID string    `json:"parent_id"`
+	Time     time.Time `json:"time"`
+
+	Message *wireMessage `json:"message"`
+
+	Event      LifecycleEvent `json:"event"`
+	Reseeded   bool           `json:"reseeded"`
+	Extensions []string       `json:"extensions"`
+
+	Extension string          `json:"extension"`
+	Data      json.RawMessage `json:"data"`
+
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
+type wireMessage struct {
+	Role    conversation.Role    `json:"role"`
+	Mode    conversation.Mode    `json:"mode"`
+	Content []conversation.Block `json:"content"`
+}
+
+// rawHead is what an entry of an unknown type must have.
+type rawHead struct {
+	Type     EntryType       `json:"type"`
+	ID       string          `json:"id"`
+	ParentID string          `json:"parent_id"`
+	Time     json.RawMessage `json:"time"`
+}
+
+// decodeEntry decodes one line into e; a message goes into slot, which e
+// then points to. fd is tried first; encoding/json decides what fd gives
+// up on.
+func decodeEntry(fd *fastDecoder, line []byte, e *Entry, slot *conversation.Message) error {
+	var w wireEntry
+	if fd.entry(line, &w) {
+		return entryFromWire(&w, line, e, slot)
+	}
+	w = wireEntry{}
+	if err := json.Unmarshal(line, &w); err != nil {
+		// An unknown type may use the known fields' names for other
+		// shapes; only its head has to be right.
+		var h rawHead
+		if json.Unmarshal(line, &h) != nil || h.Type.known() || h.Type == headerType || h.Type == "" {
+			return errors.New(describeJSONError(err))
+		}
+		return rawEntry(line, h.Type, h.ID, h.ParentID, h.Time, e)
+	}
+	return entryFromWire(&w, line, e, slot)
+}
+
+// entryFromWire checks a decoded line and fills e from it.
+func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Message) error {
+	switch {
+	case w.Type == "":
+		return errors.New("entry without a type")
+	case w.Type == headerType:
+		return errors.New("a second session header (only line 1 may be one)")
+	case !w.Type.known():
+		return rawEntry(line, w.Type, w.ID, w.ParentID, nil, e)
+	case w.ID == "":
+		return fmt.Errorf("%s entry without an id", w.Type)
+	case w.Time.IsZero():
+		return fmt.Errorf("%s entry %s without a time", w.Type, w.ID)
+	case !writableTime(w.Time):
+		return fmt.Errorf("%s entry %s: time %s is out of range", w.Type, w.ID, w.Time)
+	}
+	*e = Entry{Type: w.Type, ID: w.ID, ParentID: w.ParentID, Time: w.Time.UTC()}
+	switch w.Type {
+	case TypeMessage:
+		if w.Message == nil {
+			return fmt.Errorf("message entry %s without a message", w.ID)
+		}
+		m, err := messageFromDisk(w.Message)
+		if err != nil {
+			return fmt.Errorf("message entry %s: %w", w.ID, err)
+		}
+		*slot = m
+		e.Message = slot
+	case TypeLifecycle:
+		if w.Event == "" {
+			return fmt.Errorf("lifecycle entry %s without an event", w.ID)
+		}
+		if len(w.Extensions) == 0 {
+			w.Extensions = nil
+		}
+		e.Lifecycle = &Lifecycle{Event: w.Event, Reseeded: w.Reseeded, Extensions: w.Extensions}
+	case TypeExtensionData:
+		if w.Extension == "" {
+			return fmt.Errorf("extension_data entry %s without an extension name", w.ID)
+		}
+		e.ExtensionData = &ExtensionData{Extension: w.Extension, Data: w.Data}
+	case TypeModelChange:
+		if w.Provider == "" || w.Model == "" {
+			return fmt.Errorf("model_change entry %s without provider and model", w.ID)
+		}
+		e.ModelChange = &ModelChange{Provider: w.Provider, Model: w.Model}
+	}
+	return nil
+}
+
+// rawEntry keeps a line of an unknown type. Its id is required; a time
+// that is not an RFC 3339 string is left zero.
+func rawEntry(line []byte, typ EntryType, id, parentID string, rawTime json.RawMessage, e *Entry) error {
+	if id == "" {
+		return fmt.Errorf("entry of type %q without an id", typ)
+	}
+	*e = Entry{Type: typ, ID: id, ParentID: parentID, Raw: append(json.RawMessage(nil), line...)}
+	if rawTime == nil {
+		var t struct {
+			Time json.RawMessage `json:"time"`
+		}
+		_ = json.Unmarshal(line, &t) // line is valid JSON: it decoded before
+		rawTime = t.Time
+	}
+	var s string
+	if json.Unmarshal(rawTime, &s) == nil {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && writableTime(t) {
+			e.Time = t.UTC()
+		}
+	}
+	return nil
+}
+
+// messageFromDisk turns a message as written (spec §1.5) into the model's
+// form: a system message's text blocks become System blocks, the first
+// with the message's mode (absent means append), the rest append.
+func messageFromDisk(w *wireMessage) (conversation.Message, error) {
+	m := conversation.Message{Role: w.Role, Content: emptyToNil(w.Content)}
+	if m.Role == conversation.RoleSystem {
+		if !w.Mode.Valid() {
+			return m, fmt.Errorf("system message: unknown mode %q (want append or replace)", w.Mode)
+		}
+		mode := w.Mode.Normalize()
+		for i := range m.Content {
+			b := &m.Content[i]
+			if b.Type != conversation.TypeText {
+				return m, fmt.Errorf("system message content[%d] is a %q block (want text; the mode goes on the message)", i, b.Type)
+			}
+			if b.Mode != "" {
+				return m, fmt.Errorf("system message content[%d] has a mode: the mode goes on the message, not on its blocks", i)
+			}
+			*b = conversation.System(b.Text, mode)
+			mode = conversation.ModeAppend
+		}
+	} else if w.Mode != "" {
+		return m, fmt.Errorf("%s message has a mode (only a system message may)", m.Role)
+	}
+	return m, m.Validate()
+}
+
+// emptyToNil makes every empty content list nil, as it reads back after
+// it is written (content of a block is omitted when empty).
+func emptyToNil(bs []conversation.Block) []conversation.Block {
+	if len(bs) == 0 {
+		return nil
+	}
+	for i := range bs {
+		if bs[i].Content != nil {
+			bs[i].Content = emptyToNil(bs[i].Content)
+		}
+	}
+	return bs
+}
+
+// describeJSONError says what was wrong with a line, in words.
+func describeJSONError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, se)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("field %q cannot be a JSON %s", te.Field, te.Value)
+	case errors.As(err, &te):
+		return fmt.Sprintf("not a JSON object (a JSON %s)", te.Value)
+	}
+	var pe *time.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("time: %v", pe)
+	}
+	return err.Error()
+}

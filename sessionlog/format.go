@@ -1,0 +1,389 @@
+package sessionlog
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/panto-dev/panto/conversation"
+)
+
+// Version is the format version this package writes, and the newest it
+// reads. A log whose header has a greater version was written by a newer
+// panto and is refused (see ErrNewerVersion).
+const Version = 1
+
+// ErrNewerVersion is wrapped by the error for a log whose header version is
+// greater than Version. The log is fine; this panto is too old to read it.
+// Tell the user to upgrade panto; do not try to repair or rewrite the file.
+var ErrNewerVersion = errors.New("session log written by a newer panto")
+
+// Header is the first line of a log: {"type":"session",...}. It is the only
+// line without an entry id.
+type Header struct {
+	// Version is the format version (Version when written by this panto).
+	Version int
+	// ID is the session's id, a random UUIDv4-style string (NewID).
+	ID string
+	// Created is when the session was created, in UTC.
+	Created time.Time
+	// Cwd is the absolute working directory the session was started in.
+	Cwd string
+}
+
+// EntryType names the kind of an entry (its "type" field).
+type EntryType string
+
+// The entry types this version knows. Any other type read from a log is
+// kept as raw JSON (Entry.Raw): it takes part in the tree but not in the
+// conversation.
+const (
+	// TypeMessage carries one conversation message (Entry.Message).
+	TypeMessage EntryType = "message"
+	// TypeLifecycle marks a start or resume of the session (Entry.Lifecycle).
+	TypeLifecycle EntryType = "lifecycle"
+	// TypeExtensionData is an extension's state, never sent to the model
+	// (Entry.ExtensionData).
+	TypeExtensionData EntryType = "extension_data"
+	// TypeModelChange records a switch of provider or model
+	// (Entry.ModelChange).
+	TypeModelChange EntryType = "model_change"
+)
+
+// headerType is the "type" of the header line; no entry may use it.
+const headerType = "session"
+
+func (t EntryType) known() bool {
+	switch t {
+	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange:
+		return true
+	}
+	return false
+}
+
+// Entry is one line of the log after the header. Type says which of the
+// payload fields is set; ID and ParentID place it in the tree.
+type Entry struct {
+	Type EntryType
+	// ID is 16 lowercase hex characters when written by this package
+	// (readers accept any non-empty string). Unique within the log.
+	ID string
+	// ParentID is the id of the entry this one follows; empty only for the
+	// first entry of the log.
+	ParentID string
+	// Time is when the entry was recorded, in UTC.
+	Time time.Time
+
+	// Message is the payload of a TypeMessage entry. A system message is
+	// held as conversation.SystemMessage builds it: System blocks.
+	Message *conversation.Message
+	// Lifecycle is the payload of a TypeLifecycle entry.
+	Lifecycle *Lifecycle
+	// ExtensionData is the payload of a TypeExtensionData entry.
+	ExtensionData *ExtensionData
+	// ModelChange is the payload of a TypeModelChange entry.
+	ModelChange *ModelChange
+
+	// Raw is the whole line of an entry of a type this version does not
+	// know, kept so it can be written back byte for byte: Append writes
+	// such an entry as its Raw line, whose own id and parent_id hold. Nil
+	// for the known types.
+	Raw json.RawMessage
+}
+
+// LifecycleEvent says what a lifecycle entry marks. A newer panto may add
+// events; readers keep them as they are.
+type LifecycleEvent string
+
+// The lifecycle events.
+const (
+	// LifecycleStarted marks a fresh session, after the system prompt
+	// was seeded.
+	LifecycleStarted LifecycleEvent = "started"
+	// LifecycleResumed marks a resume, after the system prompt was
+	// reconciled with the configuration.
+	LifecycleResumed LifecycleEvent = "resumed"
+)
+
+// Lifecycle is the payload of a lifecycle entry. The host records one right
+// after seeding or reconciling the system prompt, so the run of seed system
+// entries always ends with an entry of another kind.
+type Lifecycle struct {
+	Event LifecycleEvent
+	// Reseeded is true when the system prompt was (re)seeded from the
+	// configuration in this start or resume.
+	Reseeded bool
+	// Extensions names the extensions loaded, in load order.
+	Extensions []string
+}
+
+// ExtensionData is an extension's state. It is never sent to the model.
+type ExtensionData struct {
+	// Extension is the extension's name.
+	Extension string
+	// Data is any JSON value; nil is written as null.
+	Data json.RawMessage
+}
+
+// ModelChange records that later requests go to Model of Provider.
+type ModelChange struct {
+	Provider string
+	Model    string
+}
+
+// MessageEntry returns an entry recording m. Append fills in the id,
+// parent and time.
+func MessageEntry(m conversation.Message) Entry {
+	return Entry{Type: TypeMessage, Message: &m}
+}
+
+// LifecycleEntry returns an entry recording a start or resume.
+func LifecycleEntry(event LifecycleEvent, reseeded bool, extensions []string) Entry {
+	return Entry{Type: TypeLifecycle, Lifecycle: &Lifecycle{Event: event, Reseeded: reseeded, Extensions: extensions}}
+}
+
+// ExtensionDataEntry returns an entry recording an extension's state.
+func ExtensionDataEntry(extension string, data json.RawMessage) Entry {
+	return Entry{Type: TypeExtensionData, ExtensionData: &ExtensionData{Extension: extension, Data: data}}
+}
+
+// ModelChangeEntry returns an entry recording a switch of model.
+func ModelChangeEntry(provider, model string) Entry {
+	return Entry{Type: TypeModelChange, ModelChange: &ModelChange{Provider: provider, Model: model}}
+}
+
+// WithParent returns e with ParentID set: appended, it starts or continues
+// the branch below the entry parentID instead of following the current
+// leaf. This is how navigating to an earlier point is recorded.
+func (e Entry) WithParent(parentID string) Entry {
+	e.ParentID = parentID
+	return e
+}
+
+// NewID returns a random session id in the UUIDv4 form
+// (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx), from crypto/rand.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand crashes the program instead)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:36], b[10:16])
+	return string(s[:])
+}
+
+// newEntryID returns 16 random lowercase hex characters.
+func newEntryID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// The JSON shapes of the lines. Field order here is the order on disk.
+
+type headerLine struct {
+	Type    string `json:"type"`
+	Version int    `json:"version"`
+	ID      string `json:"id"`
+	Created string `json:"created"`
+	Cwd     string `json:"cwd"`
+}
+
+type lineHead struct {
+	Type     EntryType `json:"type"`
+	ID       string    `json:"id"`
+	ParentID string    `json:"parent_id,omitempty"`
+	Time     string    `json:"time"`
+}
+
+type messageLine struct {
+	lineHead
+	Message any `json:"message"`
+}
+
+// messageJSON is a non-system message on disk: conversation.Block's JSON.
+type messageJSON struct {
+	Role    conversation.Role    `json:"role"`
+	Content []conversation.Block `json:"content"`
+}
+
+// systemJSON is a system message on disk: the mode on the message, the
+// text in text blocks (spec §1.5).
+type systemJSON struct {
+	Role    conversation.Role `json:"role"`
+	Mode    conversation.Mode `json:"mode"`
+	Content []systemTextJSON  `json:"content"`
+}
+
+type systemTextJSON struct {
+	Type conversation.BlockType `json:"type"`
+	Text string                 `json:"text"`
+}
+
+type lifecycleLine struct {
+	lineHead
+	Event      LifecycleEvent `json:"event"`
+	Reseeded   bool           `json:"reseeded"`
+	Extensions []string       `json:"extensions"`
+}
+
+type extensionDataLine struct {
+	lineHead
+	Extension string          `json:"extension"`
+	Data      json.RawMessage `json:"data"`
+}
+
+type modelChangeLine struct {
+	lineHead
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// newEncoder returns an encoder that appends to buf and leaves <, > and &
+// as they are, so the log stays readable.
+func newEncoder(buf *bytes.Buffer) *json.Encoder {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// appendHeader writes h as the header line, with its newline.
+func appendHeader(buf *bytes.Buffer, h Header) error {
+	return newEncoder(buf).Encode(headerLine{
+		Type: headerType, Version: h.Version, ID: h.ID, Created: formatTime(h.Created), Cwd: h.Cwd,
+	})
+}
+
+// appendEntry writes e as one line, with its newline. e must have passed
+// checkEntry. On error buf may hold part of the line; the caller discards
+// it.
+func appendEntry(buf *bytes.Buffer, e *Entry) error {
+	head := lineHead{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Time: formatTime(e.Time)}
+	var v any
+	switch e.Type {
+	case TypeMessage:
+		m, err := messageOnDisk(*e.Message)
+		if err != nil {
+			return err
+		}
+		v = messageLine{head, m}
+	case TypeLifecycle:
+		ext := e.Lifecycle.Extensions
+		if ext == nil {
+			ext = []string{}
+		}
+		v = lifecycleLine{head, e.Lifecycle.Event, e.Lifecycle.Reseeded, ext}
+	case TypeExtensionData:
+		data := e.ExtensionData.Data
+		if len(data) == 0 {
+			data = json.RawMessage("null")
+		}
+		v = extensionDataLine{head, e.ExtensionData.Extension, data}
+	case TypeModelChange:
+		v = modelChangeLine{head, e.ModelChange.Provider, e.ModelChange.Model}
+	default:
+		return appendRaw(buf, e.Raw)
+	}
+	return newEncoder(buf).Encode(v)
+}
+
+// appendRaw writes an unknown entry's line untouched; only a line that
+// spans several lines is compacted onto one.
+func appendRaw(buf *bytes.Buffer, raw json.RawMessage) error {
+	if bytes.ContainsAny(raw, "\r\n") {
+		if err := json.Compact(buf, raw); err != nil {
+			return err
+		}
+	} else {
+		buf.Write(raw)
+	}
+	buf.WriteByte('\n')
+	return nil
+}
+
+// messageOnDisk returns the JSON shape of m. A system message's System
+// blocks become text blocks, the first block's mode on the message; a
+// later block in replace mode cannot be written that way and is refused.
+func messageOnDisk(m conversation.Message) (any, error) {
+	if m.Role != conversation.RoleSystem {
+		content := m.Content
+		if content == nil {
+			content = []conversation.Block{}
+		}
+		return messageJSON{Role: m.Role, Content: content}, nil
+	}
+	out := systemJSON{Role: m.Role, Mode: conversation.ModeAppend, Content: make([]systemTextJSON, len(m.Content))}
+	for i, b := range m.Content {
+		if b.Type != conversation.TypeSystem {
+			return nil, fmt.Errorf("system message content[%d] is a %q block (want system)", i, b.Type)
+		}
+		if i == 0 {
+			out.Mode = b.Mode.Normalize()
+		} else if b.Mode.Normalize() != conversation.ModeAppend {
+			return nil, fmt.Errorf("system message content[%d] has mode %q: only the first block of a system message may replace (write one system message per block)", i, b.Mode)
+		}
+		out.Content[i] = systemTextJSON{Type: conversation.TypeText, Text: b.Text}
+	}
+	return out, nil
+}
+
+// checkEntry checks that e, as handed to Append, can be written and read
+// back: its payload is set and well formed.
+func checkEntry(e *Entry) error {
+	switch e.Type {
+	case TypeMessage:
+		if e.Message == nil {
+			return errors.New("message entry without a message")
+		}
+		if err := e.Message.Validate(); err != nil {
+			return err
+		}
+		_, err := messageOnDisk(*e.Message)
+		return err
+	case TypeLifecycle:
+		if e.Lifecycle == nil {
+			return errors.New("lifecycle entry without its payload")
+		}
+		if e.Lifecycle.Event == "" {
+			// Other events than started and resumed are kept: a newer
+			// panto may record them, and copying its log must not fail.
+			return errors.New("lifecycle entry without an event")
+		}
+		return nil
+	case TypeExtensionData:
+		if e.ExtensionData == nil || e.ExtensionData.Extension == "" {
+			return errors.New("extension_data entry without an extension name")
+		}
+		if d := e.ExtensionData.Data; len(d) > 0 && !json.Valid(d) {
+			return fmt.Errorf("extension_data entry of %s: data is not valid JSON", e.ExtensionData.Extension)
+		}
+		return nil
+	case TypeModelChange:
+		if e.ModelChange == nil || e.ModelChange.Provider == "" || e.ModelChange.Model == "" {
+			return errors.New("model_change entry without provider and model")
+		}
+		return nil
+	case headerType:
+		return errors.New(`entry type "session" is reserved for the header`)
+	case "":
+		return errors.New("entry without a type")
+	}
+	if len(e.Raw) == 0 {
+		return fmt.Errorf("entry of unknown type %q without its raw line (only entries read from a log can have a type this panto does not know)", e.Type)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package sessionlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/stretchr/testify/require"
+)
+
+// testdataLogs returns the contents of the logs under testdata/.
+func testdataLogs(f *testing.F) [][]byte {
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	require.NoError(f, err)
+	require.NotEmpty(f, paths)
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		out = append(out, b)
+	}
+	return out
+}
+
+// FuzzDecode: Decode never panics, and a log it accepts, written out again
+// the way the writer writes, decodes to the same conversation and tree.
+func FuzzDecode(f *testing.F) {
+	for _, b := range testdataLogs(f) {
+		f.Add(b)
+		f.Add(b[:len(b)*2/3]) // a torn tail
+	}
+	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"system","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`) + "\n"))
+	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[]}]}`) + "\n"))
+	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{ "a" : [1, 2.5e3] }}]}`) + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		log, err := Decode(bytes.NewReader(data), "fuzz.jsonl")
+		if err != nil {
+			return
+		}
+		msgs := log.Messages()
+		_ = log.MessageCount()
+		_ = log.FirstUserText()
+
+		var buf bytes.Buffer
+		require.NoError(t, appendHeader(&buf, log.Header))
+		for i := range log.Entries {
+			require.NoError(t, appendEntry(&buf, &log.Entries[i]))
+		}
+		again, err := Decode(bytes.NewReader(buf.Bytes()), "again.jsonl")
+		if err != nil {
+			t.Fatalf("the re-encoded log does not decode: %v\n%s", err, buf.String())
+		}
+		require.Equal(t, log.Header, again.Header)
+		require.Equal(t, normalize(msgs), normalize(again.Messages()))
+		require.Equal(t, len(log.Entries), len(again.Entries))
+		for i, e := range log.Entries {
+			g := again.Entries[i]
+			require.Equal(t, [3]string{string(e.Type), e.ID, e.ParentID}, [3]string{string(g.Type), g.ID, g.ParentID})
+			require.True(t, e.Time.Equal(g.Time))
+		}
+		for n := range len(msgs) + 1 {
+			require.Equal(t, conversation.EffectiveSystem(msgs[:n]), conversation.EffectiveSystem(again.Messages()[:n]))
+		}
+	})
+}
+
+// normalize compacts tool inputs: the writer writes JSON values compactly.
+func normalize(msgs []conversation.Message) []conversation.Message {
+	out := make([]conversation.Message, len(msgs))
+	for i, m := range msgs {
+		m = m.Clone()
+		for j, b := range m.Content {
+			if len(b.Input) > 0 {
+				var c bytes.Buffer
+				if json.Compact(&c, b.Input) == nil {
+					m.Content[j].Input = c.Bytes()
+				}
+			}
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// FuzzFastDecode: where the fast decoder takes a line, encoding/json takes
+// it too and decodes it to exactly the same thing.
+func FuzzFastDecode(f *testing.F) {
+	for _, b := range testdataLogs(f) {
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	for _, s := range []string{
+		line("e1", "", `{"role":"user","content":[{"type":"text","text":"tab\t \u00e9 \ud83d\ude80 \/ \\ \" \b\f\n\r"}]}`),
+		line("e1", "", `{"role":"user","content":[{"type":"text","text":"caf`+"\xc3\xa9"+` bad `+"\xff"+`"}]}`),
+		`{"type":"extension_data","id":"x","time":"2026-01-01T00:00:00+02:00","extension":"e","data":null}`,
+		`{"type":"extension_data","id":"x","time":"2026-01-01T00:00:00Z","extension":"e","data":[{"a":"}"},-1.5e+3,true]}`,
+		`{"type":"lifecycle","id":"x","time":"2026-01-01T00:00:00Z","event":"started","reseeded":true,"extensions":[]}`,
+		` { "type" : "model_change" , "id":"x","Provider":"p","model":"m"} `,
+		`{"type":"message","type":"lifecycle"}`,
+		`{"type":"message","message":{"role":"tool","content":[{"type":"tool_result","content":[{"type":"text","content":[]}],"is_error":false}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fd fastDecoder
+		var fast, slow wireEntry
+		if !fd.entry(line, &fast) {
+			return
+		}
+		require.NoError(t, json.Unmarshal(line, &slow), "the fast decoder took a line encoding/json refuses")
+		require.Equal(t, slow, fast)
+	})
+}
