@@ -6,6 +6,8 @@
 #   make bench   the benchmarks (BENCHCOUNT runs each, for medians)
 #   make fuzz    a short run of every fuzz target (FUZZTIME each)
 #   make demo    panto's main job, offline (echo provider, no key)
+#   make proto   regenerate sdk/pb from sdk/pb/extension.proto (needs protoc:
+#                apt-get install protobuf-compiler)
 
 GO          ?= go
 BIN         := bin
@@ -14,13 +16,13 @@ FUZZTIME    ?= 10s
 BENCHCOUNT  ?= 5
 BENCH       ?= .
 
-.PHONY: all build test lint bench fuzz demo clean
+.PHONY: all build test lint bench fuzz demo proto clean
 
 all: build test
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -o $(BIN)/ ./cmd/... ./examples/plugins/... ./extensions/...
 
 test:
 	$(GO) test -race -count=1 ./...
@@ -45,6 +47,12 @@ fuzz:
 
 demo: build
 	@./scripts/demo.sh
+
+proto:
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
+	  --go-grpc_out=. --go-grpc_opt=paths=source_relative sdk/pb/extension.proto
 
 clean:
 	rm -rf $(BIN)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -29,6 +30,37 @@ type Session struct {
 	entries []sessionlog.Entry
 	// Warnings are what reading the log noticed (a repaired torn line).
 	Warnings []string
+
+	hooks    TurnHooks
+	onSystem func(mode conversation.Mode, text, by string)
+}
+
+// TurnHooks are told of a turn's progress; the extension manager fits.
+// They are called without the session's lock held, so they may record
+// changes (system edits made in BeforeTurn shape the turn's request).
+type TurnHooks interface {
+	BeforeTurn(ctx context.Context, userText string)
+	TurnEnd(ctx context.Context, reply conversation.Message, stopReason string)
+}
+
+// SetHooks installs the turn hooks; nil removes them.
+func (s *Session) SetHooks(h TurnHooks) { s.hooks = h }
+
+// OnSystemChange installs f, called after each system block is recorded,
+// with who recorded it ("panto" for the configured prompt). f runs with
+// the session's lock held: it must only queue work.
+func (s *Session) OnSystemChange(f func(mode conversation.Mode, text, by string)) { s.onSystem = f }
+
+// EditSystem records a system block on behalf of by (an extension's name).
+func (s *Session) EditSystem(by string, mode conversation.Mode, text string) error {
+	return s.record(by, conversation.SystemMessage(text, mode))
+}
+
+// AppendData records an extension_data entry for extension.
+func (s *Session) AppendData(extension string, data json.RawMessage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.appendLocked(sessionlog.ExtensionDataEntry(extension, data))
 }
 
 // OpenSession opens the session log at path, creating it (and its
@@ -118,6 +150,10 @@ func (s *Session) ReplaceSystemMessage(text string) error {
 // Record appends messages to the log (one durable write) and then to the
 // conversation. On a log error nothing is added.
 func (s *Session) Record(msgs ...conversation.Message) error {
+	return s.record("panto", msgs...)
+}
+
+func (s *Session) record(by string, msgs ...conversation.Message) error {
 	entries := make([]sessionlog.Entry, len(msgs))
 	for i, m := range msgs {
 		if err := m.Validate(); err != nil {
@@ -131,7 +167,22 @@ func (s *Session) Record(msgs ...conversation.Message) error {
 		return err
 	}
 	s.conv.Append(msgs...)
+	s.notifyLocked(by, msgs)
 	return nil
+}
+
+func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
+	if s.onSystem == nil {
+		return
+	}
+	for _, m := range msgs {
+		if m.Role != conversation.RoleSystem {
+			continue
+		}
+		for _, b := range m.Content {
+			s.onSystem(b.Mode.Normalize(), b.Text, by)
+		}
+	}
 }
 
 func (s *Session) appendLocked(entries ...sessionlog.Entry) error {
@@ -202,6 +253,7 @@ func (s *Session) Seed(blocks []string, extensions []string) (SeedResult, error)
 		return SeedResult{}, fmt.Errorf("seed session: %w", err)
 	}
 	s.conv.Append(msgs...)
+	s.notifyLocked("panto", msgs)
 	return res, nil
 }
 
@@ -268,6 +320,9 @@ func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conv
 	if err := s.Record(user); err != nil {
 		return serializers.Reply{}, err
 	}
+	if s.hooks != nil {
+		s.hooks.BeforeTurn(ctx, user.Text())
+	}
 	req.Messages = s.Messages()
 	reply, err := p.Send(ctx, req, fn)
 	if err != nil {
@@ -281,6 +336,9 @@ func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conv
 	}
 	if err := s.Record(reply.Message); err != nil {
 		return serializers.Reply{}, fmt.Errorf("record reply: %w", err)
+	}
+	if s.hooks != nil {
+		s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
 	}
 	return reply, nil
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/provider"
+	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
 )
 
@@ -22,6 +24,7 @@ type chat struct {
 	e    *env
 	app  *app
 	sess *host.Session
+	exts *extension.Manager // nil: none loaded
 	prov provider.Provider
 	req  serializers.Request
 }
@@ -49,7 +52,7 @@ func runChat(ctx context.Context, e *env, o *options) error {
 		}
 	}
 
-	c, err := startChat(e, o)
+	c, err := startChat(ctx, e, o)
 	if err != nil {
 		return err
 	}
@@ -60,7 +63,7 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	return c.interactive(ctx)
 }
 
-func startChat(e *env, o *options) (*chat, error) {
+func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 	a, err := loadApp(e, o)
 	if err != nil {
 		return nil, err
@@ -90,9 +93,29 @@ func startChat(e *env, o *options) (*chat, error) {
 		a.logger.Warn(w)
 		fmt.Fprintf(e.stderr, "panto: warning: %s\n", w)
 	}
-	res, err := c.sess.Seed(sysprompt.Texts(blocks), nil)
+	var names []string
+	if !o.noExtensions {
+		cands, err := discover(a.dirs, o.extensions)
+		if err != nil {
+			return nil, err
+		}
+		specs := runnable(cands, e.stderr)
+		if len(specs) > 0 {
+			c.exts = extension.Start(ctx, specs, c.sess, a.extOptions(e, c.sess.ID()))
+			c.exts.Disable(a.cfg.DisabledExtensions)
+			names = c.exts.Names()
+			c.sess.OnSystemChange(c.exts.SystemChanged)
+			c.sess.SetHooks(c.exts)
+		}
+	}
+	res, err := c.sess.Seed(sysprompt.Texts(blocks), names)
 	if err != nil {
 		return nil, err
+	}
+	if c.exts != nil {
+		c.exts.SessionStart(ctx, &pb.SessionStart{
+			Resumed: !res.Fresh, Reseeded: res.Reseeded, SessionId: c.sess.ID(), SessionPath: c.sess.Path(),
+		})
 	}
 	a.logger.Info("session ready", "path", path, "resumed", !res.Fresh, "reseeded", res.Reseeded,
 		"provider", a.cfg.Provider, "model", a.cfg.Model)
@@ -108,6 +131,9 @@ func startChat(e *env, o *options) (*chat, error) {
 }
 
 func (c *chat) close() {
+	if c.exts != nil {
+		c.exts.Close(context.Background())
+	}
 	if c.sess != nil {
 		if err := c.sess.Close(); err != nil {
 			fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
@@ -145,10 +171,28 @@ func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 }
 
 func (c *chat) printTurn(ctx context.Context, text string) error {
-	if cmd, _, ok := slashCommand(text); ok && builtinCommands[cmd] != nil {
-		return builtinCommands[cmd](c, c.e.stdout)
+	if name, args, ok := slashCommand(text); ok {
+		return c.command(ctx, name, args, c.e.stdout)
 	}
 	return c.turn(ctx, text, c.e.stdout)
+}
+
+// command runs a built-in or extension slash command, without the model.
+func (c *chat) command(ctx context.Context, name, args string, out io.Writer) error {
+	if f := builtinCommands[name]; f != nil {
+		return f(c, out)
+	}
+	if c.exts == nil {
+		return fmt.Errorf("unknown command /%s (see /help)", name)
+	}
+	output, err := c.exts.RunCommand(ctx, name, args)
+	if output != "" {
+		io.WriteString(out, strings.TrimRight(output, "\n")+"\n")
+	}
+	if errors.Is(err, extension.ErrNoCommand) {
+		return fmt.Errorf("unknown command /%s (see /help)", name)
+	}
+	return err
 }
 
 // builtin slash commands of interactive mode; /help lists them.
@@ -157,12 +201,14 @@ var builtinCommands = map[string]func(*chat, io.Writer) error{
 	"session": (*chat).showSession,
 }
 
+// slashCommand splits "/name args". A first word with another slash in it
+// ("/usr/bin is ...") is text, not a command.
 func slashCommand(line string) (name, args string, ok bool) {
 	if !strings.HasPrefix(line, "/") {
 		return "", "", false
 	}
 	name, args, _ = strings.Cut(strings.TrimSpace(line[1:]), " ")
-	return name, strings.TrimSpace(args), name != ""
+	return name, strings.TrimSpace(args), name != "" && !strings.Contains(name, "/")
 }
 
 const interactiveHelp = `Type a message and press Enter to send it. Commands:
@@ -208,26 +254,40 @@ func (c *chat) interactive(ctx context.Context) error {
 		if line == "" {
 			continue
 		}
-		if name, _, ok := slashCommand(line); ok {
+		if name, args, ok := slashCommand(line); ok {
 			switch name {
 			case "quit", "exit":
 				return nil
 			case "help":
-				fmt.Fprint(c.e.stdout, interactiveHelp)
+				c.help()
 				continue
 			}
-			if f := builtinCommands[name]; f != nil {
-				if err := f(c, c.e.stdout); err != nil {
-					fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
-				}
-				continue
+			if err := c.command(ctx, name, args, c.e.stdout); err != nil {
+				fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
 			}
-			fmt.Fprintf(c.e.stderr, "panto: unknown command /%s (see /help)\n", name)
 			continue
 		}
 		if err := c.turn(ctx, line, c.e.stdout); err != nil {
 			fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
 		}
+	}
+}
+
+func (c *chat) help() {
+	fmt.Fprint(c.e.stdout, interactiveHelp)
+	if c.exts == nil {
+		return
+	}
+	cmds := c.exts.Commands()
+	if len(cmds) > 0 {
+		fmt.Fprintln(c.e.stdout, "Extension commands:")
+	}
+	for _, cmd := range cmds {
+		usage := "/" + cmd.Name
+		if cmd.Usage != "" {
+			usage += " " + cmd.Usage
+		}
+		fmt.Fprintf(c.e.stdout, "  %-24s %s (%s)\n", usage, cmd.Description, cmd.Extension)
 	}
 }
 

@@ -21,6 +21,7 @@ Usage:
   panto prompt [flags]          show the effective system prompt
   panto session list            list this directory's sessions
   panto dirs                    show panto's directories and the files found
+  panto ext list|check|trust    extensions: list, test one, trust project ones
 
 Model flags:
   --provider NAME        anthropic, openai or echo (offline; no key needed)
@@ -37,6 +38,10 @@ Prompt flags:
   -p, --print TEXT       run one turn with TEXT (piped stdin is appended)
   --system-prompt TEXT|FILE         seed the system prompt (beats SYSTEM.md)
   --append-system-prompt TEXT|FILE  add a system block (repeatable)
+
+Extension flags:
+  --extension PATH       load this extension binary too (repeatable)
+  --no-extensions        load no extension at all
 
 Other:
   --log-level LEVEL      trace, debug, info, warn, error or off (PANTO_LOG_LEVEL)
@@ -77,6 +82,8 @@ type options struct {
 	appendSystem multi
 	logLevel     string
 	version      bool
+	extensions   multi
+	noExtensions bool
 }
 
 // sessionFlags registers the flags that pick a session; prompt shares them.
@@ -109,6 +116,8 @@ func run(ctx context.Context, e *env, args []string) int {
 			return finish(e, runSession(ctx, e, args[1:]))
 		case "dirs":
 			return finish(e, runDirs(e, args[1:]))
+		case "ext", "extensions":
+			return finish(e, runExt(ctx, e, args[1:]))
 		case "help":
 			fmt.Fprint(e.stdout, rootUsage)
 			return exitOK
@@ -127,6 +136,8 @@ func run(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&o.noSession, "no-session", false, "")
 	fs.StringVar(&o.logLevel, "log-level", "", "")
 	fs.BoolVar(&o.version, "version", false, "")
+	fs.Var(&o.extensions, "extension", "")
+	fs.BoolVar(&o.noExtensions, "no-extensions", false, "")
 	o.sessionFlags(fs)
 	o.promptFlags(fs)
 	if err := fs.Parse(args); err != nil {

@@ -36,6 +36,12 @@ type Config struct {
 	RequestTimeout   time.Duration
 	LogLevel         string
 	AnthropicVersion string
+	// HookTimeout bounds each extension hook and command.
+	HookTimeout time.Duration
+	// ExtensionStartTimeout bounds one extension's start.
+	ExtensionStartTimeout time.Duration
+	// DisabledExtensions are extension names not to load.
+	DisabledExtensions []string
 	// Sources lists the config files that were read, lowest layer first.
 	Sources []string
 }
@@ -43,12 +49,14 @@ type Config struct {
 // Defaults returns the built-in configuration.
 func Defaults() Config {
 	return Config{
-		Provider:         "anthropic",
-		MaxTokens:        8192,
-		Retries:          2,
-		RequestTimeout:   10 * time.Minute,
-		LogLevel:         "info",
-		AnthropicVersion: "2023-06-01",
+		Provider:              "anthropic",
+		MaxTokens:             8192,
+		Retries:               2,
+		RequestTimeout:        10 * time.Minute,
+		LogLevel:              "info",
+		AnthropicVersion:      "2023-06-01",
+		HookTimeout:           5 * time.Second,
+		ExtensionStartTimeout: 10 * time.Second,
 	}
 }
 
@@ -77,6 +85,9 @@ type file struct {
 	RequestTimeout   *duration `toml:"request_timeout"`
 	LogLevel         *string   `toml:"log_level"`
 	AnthropicVersion *string   `toml:"anthropic_version"`
+	HookTimeout      *duration `toml:"hook_timeout"`
+	ExtStartTimeout  *duration `toml:"extension_start_timeout"`
+	DisabledExts     []string  `toml:"disabled_extensions"`
 }
 
 type duration time.Duration
@@ -203,6 +214,13 @@ func (f file) mergeInto(c *Config) {
 	if f.RequestTimeout != nil {
 		c.RequestTimeout = time.Duration(*f.RequestTimeout)
 	}
+	if f.HookTimeout != nil {
+		c.HookTimeout = time.Duration(*f.HookTimeout)
+	}
+	if f.ExtStartTimeout != nil {
+		c.ExtensionStartTimeout = time.Duration(*f.ExtStartTimeout)
+	}
+	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
 }
 
 func set[T any](dst *T, v *T) {

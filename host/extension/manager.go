@@ -1,0 +1,347 @@
+package extension
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk/pb"
+)
+
+// Manager runs a session's extensions.
+type Manager struct {
+	opts Options
+	rec  Recorder
+	exts []*Ext // load order: the order every event is delivered in
+
+	// changes queues system_prompt_changed events; one goroutine delivers
+	// them in order, never from inside a Host call (that could deadlock).
+	changes chan *pb.SystemPromptChanged
+	done    chan struct{}
+}
+
+// Start launches the extensions concurrently and initialises them. The
+// result keeps the order of specs. One that fails to start is reported on
+// opts.Errors and left out; the others run.
+func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manager {
+	opts.defaults()
+	m := &Manager{opts: opts, rec: rec, changes: make(chan *pb.SystemPromptChanged, 256), done: make(chan struct{})}
+	started := make([]*Ext, len(specs))
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ext, err := start(ctx, spec, rec, opts)
+			if err != nil {
+				m.report(err)
+				return
+			}
+			started[i] = ext
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, e := range started {
+		if e == nil {
+			continue
+		}
+		if seen[e.Name()] {
+			m.report(fmt.Errorf("extension %s (%s): another extension already has that name; not loaded", e.Name(), e.spec.Path))
+			e.client.Kill()
+			continue
+		}
+		seen[e.Name()] = true
+		m.exts = append(m.exts, e)
+	}
+	go m.deliverChanges()
+	return m
+}
+
+// Extensions returns the running extensions in load order.
+func (m *Manager) Extensions() []*Ext { return m.exts }
+
+// Names returns the loaded extensions' names in load order.
+func (m *Manager) Names() []string {
+	out := []string{}
+	for _, e := range m.exts {
+		if e.Disabled() == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func (m *Manager) report(err error) {
+	m.opts.Logger.Error("extension failed", "error", err)
+	fmt.Fprintf(m.opts.Errors, "panto: %v\n", err)
+}
+
+// disable stops using e for the rest of the session: the error is shown
+// once, the process killed.
+func (m *Manager) disable(e *Ext, err error) {
+	e.mu.Lock()
+	if e.disabled != nil {
+		e.mu.Unlock()
+		return
+	}
+	e.disabled = err
+	e.mu.Unlock()
+	m.report(fmt.Errorf("extension %s disabled for this session: %w", e.Name(), err))
+	go e.client.Kill()
+}
+
+// callErr classifies a gRPC error of a hook: a crash, hang or protocol
+// failure disables the extension.
+func callErr(err error, timeout bool) error {
+	switch {
+	case timeout || status.Code(err) == codes.DeadlineExceeded:
+		return errors.New("it did not answer within the hook deadline")
+	case status.Code(err) == codes.Unavailable:
+		return fmt.Errorf("it crashed or exited (%v)", status.Convert(err).Message())
+	}
+	return fmt.Errorf("bad reply: %w", err)
+}
+
+// Fire delivers an event to every extension that handles it, in load
+// order, each under the hook deadline. Edits returned in a response are
+// recorded when it returns. Domain errors are shown; the extension stays.
+func (m *Manager) Fire(ctx context.Context, req *pb.EventRequest) {
+	for _, e := range m.exts {
+		if e.Disabled() != nil || !e.Handles(req.Event) {
+			continue
+		}
+		m.fireOne(ctx, e, req)
+	}
+}
+
+func (m *Manager) fireOne(ctx context.Context, e *Ext, req *pb.EventRequest) {
+	hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
+	defer cancel()
+	resp, err := e.conn.Extension.HandleEvent(hctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // panto itself is stopping
+		}
+		m.disable(e, callErr(err, hctx.Err() == context.DeadlineExceeded))
+		return
+	}
+	m.applyEdits(e, resp.GetEdits())
+	if resp.GetError() != nil {
+		m.report(fmt.Errorf("extension %s: %s: %s", e.Name(), req.Event, resp.GetError().GetMessage()))
+	}
+}
+
+func (m *Manager) applyEdits(e *Ext, edits []*pb.SystemEdit) {
+	for _, ed := range edits {
+		mode := conversation.Mode(ed.GetMode())
+		if mode != conversation.ModeAppend && mode != conversation.ModeReplace {
+			m.report(fmt.Errorf("extension %s: edit with unknown mode %q ignored (want append or replace)", e.Name(), ed.GetMode()))
+			continue
+		}
+		if err := m.rec.EditSystem(e.Name(), mode, ed.GetText()); err != nil {
+			m.report(fmt.Errorf("extension %s: record system edit: %w", e.Name(), err))
+		}
+	}
+}
+
+// Command is a slash command of an extension.
+type Command struct {
+	Extension   string
+	Name        string
+	Description string
+	Usage       string
+}
+
+// Commands lists the enabled extensions' commands, in load order. The
+// first extension to claim a name owns it.
+func (m *Manager) Commands() []Command {
+	var out []Command
+	seen := map[string]bool{}
+	for _, e := range m.exts {
+		if e.Disabled() != nil {
+			continue
+		}
+		for _, c := range e.info.GetCommands() {
+			if seen[c.GetName()] {
+				continue
+			}
+			seen[c.GetName()] = true
+			out = append(out, Command{Extension: e.Name(), Name: c.GetName(), Description: c.GetDescription(), Usage: c.GetUsage()})
+		}
+	}
+	return out
+}
+
+// ErrNoCommand is returned by RunCommand for a name no enabled extension
+// registered.
+var ErrNoCommand = errors.New("no such command")
+
+// RunCommand runs /name args in the extension that owns name.
+func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, error) {
+	for _, e := range m.exts {
+		if e.Disabled() != nil {
+			continue
+		}
+		for _, c := range e.info.GetCommands() {
+			if c.GetName() != name {
+				continue
+			}
+			hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
+			defer cancel()
+			resp, err := e.conn.Extension.RunCommand(hctx, &pb.CommandRequest{Name: name, Args: args})
+			if err != nil {
+				err = callErr(err, hctx.Err() == context.DeadlineExceeded)
+				m.disable(e, err)
+				return "", fmt.Errorf("/%s: extension %s: %w", name, e.Name(), err)
+			}
+			m.applyEdits(e, resp.GetEdits())
+			if resp.GetError() != nil {
+				return resp.GetOutput(), fmt.Errorf("/%s: %s", name, resp.GetError().GetMessage())
+			}
+			return resp.GetOutput(), nil
+		}
+	}
+	return "", fmt.Errorf("/%s: %w", name, ErrNoCommand)
+}
+
+// SystemChanged queues a system_prompt_changed event for the extensions
+// that watch it. It never blocks on an extension.
+func (m *Manager) SystemChanged(mode conversation.Mode, text, by string) {
+	select {
+	case m.changes <- &pb.SystemPromptChanged{Mode: string(mode), Text: text, By: by}:
+	default:
+		m.opts.Logger.Warn("system_prompt_changed queue full; event dropped", "by", by)
+	}
+}
+
+func (m *Manager) deliverChanges() {
+	defer close(m.done)
+	for ch := range m.changes {
+		m.Fire(context.Background(), &pb.EventRequest{
+			Event:   "system_prompt_changed",
+			Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
+		})
+	}
+}
+
+// Close delivers session_end, drains queued events, asks each extension to
+// shut down and kills it. The Manager must not be used afterwards.
+func (m *Manager) Close(ctx context.Context) {
+	m.Fire(ctx, &pb.EventRequest{Event: "session_end", Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
+	close(m.changes)
+	<-m.done
+	var wg sync.WaitGroup
+	for _, e := range m.exts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.client.Kill() // graceful Shutdown RPC first, then SIGKILL
+		}()
+	}
+	wg.Wait()
+}
+
+// hostServer is the Host service one extension calls back.
+type hostServer struct {
+	pb.UnimplementedHostServer
+	ext    *Ext
+	rec    Recorder
+	logger hclog.Logger
+}
+
+func (h *hostServer) edit(mode conversation.Mode, text string) (*pb.SystemEditResponse, error) {
+	if err := h.rec.EditSystem(h.ext.Name(), mode, text); err != nil {
+		return &pb.SystemEditResponse{Error: &pb.Error{Message: err.Error()}}, nil
+	}
+	return &pb.SystemEditResponse{}, nil
+}
+
+func (h *hostServer) AddSystemMessage(_ context.Context, req *pb.SystemEditRequest) (*pb.SystemEditResponse, error) {
+	return h.edit(conversation.ModeAppend, req.GetText())
+}
+
+func (h *hostServer) ReplaceSystemMessage(_ context.Context, req *pb.SystemEditRequest) (*pb.SystemEditResponse, error) {
+	return h.edit(conversation.ModeReplace, req.GetText())
+}
+
+func (h *hostServer) GetSystemPrompt(context.Context, *pb.GetSystemPromptRequest) (*pb.GetSystemPromptResponse, error) {
+	return &pb.GetSystemPromptResponse{Blocks: conversation.Texts(h.rec.EffectiveSystem())}, nil
+}
+
+func (h *hostServer) GetMessages(context.Context, *pb.GetMessagesRequest) (*pb.GetMessagesResponse, error) {
+	data, err := json.Marshal(h.rec.Messages())
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "encode messages: %v", err)
+	}
+	return &pb.GetMessagesResponse{Messages: data}, nil
+}
+
+func (h *hostServer) AppendData(_ context.Context, req *pb.AppendDataRequest) (*pb.AppendDataResponse, error) {
+	if !json.Valid(req.GetData()) {
+		return &pb.AppendDataResponse{Error: &pb.Error{Message: "data is not valid JSON"}}, nil
+	}
+	if err := h.rec.AppendData(h.ext.Name(), req.GetData()); err != nil {
+		return &pb.AppendDataResponse{Error: &pb.Error{Message: err.Error()}}, nil
+	}
+	return &pb.AppendDataResponse{}, nil
+}
+
+func (h *hostServer) Log(_ context.Context, req *pb.LogRequest) (*pb.LogResponse, error) {
+	l := h.logger.Named(h.ext.Name())
+	switch req.GetLevel() {
+	case "trace":
+		l.Trace(req.GetMessage())
+	case "debug":
+		l.Debug(req.GetMessage())
+	case "warn":
+		l.Warn(req.GetMessage())
+	case "error":
+		l.Error(req.GetMessage())
+	default:
+		l.Info(req.GetMessage())
+	}
+	return &pb.LogResponse{}, nil
+}
+
+// SessionStart delivers session_start.
+func (m *Manager) SessionStart(ctx context.Context, ev *pb.SessionStart) {
+	m.Fire(ctx, &pb.EventRequest{Event: "session_start", Payload: &pb.EventRequest_SessionStart{SessionStart: ev}})
+}
+
+// BeforeTurn delivers before_turn; edits made in it shape this turn.
+func (m *Manager) BeforeTurn(ctx context.Context, userText string) {
+	m.Fire(ctx, &pb.EventRequest{Event: "before_turn", Payload: &pb.EventRequest_BeforeTurn{BeforeTurn: &pb.BeforeTurn{UserText: userText}}})
+}
+
+// TurnEnd delivers turn_end with the recorded reply.
+func (m *Manager) TurnEnd(ctx context.Context, reply conversation.Message, stopReason string) {
+	data, err := json.Marshal(reply)
+	if err != nil {
+		m.opts.Logger.Error("encode turn_end message", "error", err)
+		return
+	}
+	m.Fire(ctx, &pb.EventRequest{Event: "turn_end", Payload: &pb.EventRequest_TurnEnd{TurnEnd: &pb.TurnEnd{AssistantMessage: data, StopReason: stopReason}}})
+}
+
+// Disable stops the named extensions (config disabled_extensions) before
+// any event reaches them.
+func (m *Manager) Disable(names []string) {
+	for _, n := range names {
+		for _, e := range m.exts {
+			if e.Name() == n {
+				e.mu.Lock()
+				e.disabled = errors.New("disabled in config")
+				e.mu.Unlock()
+				go e.client.Kill()
+			}
+		}
+	}
+}

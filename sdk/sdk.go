@@ -1,0 +1,189 @@
+package sdk
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panto-dev/panto/conversation"
+)
+
+// APIVersion is the panto extension API version this SDK speaks. It is
+// negotiated inside Init; go-plugin's own protocol version stays 1.
+const APIVersion = 1
+
+// Extension is what Serve runs. Embed Base to implement it, then implement
+// the optional interfaces (SessionStarter, BeforeTurner, TurnEnder,
+// SystemPromptWatcher, SessionEnder, CommandProvider, Describer) for the
+// hooks you want; panto calls only those.
+type Extension interface {
+	isExtension()
+}
+
+// Base makes a struct an Extension. It handles nothing by itself.
+type Base struct{}
+
+func (Base) isExtension() {}
+
+// Info describes an extension.
+type Info struct {
+	// Name identifies the extension in logs, /help and the session log.
+	// Empty means the executable's file name.
+	Name        string
+	Version     string
+	Description string
+}
+
+// Describer supplies the extension's Info.
+type Describer interface {
+	Describe() Info
+}
+
+// Host is panto, as an extension sees it. Every system edit is recorded at
+// once in the session log, in call order; an edit made while a model
+// request is in flight takes effect for the next request. Host is safe to
+// use from any goroutine, also outside a hook, for the whole session.
+type Host interface {
+	// AddSystemMessage appends a block to the system prompt.
+	AddSystemMessage(ctx context.Context, text string) error
+	// ReplaceSystemMessage discards the system prompt and starts it
+	// afresh with text. On the next resume panto re-seeds from the
+	// configured files, so re-apply it on SessionStart if it must last.
+	ReplaceSystemMessage(ctx context.Context, text string) error
+	// SystemPrompt returns the current effective system prompt, block by
+	// block.
+	SystemPrompt(ctx context.Context) ([]string, error)
+	// Messages returns the conversation so far (system messages
+	// included). Changing the result changes nothing in panto.
+	Messages(ctx context.Context) ([]conversation.Message, error)
+	// AppendData records v (JSON-encoded) in the session log as this
+	// extension's data. It is never sent to the model.
+	AppendData(ctx context.Context, v any) error
+	// Logger logs to panto's log under the extension's name.
+	Logger() hclog.Logger
+}
+
+// SessionStartEvent is sent once the session's system prompt is seeded
+// (fresh) or reconciled (resumed).
+type SessionStartEvent struct {
+	SessionID string
+	// SessionPath is the log file; empty with --no-session.
+	SessionPath string
+	// Resumed is true when an existing session was opened.
+	Resumed bool
+	// Reseeded is true when the configured prompt had changed and was
+	// recorded again with a replace, discarding earlier system edits.
+	Reseeded bool
+}
+
+// SessionStarter handles the session start. Edits made here come after the
+// configured prompt and survive an unchanged-config resume.
+type SessionStarter interface {
+	SessionStart(ctx context.Context, h Host, ev SessionStartEvent) error
+}
+
+// BeforeTurnEvent is sent when the user has sent a message, before the
+// model request is built.
+type BeforeTurnEvent struct {
+	UserText string
+}
+
+// BeforeTurner handles the start of a turn; system edits made here shape
+// this turn's request.
+type BeforeTurner interface {
+	BeforeTurn(ctx context.Context, h Host, ev BeforeTurnEvent) error
+}
+
+// TurnEndEvent is sent when the model's reply has been recorded.
+type TurnEndEvent struct {
+	Message    conversation.Message
+	StopReason string
+}
+
+// TurnEnder handles the end of a turn.
+type TurnEnder interface {
+	TurnEnd(ctx context.Context, h Host, ev TurnEndEvent) error
+}
+
+// SystemPromptChangedEvent reports one recorded system block.
+type SystemPromptChangedEvent struct {
+	Mode conversation.Mode
+	Text string
+	// By is the extension that made the change, or "panto" for the
+	// configured prompt.
+	By string
+}
+
+// SystemPromptWatcher is told of every system-prompt change, its own
+// included. It is told after the change is recorded, asynchronously: do
+// not expect it inside the hook that made the change.
+type SystemPromptWatcher interface {
+	SystemPromptChanged(ctx context.Context, h Host, ev SystemPromptChangedEvent) error
+}
+
+// SessionEndEvent is sent before panto shuts the extension down.
+type SessionEndEvent struct{}
+
+// SessionEnder handles the end of the session.
+type SessionEnder interface {
+	SessionEnd(ctx context.Context, h Host, ev SessionEndEvent) error
+}
+
+// Command is a slash command an extension adds: "/name args".
+type Command struct {
+	// Name without the slash.
+	Name        string
+	Description string
+	// Usage shows the arguments, e.g. "TEXT".
+	Usage string
+	// Run runs the command. Its Output is shown to the user.
+	Run func(ctx context.Context, h Host, req CommandRequest) (CommandResponse, error)
+}
+
+// CommandRequest is one invocation of a command.
+type CommandRequest struct {
+	// Args is the rest of the line after "/name ".
+	Args string
+}
+
+// CommandResponse is what a command returns.
+type CommandResponse struct {
+	// Output is shown to the user (stdout in print mode).
+	Output string
+}
+
+// CommandProvider adds slash commands.
+type CommandProvider interface {
+	Commands() []Command
+}
+
+// The event names of the protocol, as extensions declare them.
+const (
+	EventSessionStart        = "session_start"
+	EventBeforeTurn          = "before_turn"
+	EventTurnEnd             = "turn_end"
+	EventSystemPromptChanged = "system_prompt_changed"
+	EventSessionEnd          = "session_end"
+)
+
+// Events returns the events ext handles, by the optional interfaces it
+// implements.
+func Events(ext Extension) []string {
+	var out []string
+	if _, ok := ext.(SessionStarter); ok {
+		out = append(out, EventSessionStart)
+	}
+	if _, ok := ext.(BeforeTurner); ok {
+		out = append(out, EventBeforeTurn)
+	}
+	if _, ok := ext.(TurnEnder); ok {
+		out = append(out, EventTurnEnd)
+	}
+	if _, ok := ext.(SystemPromptWatcher); ok {
+		out = append(out, EventSystemPromptChanged)
+	}
+	if _, ok := ext.(SessionEnder); ok {
+		out = append(out, EventSessionEnd)
+	}
+	return out
+}

@@ -1,0 +1,284 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk/pb"
+)
+
+// Handshake is the go-plugin handshake panto and its extensions share. Its
+// protocol version changes only for a break of go-plugin's transport; the
+// panto API version (APIVersion) is negotiated inside Init.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  1,
+	MagicCookieKey:   "PANTO_PLUGIN",
+	MagicCookieValue: "extension-v1",
+}
+
+// PluginName is the name of the one plugin an extension binary serves.
+const PluginName = "extension"
+
+// Serve runs ext as a panto extension: it answers go-plugin's handshake on
+// stdout and serves the extension protocol until panto shuts it down. It
+// does not return. Never print to stdout in an extension: that is the
+// handshake channel. Log with Host.Logger (or the logger of ServeLogger).
+func Serve(ext Extension) {
+	logger := ServeLogger(ext)
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: Handshake,
+		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Impl: ext, Logger: logger}},
+		GRPCServer:      plugin.DefaultGRPCServer,
+		Logger:          logger,
+	})
+}
+
+// ServeLogger returns the logger Serve uses: JSON lines on the process's
+// stderr, which panto shows in its log under the extension's name. It
+// must be created before Serve replaces os.Stderr.
+func ServeLogger(ext Extension) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       nameOf(ext),
+		Output:     os.Stderr,
+		JSONFormat: true,
+		Level:      hclog.Trace,
+	})
+}
+
+func nameOf(ext Extension) string {
+	if d, ok := ext.(Describer); ok {
+		if n := d.Describe().Name; n != "" {
+			return n
+		}
+	}
+	return filepath.Base(os.Args[0])
+}
+
+// GRPCPlugin is the go-plugin glue for the extension protocol. Extension
+// authors do not need it: Serve uses it, and so do the host and the
+// contract tests (plugin.TestPluginGRPCConn).
+type GRPCPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	// Impl is the extension served (plugin side only).
+	Impl Extension
+	// Logger is what Host.Logger returns (plugin side only).
+	Logger hclog.Logger
+}
+
+// GRPCServer registers the extension service (plugin side).
+func (p *GRPCPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	logger := p.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	pb.RegisterExtensionServer(s, newServer(p.Impl, broker, logger))
+	return nil
+}
+
+// GRPCClient returns a *Conn (host side).
+func (p *GRPCPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return &Conn{Extension: pb.NewExtensionClient(conn), Broker: broker}, nil
+}
+
+// Conn is the host's side of one extension: its client and the broker on
+// which the host serves the Host service back to it.
+type Conn struct {
+	Extension pb.ExtensionClient
+	Broker    *plugin.GRPCBroker
+}
+
+// server implements the extension service around an Extension.
+type server struct {
+	pb.UnimplementedExtensionServer
+	ext      Extension
+	broker   *plugin.GRPCBroker
+	logger   hclog.Logger
+	host     Host
+	commands map[string]Command
+}
+
+func newServer(ext Extension, broker *plugin.GRPCBroker, logger hclog.Logger) *server {
+	s := &server{ext: ext, broker: broker, logger: logger, commands: map[string]Command{}}
+	s.host = noHost{logger}
+	if cp, ok := ext.(CommandProvider); ok {
+		for _, c := range cp.Commands() {
+			s.commands[c.Name] = c
+		}
+	}
+	return s
+}
+
+func errMsg(err error) *pb.Error {
+	if err == nil {
+		return nil
+	}
+	return &pb.Error{Message: err.Error()}
+}
+
+func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitResponse, error) {
+	resp := &pb.InitResponse{ApiVersion: APIVersion, Name: nameOf(s.ext), Events: Events(s.ext)}
+	if d, ok := s.ext.(Describer); ok {
+		info := d.Describe()
+		resp.Version, resp.Description = info.Version, info.Description
+	}
+	if APIVersion < req.MinApiVersion || APIVersion > req.ApiVersion {
+		resp.Error = &pb.Error{Message: fmt.Sprintf("extension %s speaks panto API v%d; this panto speaks v%d to v%d",
+			resp.Name, APIVersion, req.MinApiVersion, req.ApiVersion)}
+		return resp, nil
+	}
+	if req.HostBrokerId != 0 {
+		// Dial once, now (the broker waits at most 5 s), and keep the
+		// connection for every callback of the session.
+		conn, err := s.broker.Dial(req.HostBrokerId)
+		if err != nil {
+			resp.Error = &pb.Error{Message: fmt.Sprintf("connect to the panto host service: %v", err)}
+			return resp, nil
+		}
+		s.host = &remoteHost{client: pb.NewHostClient(conn), logger: s.logger}
+	}
+	if cp, ok := s.ext.(CommandProvider); ok {
+		for _, c := range cp.Commands() {
+			resp.Commands = append(resp.Commands, &pb.Command{Name: c.Name, Description: c.Description, Usage: c.Usage})
+		}
+	}
+	return resp, nil
+}
+
+func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.EventResponse, error) {
+	err := s.dispatch(ctx, req)
+	return &pb.EventResponse{Error: errMsg(err)}, nil
+}
+
+func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
+	switch p := req.Payload.(type) {
+	case *pb.EventRequest_SessionStart:
+		if h, ok := s.ext.(SessionStarter); ok {
+			ev := p.SessionStart
+			return h.SessionStart(ctx, s.host, SessionStartEvent{
+				SessionID: ev.SessionId, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
+			})
+		}
+	case *pb.EventRequest_BeforeTurn:
+		if h, ok := s.ext.(BeforeTurner); ok {
+			return h.BeforeTurn(ctx, s.host, BeforeTurnEvent{UserText: p.BeforeTurn.UserText})
+		}
+	case *pb.EventRequest_TurnEnd:
+		if h, ok := s.ext.(TurnEnder); ok {
+			var m conversation.Message
+			if err := json.Unmarshal(p.TurnEnd.AssistantMessage, &m); err != nil {
+				return fmt.Errorf("decode turn_end message: %w", err)
+			}
+			return h.TurnEnd(ctx, s.host, TurnEndEvent{Message: m, StopReason: p.TurnEnd.StopReason})
+		}
+	case *pb.EventRequest_SystemPromptChanged:
+		if h, ok := s.ext.(SystemPromptWatcher); ok {
+			ev := p.SystemPromptChanged
+			return h.SystemPromptChanged(ctx, s.host, SystemPromptChangedEvent{
+				Mode: conversation.Mode(ev.Mode), Text: ev.Text, By: ev.By,
+			})
+		}
+	case *pb.EventRequest_SessionEnd:
+		if h, ok := s.ext.(SessionEnder); ok {
+			return h.SessionEnd(ctx, s.host, SessionEndEvent{})
+		}
+	default:
+		return fmt.Errorf("unknown event %q", req.Event)
+	}
+	return nil // an event this extension did not declare: nothing to do
+}
+
+func (s *server) RunCommand(ctx context.Context, req *pb.CommandRequest) (*pb.CommandResponse, error) {
+	c, ok := s.commands[req.Name]
+	if !ok || c.Run == nil {
+		return &pb.CommandResponse{Error: &pb.Error{Message: "unknown command /" + req.Name}}, nil
+	}
+	out, err := c.Run(ctx, s.host, CommandRequest{Args: req.Args})
+	return &pb.CommandResponse{Output: out.Output, Error: errMsg(err)}, nil
+}
+
+func (s *server) Shutdown(context.Context, *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
+	return &pb.ShutdownResponse{}, nil
+}
+
+// remoteHost is Host over the broker connection dialled in Init.
+type remoteHost struct {
+	client pb.HostClient
+	logger hclog.Logger
+}
+
+func (h *remoteHost) AddSystemMessage(ctx context.Context, text string) error {
+	resp, err := h.client.AddSystemMessage(ctx, &pb.SystemEditRequest{Text: text})
+	return hostErr("add system message", resp.GetError(), err)
+}
+
+func (h *remoteHost) ReplaceSystemMessage(ctx context.Context, text string) error {
+	resp, err := h.client.ReplaceSystemMessage(ctx, &pb.SystemEditRequest{Text: text})
+	return hostErr("replace system message", resp.GetError(), err)
+}
+
+func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
+	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
+	if err != nil {
+		return nil, hostErr("get system prompt", nil, err)
+	}
+	return resp.Blocks, nil
+}
+
+func (h *remoteHost) Messages(ctx context.Context) ([]conversation.Message, error) {
+	resp, err := h.client.GetMessages(ctx, &pb.GetMessagesRequest{})
+	if err != nil {
+		return nil, hostErr("get messages", nil, err)
+	}
+	var msgs []conversation.Message
+	if err := json.Unmarshal(resp.Messages, &msgs); err != nil {
+		return nil, fmt.Errorf("panto host: get messages: decode: %w", err)
+	}
+	return msgs, nil
+}
+
+func (h *remoteHost) AppendData(ctx context.Context, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("panto host: append data: encode: %w", err)
+	}
+	resp, err := h.client.AppendData(ctx, &pb.AppendDataRequest{Data: data})
+	return hostErr("append data", resp.GetError(), err)
+}
+
+func (h *remoteHost) Logger() hclog.Logger { return h.logger }
+
+func hostErr(op string, domain *pb.Error, err error) error {
+	if err != nil {
+		return fmt.Errorf("panto host: %s: %w", op, err)
+	}
+	if domain != nil {
+		return fmt.Errorf("panto host: %s: %s", op, domain.Message)
+	}
+	return nil
+}
+
+// ErrNoHost is returned by the Host of an extension that panto started
+// without a host connection (for example by a protocol test); it cannot
+// call back.
+var ErrNoHost = errors.New("panto host: no host connection")
+
+// noHost answers every call with ErrNoHost.
+type noHost struct{ logger hclog.Logger }
+
+func (noHost) AddSystemMessage(context.Context, string) error     { return ErrNoHost }
+func (noHost) ReplaceSystemMessage(context.Context, string) error { return ErrNoHost }
+func (noHost) SystemPrompt(context.Context) ([]string, error)     { return nil, ErrNoHost }
+func (noHost) Messages(context.Context) ([]conversation.Message, error) {
+	return nil, ErrNoHost
+}
+func (noHost) AppendData(context.Context, any) error { return ErrNoHost }
+func (h noHost) Logger() hclog.Logger                { return h.logger }
