@@ -124,7 +124,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		MaxTokens:      a.cfg.MaxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,
 		Temperature:    a.cfg.Temperature,
-		Stream:         true,
+		Stream:         a.cfg.Stream,
 	}
 	ok = true
 	return c, nil
@@ -155,6 +155,11 @@ func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 			wroteNL = strings.HasSuffix(d.Text, "\n")
 		}
 	})
+	if err == nil && !c.req.Stream {
+		text := reply.Message.Text()
+		io.WriteString(out, text)
+		wroteNL = text == "" || strings.HasSuffix(text, "\n")
+	}
 	if !wroteNL {
 		io.WriteString(out, "\n")
 	}

@@ -469,3 +469,40 @@ func TestFlagPromptsTakePart(t *testing.T) {
 	h.ok("-p", "y", "--provider", "echo", "-c")
 	require.Contains(t, systemEntries(t, log), "replace:project seed\n")
 }
+
+// The same requests without streaming (config stream = false), against
+// plain JSON replies.
+func TestSpecExampleNonStreaming(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	threeLayers(h)
+	h.write(filepath.Join(h.projectDir(), "config.toml"), "stream = false\n")
+
+	fa := newFake(t, reply{headers: map[string]string{"content-type": "application/json"},
+		body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"Plain reply."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":3}}`})
+	h.env["ANTHROPIC_API_KEY"] = "k"
+	r := h.ok("-p", "hello", "--provider", "anthropic", "--model", "claude-test", "--base-url", fa.srv.URL, "--no-session")
+	require.Equal(t, "Plain reply.\n", r.stdout)
+	require.JSONEq(t, `{
+		"model": "claude-test",
+		"max_tokens": 8192,
+		"system": "project seed\n\n---\n\nproject append\n\n---\n\nuser append\n\n---\n\nbase append",
+		"messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}]
+	}`, string(fa.request(t, 0).body))
+
+	fo := newFake(t, reply{headers: map[string]string{"content-type": "application/json"},
+		body: `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"message":{"role":"assistant","content":"Plain GPT."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`})
+	r = h.ok("-p", "hello", "--provider", "openai", "--model", "gpt-test", "--base-url", fo.srv.URL+"/v1", "--no-session")
+	require.Equal(t, "Plain GPT.\n", r.stdout)
+	require.JSONEq(t, `{
+		"model": "gpt-test",
+		"max_tokens": 8192,
+		"messages": [
+			{"role": "system", "content": "project seed\n"},
+			{"role": "system", "content": "project append\n"},
+			{"role": "system", "content": "user append\n"},
+			{"role": "system", "content": "base append\n"},
+			{"role": "user", "content": "hello"}
+		]
+	}`, string(fo.request(t, 0).body))
+}

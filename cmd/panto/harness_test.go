@@ -22,8 +22,9 @@ import (
 	"github.com/panto-dev/panto/conversation"
 )
 
-// pantoBin is the real panto binary, built once by TestMain.
-var pantoBin string
+// pantoBin is the real panto binary, built once by TestMain; pluginDir
+// holds it and the example extensions sysprompt and hello.
+var pantoBin, pluginDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "panto-e2e-")
@@ -32,7 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	pantoBin = filepath.Join(dir, "panto")
-	build := exec.Command("go", "build", "-o", pantoBin, ".")
+	pluginDir = dir
+	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build panto:", err)

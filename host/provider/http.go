@@ -88,7 +88,7 @@ func (h httpCore) once(ctx context.Context, w wire, body []byte, stream bool, fn
 	}
 	reply, err := w.decodeOK(resp.Body, stream, fn)
 	if err != nil {
-		return serializers.Reply{}, false, 0, fmt.Errorf("%s: %w", w.name, err)
+		return serializers.Reply{}, false, 0, err // the decoders name the provider
 	}
 	return reply, false, 0, nil
 }

@@ -26,14 +26,16 @@ const FileName = "config.toml"
 
 // Config is the merged configuration. docs/config.md documents each key.
 type Config struct {
-	Provider         string
-	Model            string
-	BaseURL          string
-	MaxTokens        int
-	ThinkingBudget   int
-	Temperature      *float64
-	Retries          int
-	RequestTimeout   time.Duration
+	Provider       string
+	Model          string
+	BaseURL        string
+	MaxTokens      int
+	ThinkingBudget int
+	Temperature    *float64
+	Retries        int
+	RequestTimeout time.Duration
+	// Stream asks for streamed replies (SSE).
+	Stream           bool
 	LogLevel         string
 	AnthropicVersion string
 	// HookTimeout bounds each extension hook and command.
@@ -52,6 +54,7 @@ func Defaults() Config {
 		Provider:              "anthropic",
 		MaxTokens:             8192,
 		Retries:               2,
+		Stream:                true,
 		RequestTimeout:        10 * time.Minute,
 		LogLevel:              "info",
 		AnthropicVersion:      "2023-06-01",
@@ -82,6 +85,7 @@ type file struct {
 	ThinkingBudget   *int      `toml:"thinking_budget"`
 	Temperature      *float64  `toml:"temperature"`
 	Retries          *int      `toml:"retries"`
+	Stream           *bool     `toml:"stream"`
 	RequestTimeout   *duration `toml:"request_timeout"`
 	LogLevel         *string   `toml:"log_level"`
 	AnthropicVersion *string   `toml:"anthropic_version"`
@@ -205,6 +209,7 @@ func (f file) mergeInto(c *Config) {
 	set(&c.MaxTokens, f.MaxTokens)
 	set(&c.ThinkingBudget, f.ThinkingBudget)
 	set(&c.Retries, f.Retries)
+	set(&c.Stream, f.Stream)
 	set(&c.LogLevel, f.LogLevel)
 	set(&c.AnthropicVersion, f.AnthropicVersion)
 	if f.Temperature != nil {

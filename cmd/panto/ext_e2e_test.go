@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// installProjectExt copies the sysprompt example into the project layer's
+// extensions folder, as a git clone would bring it.
+func installProjectExt(t *testing.T, h *harness) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(pluginDir, "sysprompt"))
+	require.NoError(t, err)
+	dst := filepath.Join(h.projectDir(), "extensions", "sysprompt")
+	require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+	require.NoError(t, os.WriteFile(dst, data, 0o755))
+	return dst
+}
+
+func TestUntrustedProjectExtensionNeverRuns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	bin := installProjectExt(t, h)
+	r := h.run("", "-p", "/system-append X", "--provider", "echo")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "skipping extension "+bin+": not trusted; run 'panto ext trust "+bin+"'")
+	require.Contains(t, r.stderr, "unknown command /system-append")
+
+	r = h.ok("ext", "list")
+	require.Contains(t, r.stdout, "no: not trusted")
+
+	// Trusted, it runs.
+	r = h.ok("ext", "trust")
+	require.Contains(t, r.stdout, "trusted "+bin)
+	info, err := os.Stat(filepath.Join(h.userDir(), "trusted-extensions.json"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	r = h.ok("-p", "/system-append X", "--provider", "echo")
+	require.Equal(t, "appended\n", r.stdout)
+
+	// Changed after it was trusted: skipped again until re-trusted.
+	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("tampered")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	r = h.run("", "-p", "/system-append Y", "--provider", "echo", "-c")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "changed since it was trusted")
+}
+
+func TestExtensionEditsRecordedAndListed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sp := filepath.Join(pluginDir, "sysprompt")
+	h.ok("-p", "/system-append Be terse.", "--provider", "echo", "--extension", sp)
+	log := h.sessionFiles()[0]
+	require.Equal(t, "append:Be terse.", systemEntries(t, log)[1])
+
+	// The next request carries it; an unchanged-config resume keeps it.
+	r := h.ok("-p", "hi", "--provider", "echo", "-c", "--extension", sp)
+	require.Contains(t, r.stdout, "2. Be terse.")
+	require.Len(t, systemEntries(t, log), 2)
+
+	// A replace, then the prompt before and after each edit.
+	h.ok("-p", "/system-replace Only this.", "--provider", "echo", "-c", "--extension", sp)
+	require.Equal(t, "replace:Only this.", systemEntries(t, log)[2])
+	r = h.ok("prompt", "--session", log, "--at", "1")
+	require.NotContains(t, r.stdout, "Be terse.")
+	r = h.ok("prompt", "--session", log, "--at", "2")
+	require.Contains(t, r.stdout, "Be terse.")
+	r = h.ok("prompt", "--session", log)
+	require.Equal(t, "--- block 1 · message 5 ---\nOnly this.\n", r.stdout)
+
+	// Extension commands show in the usage of a bad command, and ext check
+	// runs one in isolation.
+	r = h.ok("ext", "check", filepath.Join(pluginDir, "hello"))
+	require.Contains(t, r.stdout, "ok: shut down cleanly")
+	r = h.run("", "ext", "check", filepath.Join(h.root, "nope"))
+	require.Equal(t, 1, r.code)
+	r = h.run("", "ext", "check", "/bin/true")
+	require.Equal(t, 1, r.code)
+	require.True(t, strings.Contains(r.stderr, "plugin") || strings.Contains(r.stderr, "extension"), r.stderr)
+}
