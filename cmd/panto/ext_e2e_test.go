@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,4 +86,32 @@ func TestExtensionEditsRecordedAndListed(t *testing.T) {
 	r = h.run("", "ext", "check", "/bin/true")
 	require.Equal(t, 1, r.code)
 	require.True(t, strings.Contains(r.stderr, "plugin") || strings.Contains(r.stderr, "extension"), r.stderr)
+}
+
+// The Node.js example, speaking the protocol from the .proto with no Go
+// at all, through the real panto.
+func TestNodeExtensionEndToEnd(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("../../examples/plugins/node-hello")
+	require.NoError(t, err)
+	_, nodeErr := exec.LookPath("node")
+	_, modErr := os.Stat(filepath.Join(dir, "node_modules"))
+	if nodeErr != nil || modErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node or examples/plugins/node-hello/node_modules missing in CI (run npm ci there): %v %v", nodeErr, modErr)
+		}
+		t.Skip("needs node and `npm ci` in examples/plugins/node-hello")
+	}
+	h := newHarness(t)
+	bin := filepath.Join(dir, "node-hello")
+	r := h.ok("-p", "hi", "--provider", "echo", "--extension", bin)
+	require.Contains(t, r.stdout, "2. Hello from a Node.js extension (session ")
+	log := h.sessionFiles()[0]
+	entries := systemEntries(t, log)
+	require.True(t, strings.HasPrefix(entries[len(entries)-1], "append:Hello from a Node.js extension"), entries)
+
+	r = h.ok("-p", "/node-note remember the milk", "--provider", "echo", "-c", "--extension", bin)
+	require.Equal(t, "noted\n", r.stdout)
+	require.Equal(t, "append:remember the milk", systemEntries(t, log)[len(systemEntries(t, log))-1])
+	require.Empty(t, strings.TrimSpace(r.stderr), "no stray go-plugin lines on the user's terminal")
 }

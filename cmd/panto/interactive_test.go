@@ -54,3 +54,25 @@ func TestInteractiveEOF(t *testing.T) {
 	require.Contains(t, out.String(), "not recorded (--no-session)")
 	require.Contains(t, out.String(), `you said "hi"`)
 }
+
+// Extension commands in interactive mode: listed by /help, dispatched by
+// name, their edits shaping the next turn.
+func TestInteractiveExtensionCommands(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	var out, errb strings.Builder
+	e := &env{
+		stdin:  strings.NewReader("/help\n/system-append Answer in French.\nbonjour\n/system-append\n/quit\n"),
+		stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off"}[k] },
+		cwd:    root, terminal: true,
+	}
+	code := run(context.Background(), e, []string{"--provider", "echo", "--extension", filepath.Join(pluginDir, "sysprompt")})
+	require.Equal(t, 0, code, errb.String())
+	s := out.String()
+	require.Contains(t, s, "Extension commands:\n  /system-append TEXT")
+	require.Contains(t, s, "(sysprompt)")
+	require.Contains(t, s, "appended\n")
+	require.Contains(t, s, "2. Answer in French.")
+	require.Contains(t, errb.String(), "/system-append:", "an empty argument is the extension's error, shown")
+}

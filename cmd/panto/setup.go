@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +112,7 @@ func (a *app) newProvider(e *env) (provider.Provider, error) {
 // "off" writes nothing. stdout never carries log lines.
 func openLog(stateDir, level string) (hclog.Logger, func(), error) {
 	if strings.EqualFold(level, "off") {
+		log.SetOutput(io.Discard)
 		return hclog.NewNullLogger(), func() {}, nil
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
@@ -126,5 +128,9 @@ func openLog(stateDir, level string) (hclog.Logger, func(), error) {
 		Level:  hclog.LevelFromString(level),
 		Output: io.Writer(f),
 	})
+	// go-plugin reports a few errors through the standard logger; they
+	// belong in the log file, not on the user's terminal.
+	log.SetOutput(logger.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
+	log.SetFlags(0)
 	return logger, func() { f.Close() }, nil
 }

@@ -243,7 +243,12 @@ func (m *Manager) Close(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.client.Kill() // graceful Shutdown RPC first, then SIGKILL
+			if e.Disabled() == nil {
+				sctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
+				e.conn.Extension.Shutdown(sctx, &pb.ShutdownRequest{})
+				cancel()
+			}
+			e.client.Kill() // go-plugin's graceful stop, then SIGKILL
 		}()
 	}
 	wg.Wait()
