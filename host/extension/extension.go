@@ -18,6 +18,7 @@ import (
 	"io"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -103,6 +104,10 @@ type Ext struct {
 	info   *pb.InitResponse
 	events map[string]bool
 	server *grpc.Server // the Host service served to it
+
+	// ready is set once Init has returned and info is final; the Host
+	// service refuses calls before that (it would not know the caller).
+	ready atomic.Bool
 
 	mu       sync.Mutex
 	disabled error
@@ -204,6 +209,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options) (*Ext, er
 	for _, ev := range info.GetEvents() {
 		ext.events[ev] = true
 	}
+	ext.ready.Store(true)
 	return ext, nil
 }
 

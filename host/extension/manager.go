@@ -262,7 +262,13 @@ type hostServer struct {
 	logger hclog.Logger
 }
 
+// errNotReady answers a Host call made before Init returned.
+var errNotReady = &pb.Error{Message: "the host service answers once Init has returned"}
+
 func (h *hostServer) edit(mode conversation.Mode, text string) (*pb.SystemEditResponse, error) {
+	if !h.ext.ready.Load() {
+		return &pb.SystemEditResponse{Error: errNotReady}, nil
+	}
 	if err := h.rec.EditSystem(h.ext.Name(), mode, text); err != nil {
 		return &pb.SystemEditResponse{Error: &pb.Error{Message: err.Error()}}, nil
 	}
@@ -290,6 +296,9 @@ func (h *hostServer) GetMessages(context.Context, *pb.GetMessagesRequest) (*pb.G
 }
 
 func (h *hostServer) AppendData(_ context.Context, req *pb.AppendDataRequest) (*pb.AppendDataResponse, error) {
+	if !h.ext.ready.Load() {
+		return &pb.AppendDataResponse{Error: errNotReady}, nil
+	}
 	if !json.Valid(req.GetData()) {
 		return &pb.AppendDataResponse{Error: &pb.Error{Message: "data is not valid JSON"}}, nil
 	}
@@ -300,7 +309,10 @@ func (h *hostServer) AppendData(_ context.Context, req *pb.AppendDataRequest) (*
 }
 
 func (h *hostServer) Log(_ context.Context, req *pb.LogRequest) (*pb.LogResponse, error) {
-	l := h.logger.Named(h.ext.Name())
+	l := h.logger.Named(h.ext.spec.Path)
+	if h.ext.ready.Load() {
+		l = h.logger.Named(h.ext.Name())
+	}
 	switch req.GetLevel() {
 	case "trace":
 		l.Trace(req.GetMessage())

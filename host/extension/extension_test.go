@@ -1,0 +1,327 @@
+package extension
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk"
+	"github.com/panto-dev/panto/sdk/pb"
+)
+
+const (
+	appendMode  = conversation.ModeAppend
+	replaceMode = conversation.ModeReplace
+)
+
+func editsBy(edits []edit, by string) []edit {
+	var out []edit
+	for _, e := range edits {
+		if e.By == by {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// countingClient counts the HandleEvent calls that reach an extension.
+type countingClient struct {
+	pb.ExtensionClient
+	events atomic.Int32
+}
+
+func (c *countingClient) HandleEvent(ctx context.Context, in *pb.EventRequest, opts ...grpc.CallOption) (*pb.EventResponse, error) {
+	c.events.Add(1)
+	return c.ExtensionClient.HandleEvent(ctx, in, opts...)
+}
+
+func countCalls(e *Ext) *countingClient {
+	c := &countingClient{ExtensionClient: e.conn.Extension}
+	e.conn.Extension = c
+	return c
+}
+
+func TestHappyPath(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("happy")...)
+	require.Equal(t, []string{"happy"}, h.m.Names(), h.errs.String())
+	e := h.ext(t, "happy")
+	require.True(t, e.Handles(sdk.EventSessionStart))
+	require.False(t, e.Handles(sdk.EventTurnEnd))
+	require.Equal(t, "0.0.1", e.Info().GetVersion())
+
+	h.sessionStart()
+	require.Equal(t, []edit{
+		{"happy", appendMode, "one"},
+		{"happy", appendMode, "two"},
+		{"happy", replaceMode, "three"},
+	}, h.rec.Edits())
+	require.Equal(t, []string{"three"}, conversation.Texts(h.rec.EffectiveSystem()))
+
+	require.Equal(t, []Command{{Extension: "happy", Name: "greet", Description: "greets and records it", Usage: "NAME"}}, h.m.Commands())
+	out, err := h.m.RunCommand(context.Background(), "greet", "Ada")
+	require.NoError(t, err)
+	require.Equal(t, "hello Ada", out)
+	edits := h.rec.Edits()
+	require.Len(t, edits, 4)
+	require.Equal(t, edit{"happy", appendMode, "greeted Ada"}, edits[3])
+
+	_, err = h.m.RunCommand(context.Background(), "nope", "x")
+	require.ErrorIs(t, err, ErrNoCommand)
+
+	require.NoError(t, e.Disabled())
+	require.Empty(t, h.errs.String())
+}
+
+func TestCrashMidHookDisables(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"panic", "sigkill", "exit"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := startHarness(t, nil, specs(name, "happy")...)
+			require.Equal(t, []string{name, "happy"}, h.m.Names(), h.errs.String())
+			calls := countCalls(h.ext(t, name))
+
+			h.sessionStart()
+			err := h.ext(t, name).Disabled()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "crashed or exited")
+			msg := h.errs.String()
+			require.Equal(t, 1, strings.Count(msg, "disabled"), msg)
+			require.Contains(t, msg, "extension "+name+" disabled for this session")
+			require.Len(t, editsBy(h.rec.Edits(), "happy"), 3, "the extension after the crashed one still ran")
+			require.Equal(t, int32(1), calls.events.Load())
+
+			h.sessionStart()
+			h.m.BeforeTurn(context.Background(), "hi")
+			require.Equal(t, msg, h.errs.String(), "the error is shown once")
+			require.Equal(t, int32(1), calls.events.Load(), "a disabled extension is not called")
+			require.Len(t, editsBy(h.rec.Edits(), "happy"), 6)
+			require.NoError(t, h.ext(t, "happy").Disabled())
+		})
+	}
+}
+
+func TestHangPastDeadline(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, func(o *Options) { o.HookTimeout = 300 * time.Millisecond }, specs("hang", "happy")...)
+	require.Equal(t, []string{"hang", "happy"}, h.m.Names(), h.errs.String())
+
+	t0 := time.Now()
+	h.sessionStart()
+	require.Less(t, time.Since(t0), 3*time.Second)
+	err := h.ext(t, "hang").Disabled()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "deadline")
+	require.Contains(t, h.errs.String(), "extension hang disabled for this session: it did not answer within the hook deadline")
+	require.Len(t, editsBy(h.rec.Edits(), "happy"), 3)
+	// go-plugin's Kill waits up to 2 s for a graceful exit, then kills.
+	waitFor(t, 10*time.Second, "the hung extension is killed", h.ext(t, "hang").client.Exited)
+
+	t0 = time.Now()
+	h.m.BeforeTurn(context.Background(), "hi")
+	require.Less(t, time.Since(t0), time.Second, "a disabled extension is not waited for")
+	require.Equal(t, 1, strings.Count(h.errs.String(), "disabled"))
+}
+
+func TestIncompatibleAPIVersion(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("v2", "happy")...)
+	require.Equal(t, []string{"happy"}, h.m.Names())
+	msg := h.errs.String()
+	require.Contains(t, msg, ErrStart.Error())
+	require.Contains(t, msg, pluginPath("v2"))
+	require.Contains(t, msg, "it speaks panto API v2; this panto speaks v1 to v1")
+}
+
+func TestStdoutBeforeHandshake(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("stdoutearly", "happy")...)
+	require.Equal(t, []string{"happy"}, h.m.Names())
+	msg := h.errs.String()
+	require.Contains(t, msg, ErrStart.Error())
+	require.Contains(t, msg, "Unrecognized remote plugin message: hello from main, before the handshake")
+	require.Contains(t, msg, "printed something to stdout before the go-plugin handshake line")
+	h.sessionStart()
+	require.Len(t, editsBy(h.rec.Edits(), "happy"), 3)
+}
+
+func TestStdoutInHookGoesToLog(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("stdouthook")...)
+	require.Equal(t, []string{"stdouthook"}, h.m.Names(), h.errs.String())
+	h.sessionStart()
+	h.sessionStart()
+	require.NoError(t, h.ext(t, "stdouthook").Disabled())
+	require.Equal(t, []edit{{"stdouthook", appendMode, "still here"}, {"stdouthook", appendMode, "still here"}}, h.rec.Edits())
+	waitFor(t, 5*time.Second, "the printed line reaches the log", func() bool {
+		return strings.Count(h.log.String(), "PRINTED-IN-HOOK") == 2
+	})
+	require.Contains(t, h.log.String(), "stream=stdout")
+	require.Empty(t, h.errs.String())
+}
+
+func TestEditsFromBackgroundGoroutine(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("bg")...)
+	require.Equal(t, []string{"bg"}, h.m.Names(), h.errs.String())
+	h.sessionStart()
+	want := []edit{
+		{"bg", appendMode, "bg 0"}, {"bg", appendMode, "bg 1"}, {"bg", appendMode, "bg 2"},
+		{"bg", appendMode, "bg 3"}, {"bg", appendMode, "bg 4"},
+	}
+	waitFor(t, 5*time.Second, "five background edits", func() bool { return len(h.rec.Edits()) >= 5 })
+	require.Equal(t, want, h.rec.Edits())
+	require.Equal(t, []string{"bg 0", "bg 1", "bg 2", "bg 3", "bg 4"}, conversation.Texts(h.rec.EffectiveSystem()))
+	require.Empty(t, h.errs.String())
+}
+
+func TestEditsInEventResponse(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("edits")...)
+	require.Equal(t, []string{"edits"}, h.m.Names(), h.errs.String())
+	h.sessionStart()
+	require.Equal(t, []edit{
+		{"edits", appendMode, "e1"},
+		{"edits", replaceMode, "e2"},
+		{"edits", appendMode, "e3"},
+	}, h.rec.Edits())
+	require.Equal(t, []string{"e2", "e3"}, conversation.Texts(h.rec.EffectiveSystem()))
+	require.Contains(t, h.errs.String(), `edit with unknown mode "sideways" ignored`)
+	require.NoError(t, h.ext(t, "edits").Disabled())
+}
+
+// gone reports whether the process pid has exited: no such process, or a
+// zombie nobody reaps yet (its parent died and init may be slow to reap).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return os.IsNotExist(err)
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
+}
+
+func TestNoOrphanWhenHostIsKilled(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+pluginPath("pid"), "PANTO_TEST_PIDFILE="+pidFile)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		ready <- line
+	}()
+	select {
+	case line := <-ready:
+		require.Equal(t, "ready\n", line, "child stderr: %s", stderr.String())
+	case <-time.After(30 * time.Second):
+		require.FailNow(t, "the child host did not start its extension", stderr.String())
+	}
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(string(b))
+	require.NoError(t, err)
+	require.False(t, gone(pid), "the extension runs while its host does")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	waitFor(t, 5*time.Second, "the extension dies with its host", func() bool { return gone(pid) })
+}
+
+func TestCloseKillsExtension(t *testing.T) {
+	t.Parallel()
+	errs, log := &syncBuffer{}, &syncBuffer{}
+	rec := newRecorder()
+	m := Start(context.Background(), specs("pid"), rec, testOptions(errs, log))
+	require.Equal(t, []string{"pid"}, m.Names(), errs.String())
+	m.SessionStart(context.Background(), &pb.SessionStart{})
+	data := rec.Data()
+	require.Len(t, data, 1)
+	require.Equal(t, "pid", data[0].Extension)
+	var v struct{ Pid int }
+	require.NoError(t, json.Unmarshal(data[0].Data, &v))
+	require.NotZero(t, v.Pid)
+	require.False(t, gone(v.Pid))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.Close(ctx)
+	waitFor(t, 5*time.Second, "the extension is gone after Close", func() bool { return gone(v.Pid) })
+	require.Empty(t, errs.String())
+}
+
+func TestChecksum(t *testing.T) {
+	t.Parallel()
+	bin, err := os.ReadFile(pluginPath("happy"))
+	require.NoError(t, err)
+	right := sha256.Sum256(bin)
+	wrong := sha256.Sum256([]byte("another binary"))
+
+	t.Run("mismatch", func(t *testing.T) {
+		t.Parallel()
+		h := startHarness(t, nil, Spec{Path: pluginPath("happy"), Source: "test", Checksum: wrong[:]})
+		require.Empty(t, h.m.Names())
+		require.Contains(t, h.errs.String(), ErrChanged.Error())
+		require.NotContains(t, h.log.String(), "extension started", "the binary was not executed")
+	})
+	t.Run("match", func(t *testing.T) {
+		t.Parallel()
+		h := startHarness(t, nil, Spec{Path: pluginPath("happy"), Source: "test", Checksum: right[:]})
+		require.Equal(t, []string{"happy"}, h.m.Names(), h.errs.String())
+		require.Empty(t, h.errs.String())
+	})
+}
+
+// TestStdinIsNotTheHosts is not parallel: it swaps os.Stdin for a pipe
+// that holds data and is never closed, so an extension given the host's
+// stdin would read it and block.
+func TestStdinIsNotTheHosts(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	_, err = w.WriteString("SECRET\n")
+	require.NoError(t, err)
+	old := os.Stdin
+	os.Stdin = r
+	t.Cleanup(func() {
+		os.Stdin = old
+		_ = w.Close()
+		_ = r.Close()
+	})
+
+	h := startHarness(t, func(o *Options) { o.HookTimeout = 5 * time.Second }, specs("stdin")...)
+	require.Equal(t, []string{"stdin"}, h.m.Names(), h.errs.String())
+	h.sessionStart()
+	data := h.rec.Data()
+	require.Len(t, data, 1, h.errs.String())
+	require.JSONEq(t, `{"read": "", "eof": true}`, string(data[0].Data))
+}

@@ -1,0 +1,252 @@
+package extension
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk/pb"
+)
+
+// pluginDir holds the test plugins built by TestMain and their symlinks.
+var pluginDir string
+
+// childEnv makes the test binary act as a panto host that starts the
+// extension at the path it names, then waits to be killed (TestNoOrphan).
+const childEnv = "PANTO_EXT_TEST_CHILD"
+
+// names a test or benchmark runs the plugins under: the part before "-"
+// picks the behaviour (see testdata/plugins), the whole is the name.
+var sdkNames = []string{
+	"happy", "panic", "sigkill", "exit", "hang", "stdoutearly", "stdouthook",
+	"bg", "pid", "stdin", "bench-hook",
+}
+
+const benchCopies = 10
+
+func TestMain(m *testing.M) {
+	if p := os.Getenv(childEnv); p != "" {
+		os.Exit(runChild(p))
+	}
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "panto-ext-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	pluginDir = dir
+	if err := buildPlugins(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+func buildPlugins(dir string) error {
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, name := range []string{"sdkplug", "rawplug"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./testdata/plugins/"+name)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("build %s: %v\n%s", name, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	links := map[string]string{"v2": "rawplug", "edits": "rawplug"}
+	for _, n := range sdkNames {
+		links[n] = "sdkplug"
+	}
+	for i := range benchCopies {
+		links[fmt.Sprintf("bench-%d", i)] = "sdkplug"
+	}
+	for link, target := range links {
+		if err := os.Symlink(filepath.Join(dir, target), filepath.Join(dir, link)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runChild is the child of TestNoOrphan: a host that starts one extension
+// and waits to be SIGKILLed.
+func runChild(path string) int {
+	m := Start(context.Background(), []Spec{{Path: path, Source: "child"}}, newRecorder(), Options{Errors: os.Stderr, StartTimeout: 10 * time.Second})
+	if len(m.Extensions()) != 1 {
+		return 2
+	}
+	fmt.Println("ready")
+	time.Sleep(time.Minute)
+	return 3
+}
+
+// pluginPath returns the path of a test plugin by the name it runs under.
+func pluginPath(name string) string { return filepath.Join(pluginDir, name) }
+
+func specs(names ...string) []Spec {
+	out := make([]Spec, len(names))
+	for i, n := range names {
+		out[i] = Spec{Path: pluginPath(n), Source: "test"}
+	}
+	return out
+}
+
+// edit is one EditSystem call.
+type edit struct {
+	By   string
+	Mode conversation.Mode
+	Text string
+}
+
+type dataEntry struct {
+	Extension string
+	Data      json.RawMessage
+}
+
+// recorder is a fake session: it records in call order.
+type recorder struct {
+	mu    sync.Mutex
+	edits []edit
+	msgs  []conversation.Message
+	data  []dataEntry
+}
+
+var _ Recorder = (*recorder)(nil)
+
+func newRecorder() *recorder { return &recorder{} }
+
+func (r *recorder) EditSystem(by string, mode conversation.Mode, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.edits = append(r.edits, edit{by, mode, text})
+	r.msgs = append(r.msgs, conversation.SystemMessage(text, mode))
+	return nil
+}
+
+func (r *recorder) EffectiveSystem() []conversation.SystemText {
+	return conversation.EffectiveSystem(r.Messages())
+}
+
+func (r *recorder) Messages() []conversation.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]conversation.Message(nil), r.msgs...)
+}
+
+func (r *recorder) AppendData(extension string, data json.RawMessage) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.data = append(r.data, dataEntry{extension, append(json.RawMessage(nil), data...)})
+	return nil
+}
+
+func (r *recorder) Edits() []edit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]edit(nil), r.edits...)
+}
+
+func (r *recorder) Data() []dataEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]dataEntry(nil), r.data...)
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// harness is a Manager over real plugin processes with a fake session.
+type harness struct {
+	m    *Manager
+	rec  *recorder
+	errs *syncBuffer
+	log  *syncBuffer
+}
+
+func testOptions(errs, log *syncBuffer) Options {
+	return Options{
+		Errors: errs,
+		// Small, yet with room for a loaded machine: only the hang test
+		// relies on it expiring (and sets its own).
+		HookTimeout:  time.Second,
+		StartTimeout: 10 * time.Second,
+		Logger:       hclog.New(&hclog.LoggerOptions{Name: "panto", Output: log, Level: hclog.Trace}),
+	}
+}
+
+// startHarness runs Start on specs; tweak may change the options. The Manager is
+// closed when the test ends.
+func startHarness(t testing.TB, tweak func(*Options), sp ...Spec) *harness {
+	t.Helper()
+	h := &harness{rec: newRecorder(), errs: &syncBuffer{}, log: &syncBuffer{}}
+	opts := testOptions(h.errs, h.log)
+	if tweak != nil {
+		tweak(&opts)
+	}
+	h.m = Start(context.Background(), sp, h.rec, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		h.m.Close(ctx)
+	})
+	return h
+}
+
+func (h *harness) ext(t testing.TB, name string) *Ext {
+	t.Helper()
+	for _, e := range h.m.Extensions() {
+		if e.Name() == name {
+			return e
+		}
+	}
+	require.FailNowf(t, "extension not loaded", "%s; loaded %v; errors: %s", name, h.m.Names(), h.errs.String())
+	return nil
+}
+
+func (h *harness) sessionStart() {
+	h.m.SessionStart(context.Background(), &pb.SessionStart{SessionId: "test-session"})
+}
+
+// waitFor polls cond for up to d.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	require.Eventually(t, cond, d, 10*time.Millisecond, what)
+}

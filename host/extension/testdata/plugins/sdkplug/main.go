@@ -1,0 +1,144 @@
+// Command sdkplug is a test extension built on sdk.Serve. What it does is
+// chosen by the name it is run under (os.Args[0]'s base name up to the
+// first "-"), so one binary serves every test through symlinks; the full
+// base name is its extension name.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+type ext struct {
+	sdk.Base
+	behaviour string
+}
+
+func (e *ext) Describe() sdk.Info {
+	return sdk.Info{Version: "0.0.1", Description: "test extension (" + e.behaviour + ")"}
+}
+
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) error {
+	switch e.behaviour {
+	case "happy":
+		for _, f := range []func() error{
+			func() error { return h.AddSystemMessage(ctx, "one") },
+			func() error { return h.AddSystemMessage(ctx, "two") },
+			func() error { return h.ReplaceSystemMessage(ctx, "three") },
+		} {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+	case "panic", "sigkill", "exit", "hang":
+		crash(e.behaviour)
+	case "stdouthook":
+		fmt.Println("PRINTED-IN-HOOK")
+		return h.AddSystemMessage(ctx, "still here")
+	case "bg":
+		go func() {
+			for i := range 5 {
+				time.Sleep(20 * time.Millisecond)
+				if err := h.AddSystemMessage(context.Background(), fmt.Sprintf("bg %d", i)); err != nil {
+					h.Logger().Error("background edit", "error", err)
+				}
+			}
+		}()
+	case "pid":
+		return h.AppendData(ctx, map[string]int{"pid": os.Getpid()})
+	case "stdin":
+		return h.AppendData(ctx, readStdin())
+	case "bench":
+		return h.AddSystemMessage(ctx, "x")
+	}
+	return nil
+}
+
+func (e *ext) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) error {
+	switch e.behaviour {
+	case "panic", "sigkill", "exit", "hang":
+		crash(e.behaviour)
+	}
+	return nil
+}
+
+func (e *ext) Commands() []sdk.Command {
+	if e.behaviour != "happy" {
+		return nil
+	}
+	return []sdk.Command{{
+		Name:        "greet",
+		Description: "greets and records it",
+		Usage:       "NAME",
+		Run: func(ctx context.Context, h sdk.Host, req sdk.CommandRequest) (sdk.CommandResponse, error) {
+			if err := h.AddSystemMessage(ctx, "greeted "+req.Args); err != nil {
+				return sdk.CommandResponse{}, err
+			}
+			return sdk.CommandResponse{Output: "hello " + req.Args}, nil
+		},
+	}}
+}
+
+func crash(how string) {
+	switch how {
+	case "panic":
+		panic("test extension panics on purpose")
+	case "sigkill":
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Minute)
+	case "exit":
+		os.Exit(3)
+	case "hang":
+		time.Sleep(10 * time.Second)
+	}
+}
+
+// stdinResult is what the stdin behaviour reports through AppendData.
+type stdinResult struct {
+	Read string `json:"read"`
+	EOF  bool   `json:"eof"`
+	Err  string `json:"err,omitempty"`
+}
+
+func readStdin() stdinResult {
+	ch := make(chan stdinResult, 1)
+	go func() {
+		b, err := io.ReadAll(os.Stdin)
+		r := stdinResult{Read: string(b), EOF: err == nil}
+		if err != nil {
+			r.Err = err.Error()
+		}
+		ch <- r
+	}()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(time.Second):
+		return stdinResult{Err: "blocked: stdin did not reach EOF"}
+	}
+}
+
+func main() {
+	name := filepath.Base(os.Args[0])
+	behaviour, _, _ := strings.Cut(name, "-")
+	if f := os.Getenv("PANTO_TEST_PIDFILE"); f != "" {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, errors.New("write pid file: "+err.Error()))
+			os.Exit(1)
+		}
+	}
+	if behaviour == "stdoutearly" {
+		fmt.Println("hello from main, before the handshake")
+	}
+	sdk.Serve(&ext{behaviour: behaviour})
+}
