@@ -33,6 +33,9 @@ type Session struct {
 
 	hooks    TurnHooks
 	onSystem func(mode conversation.Mode, text, by string)
+	tools    ToolRunner
+	observer ToolObserver
+	maxSteps int
 }
 
 // TurnHooks are told of a turn's progress; the extension manager fits.
@@ -311,11 +314,17 @@ type Sender interface {
 	Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error)
 }
 
-// Turn records the user's message, sends the conversation to p and records
-// the reply. req supplies the model settings; its Messages are replaced
-// with the conversation's. If the request fails or is cancelled, the
-// user's message stays recorded and no reply is: nothing half-received is
-// ever written.
+// Turn records the user's message and runs the agent loop: send the
+// conversation to p, record the reply, run its tool calls (several at
+// once, results recorded in call order), and send again, until a reply
+// calls no tool or max_steps is reached (ErrMaxSteps, wrapped, with the
+// last reply). req supplies the model settings; its Messages and Tools are
+// filled in here.
+//
+// Nothing half-done is recorded: a failed or cancelled request records no
+// reply, and every recorded tool call gets a result — calls cut short by
+// cancellation get an "interrupted" error result — so the log stays valid
+// and resumable.
 func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conversation.Message, fn serializers.DeltaFunc) (serializers.Reply, error) {
 	if err := s.Record(user); err != nil {
 		return serializers.Reply{}, err
@@ -323,22 +332,50 @@ func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conv
 	if s.hooks != nil {
 		s.hooks.BeforeTurn(ctx, user.Text())
 	}
-	req.Messages = s.Messages()
-	reply, err := p.Send(ctx, req, fn)
-	if err != nil {
-		return serializers.Reply{}, err
+	for step := 1; ; step++ {
+		req.Tools = s.offer(ctx, step)
+		req.Messages = s.Messages()
+		reply, err := p.Send(ctx, req, fn)
+		if err != nil {
+			return serializers.Reply{}, err
+		}
+		if len(reply.Message.Content) == 0 {
+			// An empty reply (a refusal, a max_tokens cut before any
+			// text) is still the model's turn; record it as an empty
+			// text so the conversation keeps its shape.
+			reply.Message = conversation.AssistantText("")
+		}
+		if err := s.Record(reply.Message); err != nil {
+			return serializers.Reply{}, fmt.Errorf("record reply: %w", err)
+		}
+		uses := reply.Message.ToolUses()
+		if len(uses) == 0 {
+			if s.hooks != nil {
+				s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
+			}
+			return reply, nil
+		}
+		if s.maxSteps > 0 && step >= s.maxSteps {
+			why := fmt.Sprintf("not run: the turn reached max_steps (%d); the user can send a message to go on", s.maxSteps)
+			if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: notRun(uses, why)}); err != nil {
+				return serializers.Reply{}, fmt.Errorf("record tool results: %w", err)
+			}
+			if s.hooks != nil {
+				s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
+			}
+			return reply, fmt.Errorf("%w (%d requests)", ErrMaxSteps, step)
+		}
+		var results []conversation.Block
+		if ctx.Err() != nil {
+			results = notRun(uses, "not run: interrupted by the user")
+		} else {
+			results = s.runTools(ctx, uses)
+		}
+		if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: results}); err != nil {
+			return serializers.Reply{}, fmt.Errorf("record tool results: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return serializers.Reply{}, fmt.Errorf("turn stopped after its tool calls: %w", context.Cause(ctx))
+		}
 	}
-	if len(reply.Message.Content) == 0 {
-		// An empty reply (a refusal, a max_tokens cut before any text) is
-		// still the model's turn; record it as an empty text so the
-		// conversation keeps its shape.
-		reply.Message = conversation.AssistantText("")
-	}
-	if err := s.Record(reply.Message); err != nil {
-		return serializers.Reply{}, fmt.Errorf("record reply: %w", err)
-	}
-	if s.hooks != nil {
-		s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
-	}
-	return reply, nil
 }

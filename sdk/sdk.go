@@ -14,7 +14,8 @@ const APIVersion = 1
 
 // Extension is what Serve runs. Embed Base to implement it, then implement
 // the optional interfaces (SessionStarter, BeforeTurner, TurnEnder,
-// SystemPromptWatcher, SessionEnder, CommandProvider, Describer) for the
+// SystemPromptWatcher, SessionEnder, CommandProvider, ToolProvider,
+// ToolCallWatcher, ToolResultWatcher, BeforeRequester, Describer) for the
 // hooks you want; panto calls only those.
 type Extension interface {
 	isExtension()
@@ -184,6 +185,15 @@ func Events(ext Extension) []string {
 	}
 	if _, ok := ext.(SessionEnder); ok {
 		out = append(out, EventSessionEnd)
+	}
+	if _, ok := ext.(ToolCallWatcher); ok {
+		out = append(out, EventToolCall)
+	}
+	if _, ok := ext.(ToolResultWatcher); ok {
+		out = append(out, EventToolResult)
+	}
+	if _, ok := ext.(BeforeRequester); ok {
+		out = append(out, EventBeforeRequest)
 	}
 	return out
 }

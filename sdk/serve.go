@@ -104,14 +104,20 @@ type server struct {
 	logger   hclog.Logger
 	host     Host
 	commands map[string]Command
+	tools    map[string]Tool
 }
 
 func newServer(ext Extension, broker *plugin.GRPCBroker, logger hclog.Logger) *server {
-	s := &server{ext: ext, broker: broker, logger: logger, commands: map[string]Command{}}
+	s := &server{ext: ext, broker: broker, logger: logger, commands: map[string]Command{}, tools: map[string]Tool{}}
 	s.host = noHost{logger}
 	if cp, ok := ext.(CommandProvider); ok {
 		for _, c := range cp.Commands() {
 			s.commands[c.Name] = c
+		}
+	}
+	if tp, ok := ext.(ToolProvider); ok {
+		for _, t := range tp.Tools() {
+			s.tools[t.Name] = t
 		}
 	}
 	return s
@@ -150,12 +156,56 @@ func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitRespons
 			resp.Commands = append(resp.Commands, &pb.Command{Name: c.Name, Description: c.Description, Usage: c.Usage})
 		}
 	}
+	if tp, ok := s.ext.(ToolProvider); ok {
+		for _, t := range tp.Tools() {
+			resp.Tools = append(resp.Tools, &pb.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Guidance: t.Guidance})
+		}
+	}
 	return resp, nil
 }
 
 func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.EventResponse, error) {
+	switch p := req.Payload.(type) {
+	case *pb.EventRequest_ToolCall:
+		if h, ok := s.ext.(ToolCallWatcher); ok {
+			d, err := h.ToolCall(ctx, s.host, toolCall(p.ToolCall))
+			return &pb.EventResponse{Error: errMsg(err), Block: d.Block, BlockReason: d.Reason}, nil
+		}
+		return &pb.EventResponse{}, nil
+	case *pb.EventRequest_ToolResult:
+		if h, ok := s.ext.(ToolResultWatcher); ok {
+			ev := ToolResultEvent{Call: toolCall(p.ToolResult.GetCall()),
+				Result: ToolResult{Content: p.ToolResult.GetContent(), IsError: p.ToolResult.GetIsError()}}
+			ch, err := h.ToolResult(ctx, s.host, ev)
+			return &pb.EventResponse{Error: errMsg(err), Amend: ch.Amend, Content: ch.Result.Content, IsError: ch.Result.IsError}, nil
+		}
+		return &pb.EventResponse{}, nil
+	case *pb.EventRequest_BeforeRequest:
+		if h, ok := s.ext.(BeforeRequester); ok {
+			r, err := h.BeforeRequest(ctx, s.host, BeforeRequestEvent{Tools: p.BeforeRequest.GetTools(), Step: int(p.BeforeRequest.GetStep())})
+			return &pb.EventResponse{Error: errMsg(err), Narrow: r.Narrow, Tools: r.Tools}, nil
+		}
+		return &pb.EventResponse{}, nil
+	}
 	err := s.dispatch(ctx, req)
 	return &pb.EventResponse{Error: errMsg(err)}, nil
+}
+
+func toolCall(c *pb.ToolCall) ToolCall {
+	return ToolCall{ID: c.GetId(), Name: c.GetName(), Input: c.GetInput()}
+}
+
+func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.ToolCallResponse, error) {
+	call := toolCall(req.GetCall())
+	t, ok := s.tools[call.Name]
+	if !ok || t.Run == nil {
+		return &pb.ToolCallResponse{Content: "unknown tool " + call.Name, IsError: true}, nil
+	}
+	res, err := t.Run(ctx, s.host, call)
+	if err != nil {
+		return &pb.ToolCallResponse{Content: err.Error(), IsError: true}, nil
+	}
+	return &pb.ToolCallResponse{Content: res.Content, IsError: res.IsError}, nil
 }
 
 func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
@@ -112,7 +113,10 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.sess.SetMaxSteps(a.cfg.MaxSteps)
 	if c.exts != nil {
+		c.sess.SetTools(c.exts)
+		c.exts.RecordGuidance(c.sess)
 		c.exts.SessionStart(ctx, &pb.SessionStart{
 			Resumed: !res.Fresh, Reseeded: res.Reseeded, SessionId: c.sess.ID(), SessionPath: c.sess.Path(),
 		})
@@ -148,6 +152,13 @@ func (c *chat) close() {
 func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 	ctx, stop := c.e.interruptible(ctx)
 	defer stop()
+	// Tool calls show as they happen: on stderr in print mode (stdout
+	// carries only the reply), inline in interactive mode.
+	progress := c.e.stderr
+	if out == c.e.stdout && c.e.terminal {
+		progress = out
+	}
+	c.sess.SetToolObserver(&toolPrinter{w: progress})
 	wroteNL := true
 	reply, err := c.sess.Turn(ctx, c.prov, c.req, conversation.UserText(text), func(d serializers.Delta) {
 		if d.Kind == serializers.DeltaText && d.Text != "" {
@@ -163,9 +174,13 @@ func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 	if !wroteNL {
 		io.WriteString(out, "\n")
 	}
+	if errors.Is(err, host.ErrMaxSteps) {
+		fmt.Fprintf(c.e.stderr, "panto: %v; send a message to go on (config max_steps)\n", err)
+		return nil
+	}
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errInterrupted) {
-			return fmt.Errorf("%w (nothing of the reply was recorded)", errInterrupted)
+			return fmt.Errorf("%w (no half reply was recorded; tool calls cut short have error results)", errInterrupted)
 		}
 		return err
 	}
@@ -312,4 +327,32 @@ func (c *chat) showSession(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", c.sess.ID(), c.sess.Path(), len(c.sess.Messages()))
 	return nil
+}
+
+// toolPrinter shows each tool call and a one-line result as it happens.
+type toolPrinter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *toolPrinter) ToolStarted(call conversation.Block) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "→ %s %s\n", call.Name, oneLine(string(call.Input), 100))
+}
+
+func (p *toolPrinter) ToolDone(call, result conversation.Block) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	text := result.ResultText()
+	mark := "←"
+	if result.IsError {
+		mark = "✗"
+	}
+	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	summary := oneLine(text, 80)
+	if lines > 1 {
+		summary = fmt.Sprintf("%s (%d lines)", summary, lines)
+	}
+	fmt.Fprintf(p.w, "%s %s: %s\n", mark, call.Name, summary)
 }

@@ -182,6 +182,7 @@ func (a *app) extOptions(e *env, sessionID string) extension.Options {
 		Errors:       e.stderr,
 		StartTimeout: a.cfg.ExtensionStartTimeout,
 		HookTimeout:  a.cfg.HookTimeout,
+		ToolTimeout:  a.cfg.ToolTimeout,
 		HostVersion:  version,
 		SessionID:    sessionID,
 		CWD:          a.dirs.CWD,

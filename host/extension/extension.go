@@ -75,6 +75,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// HookTimeout bounds each hook and command (default 5 s).
 	HookTimeout time.Duration
+	// ToolTimeout bounds each tool call (default 15 min; a tool such as
+	// bash has its own, shorter limit).
+	ToolTimeout time.Duration
 	// HostVersion is panto's version, sent in Init.
 	HostVersion string
 	// SessionID and CWD are sent in Init.
@@ -93,6 +96,9 @@ func (o *Options) defaults() {
 	}
 	if o.HookTimeout <= 0 {
 		o.HookTimeout = 5 * time.Second
+	}
+	if o.ToolTimeout <= 0 {
+		o.ToolTimeout = 15 * time.Minute
 	}
 }
 

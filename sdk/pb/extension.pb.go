@@ -196,9 +196,12 @@ type InitResponse struct {
 	Description string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
 	// events lists the events the extension handles (see EventRequest);
 	// panto sends no other.
-	Events        []string   `protobuf:"bytes,5,rep,name=events,proto3" json:"events,omitempty"`
-	Commands      []*Command `protobuf:"bytes,6,rep,name=commands,proto3" json:"commands,omitempty"`
-	Error         *Error     `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	Events   []string   `protobuf:"bytes,5,rep,name=events,proto3" json:"events,omitempty"`
+	Commands []*Command `protobuf:"bytes,6,rep,name=commands,proto3" json:"commands,omitempty"`
+	Error    *Error     `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	// tools the extension offers the model; panto dispatches their calls to
+	// CallTool.
+	Tools         []*Tool `protobuf:"bytes,8,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -282,6 +285,84 @@ func (x *InitResponse) GetError() *Error {
 	return nil
 }
 
+func (x *InitResponse) GetTools() []*Tool {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+type Tool struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name as the model calls it: letters, digits, _ and -, at most 64.
+	Name        string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// parameters is the JSON schema of the input, an object schema.
+	Parameters []byte `protobuf:"bytes,3,opt,name=parameters,proto3" json:"parameters,omitempty"`
+	// guidance is optional prompt text on how to use the tool.
+	Guidance      string `protobuf:"bytes,4,opt,name=guidance,proto3" json:"guidance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Tool) Reset() {
+	*x = Tool{}
+	mi := &file_sdk_pb_extension_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Tool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Tool) ProtoMessage() {}
+
+func (x *Tool) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_pb_extension_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Tool.ProtoReflect.Descriptor instead.
+func (*Tool) Descriptor() ([]byte, []int) {
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Tool) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Tool) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Tool) GetParameters() []byte {
+	if x != nil {
+		return x.Parameters
+	}
+	return nil
+}
+
+func (x *Tool) GetGuidance() string {
+	if x != nil {
+		return x.Guidance
+	}
+	return ""
+}
+
 type Command struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// name without the slash: "system-append".
@@ -295,7 +376,7 @@ type Command struct {
 
 func (x *Command) Reset() {
 	*x = Command{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[3]
+	mi := &file_sdk_pb_extension_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -307,7 +388,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[3]
+	mi := &file_sdk_pb_extension_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -320,7 +401,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{3}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Command) GetName() string {
@@ -351,6 +432,9 @@ func (x *Command) GetUsage() string {
 //	turn_end               TurnEnd
 //	system_prompt_changed  SystemPromptChanged (delivered asynchronously)
 //	session_end            SessionEnd
+//	tool_call              ToolCall: may block the call with a reason
+//	tool_result            ToolResult: may amend the result
+//	before_request         BeforeRequest: may narrow the tools offered
 type EventRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Event string                 `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
@@ -361,6 +445,9 @@ type EventRequest struct {
 	//	*EventRequest_TurnEnd
 	//	*EventRequest_SystemPromptChanged
 	//	*EventRequest_SessionEnd
+	//	*EventRequest_ToolCall
+	//	*EventRequest_ToolResult
+	//	*EventRequest_BeforeRequest
 	Payload       isEventRequest_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -368,7 +455,7 @@ type EventRequest struct {
 
 func (x *EventRequest) Reset() {
 	*x = EventRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[4]
+	mi := &file_sdk_pb_extension_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -380,7 +467,7 @@ func (x *EventRequest) String() string {
 func (*EventRequest) ProtoMessage() {}
 
 func (x *EventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[4]
+	mi := &file_sdk_pb_extension_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -393,7 +480,7 @@ func (x *EventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventRequest.ProtoReflect.Descriptor instead.
 func (*EventRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{4}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *EventRequest) GetEvent() string {
@@ -455,6 +542,33 @@ func (x *EventRequest) GetSessionEnd() *SessionEnd {
 	return nil
 }
 
+func (x *EventRequest) GetToolCall() *ToolCall {
+	if x != nil {
+		if x, ok := x.Payload.(*EventRequest_ToolCall); ok {
+			return x.ToolCall
+		}
+	}
+	return nil
+}
+
+func (x *EventRequest) GetToolResult() *ToolResult {
+	if x != nil {
+		if x, ok := x.Payload.(*EventRequest_ToolResult); ok {
+			return x.ToolResult
+		}
+	}
+	return nil
+}
+
+func (x *EventRequest) GetBeforeRequest() *BeforeRequest {
+	if x != nil {
+		if x, ok := x.Payload.(*EventRequest_BeforeRequest); ok {
+			return x.BeforeRequest
+		}
+	}
+	return nil
+}
+
 type isEventRequest_Payload interface {
 	isEventRequest_Payload()
 }
@@ -479,6 +593,18 @@ type EventRequest_SessionEnd struct {
 	SessionEnd *SessionEnd `protobuf:"bytes,6,opt,name=session_end,json=sessionEnd,proto3,oneof"`
 }
 
+type EventRequest_ToolCall struct {
+	ToolCall *ToolCall `protobuf:"bytes,7,opt,name=tool_call,json=toolCall,proto3,oneof"`
+}
+
+type EventRequest_ToolResult struct {
+	ToolResult *ToolResult `protobuf:"bytes,8,opt,name=tool_result,json=toolResult,proto3,oneof"`
+}
+
+type EventRequest_BeforeRequest struct {
+	BeforeRequest *BeforeRequest `protobuf:"bytes,9,opt,name=before_request,json=beforeRequest,proto3,oneof"`
+}
+
 func (*EventRequest_SessionStart) isEventRequest_Payload() {}
 
 func (*EventRequest_BeforeTurn) isEventRequest_Payload() {}
@@ -488,6 +614,187 @@ func (*EventRequest_TurnEnd) isEventRequest_Payload() {}
 func (*EventRequest_SystemPromptChanged) isEventRequest_Payload() {}
 
 func (*EventRequest_SessionEnd) isEventRequest_Payload() {}
+
+func (*EventRequest_ToolCall) isEventRequest_Payload() {}
+
+func (*EventRequest_ToolResult) isEventRequest_Payload() {}
+
+func (*EventRequest_BeforeRequest) isEventRequest_Payload() {}
+
+type ToolCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// input is the JSON object the model sent.
+	Input         []byte `protobuf:"bytes,3,opt,name=input,proto3" json:"input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCall) Reset() {
+	*x = ToolCall{}
+	mi := &file_sdk_pb_extension_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCall) ProtoMessage() {}
+
+func (x *ToolCall) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_pb_extension_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
+func (*ToolCall) Descriptor() ([]byte, []int) {
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ToolCall) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ToolCall) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolCall) GetInput() []byte {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+type ToolResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Call          *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	Content       string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	IsError       bool                   `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolResult) Reset() {
+	*x = ToolResult{}
+	mi := &file_sdk_pb_extension_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolResult) ProtoMessage() {}
+
+func (x *ToolResult) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_pb_extension_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
+func (*ToolResult) Descriptor() ([]byte, []int) {
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ToolResult) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *ToolResult) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ToolResult) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+type BeforeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tools are the names about to be offered, in order.
+	Tools []string `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	// step counts the model requests of this turn, from 1.
+	Step          uint32 `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeforeRequest) Reset() {
+	*x = BeforeRequest{}
+	mi := &file_sdk_pb_extension_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeforeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeforeRequest) ProtoMessage() {}
+
+func (x *BeforeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_pb_extension_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeforeRequest.ProtoReflect.Descriptor instead.
+func (*BeforeRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *BeforeRequest) GetTools() []string {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *BeforeRequest) GetStep() uint32 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
 
 type SessionStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -504,7 +811,7 @@ type SessionStart struct {
 
 func (x *SessionStart) Reset() {
 	*x = SessionStart{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[5]
+	mi := &file_sdk_pb_extension_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +823,7 @@ func (x *SessionStart) String() string {
 func (*SessionStart) ProtoMessage() {}
 
 func (x *SessionStart) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[5]
+	mi := &file_sdk_pb_extension_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +836,7 @@ func (x *SessionStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionStart.ProtoReflect.Descriptor instead.
 func (*SessionStart) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{5}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SessionStart) GetResumed() bool {
@@ -570,7 +877,7 @@ type BeforeTurn struct {
 
 func (x *BeforeTurn) Reset() {
 	*x = BeforeTurn{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[6]
+	mi := &file_sdk_pb_extension_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -582,7 +889,7 @@ func (x *BeforeTurn) String() string {
 func (*BeforeTurn) ProtoMessage() {}
 
 func (x *BeforeTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[6]
+	mi := &file_sdk_pb_extension_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -595,7 +902,7 @@ func (x *BeforeTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeTurn.ProtoReflect.Descriptor instead.
 func (*BeforeTurn) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{6}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BeforeTurn) GetUserText() string {
@@ -617,7 +924,7 @@ type TurnEnd struct {
 
 func (x *TurnEnd) Reset() {
 	*x = TurnEnd{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[7]
+	mi := &file_sdk_pb_extension_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -629,7 +936,7 @@ func (x *TurnEnd) String() string {
 func (*TurnEnd) ProtoMessage() {}
 
 func (x *TurnEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[7]
+	mi := &file_sdk_pb_extension_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -642,7 +949,7 @@ func (x *TurnEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnEnd.ProtoReflect.Descriptor instead.
 func (*TurnEnd) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{7}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *TurnEnd) GetAssistantMessage() []byte {
@@ -673,7 +980,7 @@ type SystemPromptChanged struct {
 
 func (x *SystemPromptChanged) Reset() {
 	*x = SystemPromptChanged{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[8]
+	mi := &file_sdk_pb_extension_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +992,7 @@ func (x *SystemPromptChanged) String() string {
 func (*SystemPromptChanged) ProtoMessage() {}
 
 func (x *SystemPromptChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[8]
+	mi := &file_sdk_pb_extension_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +1005,7 @@ func (x *SystemPromptChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemPromptChanged.ProtoReflect.Descriptor instead.
 func (*SystemPromptChanged) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{8}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SystemPromptChanged) GetMode() string {
@@ -730,7 +1037,7 @@ type SessionEnd struct {
 
 func (x *SessionEnd) Reset() {
 	*x = SessionEnd{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[9]
+	mi := &file_sdk_pb_extension_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +1049,7 @@ func (x *SessionEnd) String() string {
 func (*SessionEnd) ProtoMessage() {}
 
 func (x *SessionEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[9]
+	mi := &file_sdk_pb_extension_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +1062,7 @@ func (x *SessionEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEnd.ProtoReflect.Descriptor instead.
 func (*SessionEnd) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{9}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{13}
 }
 
 type EventResponse struct {
@@ -763,14 +1070,25 @@ type EventResponse struct {
 	Error *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
 	// edits are applied in order when the hook returns, as if the extension
 	// had called AddSystemMessage / ReplaceSystemMessage.
-	Edits         []*SystemEdit `protobuf:"bytes,2,rep,name=edits,proto3" json:"edits,omitempty"`
+	Edits []*SystemEdit `protobuf:"bytes,2,rep,name=edits,proto3" json:"edits,omitempty"`
+	// tool_call: block the call; the model sees block_reason as the result.
+	Block       bool   `protobuf:"varint,3,opt,name=block,proto3" json:"block,omitempty"`
+	BlockReason string `protobuf:"bytes,4,opt,name=block_reason,json=blockReason,proto3" json:"block_reason,omitempty"`
+	// tool_result: replace the result with this one when amend is set.
+	Amend   bool   `protobuf:"varint,5,opt,name=amend,proto3" json:"amend,omitempty"`
+	Content string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	IsError bool   `protobuf:"varint,7,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// before_request: offer only these tools when narrow is set (names not
+	// offered already are ignored; the tool set only ever shrinks).
+	Narrow        bool     `protobuf:"varint,8,opt,name=narrow,proto3" json:"narrow,omitempty"`
+	Tools         []string `protobuf:"bytes,9,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EventResponse) Reset() {
 	*x = EventResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[10]
+	mi := &file_sdk_pb_extension_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -782,7 +1100,7 @@ func (x *EventResponse) String() string {
 func (*EventResponse) ProtoMessage() {}
 
 func (x *EventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[10]
+	mi := &file_sdk_pb_extension_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -795,7 +1113,7 @@ func (x *EventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResponse.ProtoReflect.Descriptor instead.
 func (*EventResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{10}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *EventResponse) GetError() *Error {
@@ -812,6 +1130,152 @@ func (x *EventResponse) GetEdits() []*SystemEdit {
 	return nil
 }
 
+func (x *EventResponse) GetBlock() bool {
+	if x != nil {
+		return x.Block
+	}
+	return false
+}
+
+func (x *EventResponse) GetBlockReason() string {
+	if x != nil {
+		return x.BlockReason
+	}
+	return ""
+}
+
+func (x *EventResponse) GetAmend() bool {
+	if x != nil {
+		return x.Amend
+	}
+	return false
+}
+
+func (x *EventResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *EventResponse) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+func (x *EventResponse) GetNarrow() bool {
+	if x != nil {
+		return x.Narrow
+	}
+	return false
+}
+
+func (x *EventResponse) GetTools() []string {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+type ToolCallRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Call          *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCallRequest) Reset() {
+	*x = ToolCallRequest{}
+	mi := &file_sdk_pb_extension_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCallRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCallRequest) ProtoMessage() {}
+
+func (x *ToolCallRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_pb_extension_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCallRequest.ProtoReflect.Descriptor instead.
+func (*ToolCallRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ToolCallRequest) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+type ToolCallResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// content is the result the model reads; is_error marks a failed call.
+	Content       string `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	IsError       bool   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCallResponse) Reset() {
+	*x = ToolCallResponse{}
+	mi := &file_sdk_pb_extension_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCallResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCallResponse) ProtoMessage() {}
+
+func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_pb_extension_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCallResponse.ProtoReflect.Descriptor instead.
+func (*ToolCallResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ToolCallResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ToolCallResponse) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
 type SystemEdit struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// mode is "append" or "replace".
@@ -823,7 +1287,7 @@ type SystemEdit struct {
 
 func (x *SystemEdit) Reset() {
 	*x = SystemEdit{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[11]
+	mi := &file_sdk_pb_extension_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -835,7 +1299,7 @@ func (x *SystemEdit) String() string {
 func (*SystemEdit) ProtoMessage() {}
 
 func (x *SystemEdit) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[11]
+	mi := &file_sdk_pb_extension_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -848,7 +1312,7 @@ func (x *SystemEdit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEdit.ProtoReflect.Descriptor instead.
 func (*SystemEdit) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{11}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SystemEdit) GetMode() string {
@@ -876,7 +1340,7 @@ type CommandRequest struct {
 
 func (x *CommandRequest) Reset() {
 	*x = CommandRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[12]
+	mi := &file_sdk_pb_extension_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +1352,7 @@ func (x *CommandRequest) String() string {
 func (*CommandRequest) ProtoMessage() {}
 
 func (x *CommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[12]
+	mi := &file_sdk_pb_extension_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +1365,7 @@ func (x *CommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
 func (*CommandRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{12}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CommandRequest) GetName() string {
@@ -930,7 +1394,7 @@ type CommandResponse struct {
 
 func (x *CommandResponse) Reset() {
 	*x = CommandResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[13]
+	mi := &file_sdk_pb_extension_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -942,7 +1406,7 @@ func (x *CommandResponse) String() string {
 func (*CommandResponse) ProtoMessage() {}
 
 func (x *CommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[13]
+	mi := &file_sdk_pb_extension_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -955,7 +1419,7 @@ func (x *CommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
 func (*CommandResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{13}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CommandResponse) GetOutput() string {
@@ -987,7 +1451,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[14]
+	mi := &file_sdk_pb_extension_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -999,7 +1463,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[14]
+	mi := &file_sdk_pb_extension_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1012,7 +1476,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{14}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{20}
 }
 
 type ShutdownResponse struct {
@@ -1023,7 +1487,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[15]
+	mi := &file_sdk_pb_extension_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1499,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[15]
+	mi := &file_sdk_pb_extension_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1512,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{15}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{21}
 }
 
 type SystemEditRequest struct {
@@ -1060,7 +1524,7 @@ type SystemEditRequest struct {
 
 func (x *SystemEditRequest) Reset() {
 	*x = SystemEditRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[16]
+	mi := &file_sdk_pb_extension_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1536,7 @@ func (x *SystemEditRequest) String() string {
 func (*SystemEditRequest) ProtoMessage() {}
 
 func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[16]
+	mi := &file_sdk_pb_extension_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1549,7 @@ func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditRequest.ProtoReflect.Descriptor instead.
 func (*SystemEditRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{16}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SystemEditRequest) GetText() string {
@@ -1104,7 +1568,7 @@ type SystemEditResponse struct {
 
 func (x *SystemEditResponse) Reset() {
 	*x = SystemEditResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[17]
+	mi := &file_sdk_pb_extension_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1116,7 +1580,7 @@ func (x *SystemEditResponse) String() string {
 func (*SystemEditResponse) ProtoMessage() {}
 
 func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[17]
+	mi := &file_sdk_pb_extension_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1129,7 +1593,7 @@ func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditResponse.ProtoReflect.Descriptor instead.
 func (*SystemEditResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{17}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SystemEditResponse) GetError() *Error {
@@ -1147,7 +1611,7 @@ type GetSystemPromptRequest struct {
 
 func (x *GetSystemPromptRequest) Reset() {
 	*x = GetSystemPromptRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[18]
+	mi := &file_sdk_pb_extension_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1623,7 @@ func (x *GetSystemPromptRequest) String() string {
 func (*GetSystemPromptRequest) ProtoMessage() {}
 
 func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[18]
+	mi := &file_sdk_pb_extension_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1636,7 @@ func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{18}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{24}
 }
 
 type GetSystemPromptResponse struct {
@@ -1185,7 +1649,7 @@ type GetSystemPromptResponse struct {
 
 func (x *GetSystemPromptResponse) Reset() {
 	*x = GetSystemPromptResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[19]
+	mi := &file_sdk_pb_extension_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1661,7 @@ func (x *GetSystemPromptResponse) String() string {
 func (*GetSystemPromptResponse) ProtoMessage() {}
 
 func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[19]
+	mi := &file_sdk_pb_extension_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1674,7 @@ func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{19}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetSystemPromptResponse) GetBlocks() []string {
@@ -1228,7 +1692,7 @@ type GetMessagesRequest struct {
 
 func (x *GetMessagesRequest) Reset() {
 	*x = GetMessagesRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[20]
+	mi := &file_sdk_pb_extension_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1240,7 +1704,7 @@ func (x *GetMessagesRequest) String() string {
 func (*GetMessagesRequest) ProtoMessage() {}
 
 func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[20]
+	mi := &file_sdk_pb_extension_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1253,7 +1717,7 @@ func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesRequest.ProtoReflect.Descriptor instead.
 func (*GetMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{20}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{26}
 }
 
 type GetMessagesResponse struct {
@@ -1266,7 +1730,7 @@ type GetMessagesResponse struct {
 
 func (x *GetMessagesResponse) Reset() {
 	*x = GetMessagesResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[21]
+	mi := &file_sdk_pb_extension_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1278,7 +1742,7 @@ func (x *GetMessagesResponse) String() string {
 func (*GetMessagesResponse) ProtoMessage() {}
 
 func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[21]
+	mi := &file_sdk_pb_extension_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1291,7 +1755,7 @@ func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesResponse.ProtoReflect.Descriptor instead.
 func (*GetMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{21}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetMessagesResponse) GetMessages() []byte {
@@ -1311,7 +1775,7 @@ type AppendDataRequest struct {
 
 func (x *AppendDataRequest) Reset() {
 	*x = AppendDataRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[22]
+	mi := &file_sdk_pb_extension_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1787,7 @@ func (x *AppendDataRequest) String() string {
 func (*AppendDataRequest) ProtoMessage() {}
 
 func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[22]
+	mi := &file_sdk_pb_extension_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1800,7 @@ func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataRequest.ProtoReflect.Descriptor instead.
 func (*AppendDataRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{22}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AppendDataRequest) GetData() []byte {
@@ -1355,7 +1819,7 @@ type AppendDataResponse struct {
 
 func (x *AppendDataResponse) Reset() {
 	*x = AppendDataResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[23]
+	mi := &file_sdk_pb_extension_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1367,7 +1831,7 @@ func (x *AppendDataResponse) String() string {
 func (*AppendDataResponse) ProtoMessage() {}
 
 func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[23]
+	mi := &file_sdk_pb_extension_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1380,7 +1844,7 @@ func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataResponse.ProtoReflect.Descriptor instead.
 func (*AppendDataResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{23}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AppendDataResponse) GetError() *Error {
@@ -1401,7 +1865,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[24]
+	mi := &file_sdk_pb_extension_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1413,7 +1877,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[24]
+	mi := &file_sdk_pb_extension_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1426,7 +1890,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{24}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1451,7 +1915,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[25]
+	mi := &file_sdk_pb_extension_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1927,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[25]
+	mi := &file_sdk_pb_extension_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1940,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{25}
+	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{31}
 }
 
 var File_sdk_pb_extension_proto protoreflect.FileDescriptor
@@ -1494,7 +1958,7 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\fhost_version\x18\x04 \x01(\tR\vhostVersion\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x05 \x01(\tR\tsessionId\x12\x10\n" +
-	"\x03cwd\x18\x06 \x01(\tR\x03cwd\"\x81\x02\n" +
+	"\x03cwd\x18\x06 \x01(\tR\x03cwd\"\xb1\x02\n" +
 	"\fInitResponse\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12\x12\n" +
@@ -1503,11 +1967,19 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x16\n" +
 	"\x06events\x18\x05 \x03(\tR\x06events\x127\n" +
 	"\bcommands\x18\x06 \x03(\v2\x1b.panto.extension.v1.CommandR\bcommands\x12/\n" +
-	"\x05error\x18\a \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"U\n" +
+	"\x05error\x18\a \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\x12.\n" +
+	"\x05tools\x18\b \x03(\v2\x18.panto.extension.v1.ToolR\x05tools\"x\n" +
+	"\x04Tool\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1e\n" +
+	"\n" +
+	"parameters\x18\x03 \x01(\fR\n" +
+	"parameters\x12\x1a\n" +
+	"\bguidance\x18\x04 \x01(\tR\bguidance\"U\n" +
 	"\aCommand\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
-	"\x05usage\x18\x03 \x01(\tR\x05usage\"\x97\x03\n" +
+	"\x05usage\x18\x03 \x01(\tR\x05usage\"\xe3\x04\n" +
 	"\fEventRequest\x12\x14\n" +
 	"\x05event\x18\x01 \x01(\tR\x05event\x12G\n" +
 	"\rsession_start\x18\x02 \x01(\v2 .panto.extension.v1.SessionStartH\x00R\fsessionStart\x12A\n" +
@@ -1516,8 +1988,24 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\bturn_end\x18\x04 \x01(\v2\x1b.panto.extension.v1.TurnEndH\x00R\aturnEnd\x12]\n" +
 	"\x15system_prompt_changed\x18\x05 \x01(\v2'.panto.extension.v1.SystemPromptChangedH\x00R\x13systemPromptChanged\x12A\n" +
 	"\vsession_end\x18\x06 \x01(\v2\x1e.panto.extension.v1.SessionEndH\x00R\n" +
-	"sessionEndB\t\n" +
-	"\apayload\"\x86\x01\n" +
+	"sessionEnd\x12;\n" +
+	"\ttool_call\x18\a \x01(\v2\x1c.panto.extension.v1.ToolCallH\x00R\btoolCall\x12A\n" +
+	"\vtool_result\x18\b \x01(\v2\x1e.panto.extension.v1.ToolResultH\x00R\n" +
+	"toolResult\x12J\n" +
+	"\x0ebefore_request\x18\t \x01(\v2!.panto.extension.v1.BeforeRequestH\x00R\rbeforeRequestB\t\n" +
+	"\apayload\"D\n" +
+	"\bToolCall\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05input\x18\x03 \x01(\fR\x05input\"s\n" +
+	"\n" +
+	"ToolResult\x120\n" +
+	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\x03 \x01(\bR\aisError\"9\n" +
+	"\rBeforeRequest\x12\x14\n" +
+	"\x05tools\x18\x01 \x03(\tR\x05tools\x12\x12\n" +
+	"\x04step\x18\x02 \x01(\rR\x04step\"\x86\x01\n" +
 	"\fSessionStart\x12\x18\n" +
 	"\aresumed\x18\x01 \x01(\bR\aresumed\x12\x1a\n" +
 	"\breseeded\x18\x02 \x01(\bR\breseeded\x12\x1d\n" +
@@ -1536,10 +2024,22 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x0e\n" +
 	"\x02by\x18\x03 \x01(\tR\x02by\"\f\n" +
 	"\n" +
-	"SessionEnd\"v\n" +
+	"SessionEnd\"\xa8\x02\n" +
 	"\rEventResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\x124\n" +
-	"\x05edits\x18\x02 \x03(\v2\x1e.panto.extension.v1.SystemEditR\x05edits\"4\n" +
+	"\x05edits\x18\x02 \x03(\v2\x1e.panto.extension.v1.SystemEditR\x05edits\x12\x14\n" +
+	"\x05block\x18\x03 \x01(\bR\x05block\x12!\n" +
+	"\fblock_reason\x18\x04 \x01(\tR\vblockReason\x12\x14\n" +
+	"\x05amend\x18\x05 \x01(\bR\x05amend\x12\x18\n" +
+	"\acontent\x18\x06 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\a \x01(\bR\aisError\x12\x16\n" +
+	"\x06narrow\x18\b \x01(\bR\x06narrow\x12\x14\n" +
+	"\x05tools\x18\t \x03(\tR\x05tools\"C\n" +
+	"\x0fToolCallRequest\x120\n" +
+	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"G\n" +
+	"\x10ToolCallResponse\x12\x18\n" +
+	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\"4\n" +
 	"\n" +
 	"SystemEdit\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x12\n" +
@@ -1571,12 +2071,13 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\r\n" +
-	"\vLogResponse2\xd8\x02\n" +
+	"\vLogResponse2\xaf\x03\n" +
 	"\tExtension\x12I\n" +
 	"\x04Init\x12\x1f.panto.extension.v1.InitRequest\x1a .panto.extension.v1.InitResponse\x12R\n" +
 	"\vHandleEvent\x12 .panto.extension.v1.EventRequest\x1a!.panto.extension.v1.EventResponse\x12U\n" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
+	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
 	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xc1\x04\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
@@ -1599,74 +2100,88 @@ func file_sdk_pb_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_pb_extension_proto_rawDescData
 }
 
-var file_sdk_pb_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_sdk_pb_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_sdk_pb_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
 	(*InitResponse)(nil),            // 2: panto.extension.v1.InitResponse
-	(*Command)(nil),                 // 3: panto.extension.v1.Command
-	(*EventRequest)(nil),            // 4: panto.extension.v1.EventRequest
-	(*SessionStart)(nil),            // 5: panto.extension.v1.SessionStart
-	(*BeforeTurn)(nil),              // 6: panto.extension.v1.BeforeTurn
-	(*TurnEnd)(nil),                 // 7: panto.extension.v1.TurnEnd
-	(*SystemPromptChanged)(nil),     // 8: panto.extension.v1.SystemPromptChanged
-	(*SessionEnd)(nil),              // 9: panto.extension.v1.SessionEnd
-	(*EventResponse)(nil),           // 10: panto.extension.v1.EventResponse
-	(*SystemEdit)(nil),              // 11: panto.extension.v1.SystemEdit
-	(*CommandRequest)(nil),          // 12: panto.extension.v1.CommandRequest
-	(*CommandResponse)(nil),         // 13: panto.extension.v1.CommandResponse
-	(*ShutdownRequest)(nil),         // 14: panto.extension.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),        // 15: panto.extension.v1.ShutdownResponse
-	(*SystemEditRequest)(nil),       // 16: panto.extension.v1.SystemEditRequest
-	(*SystemEditResponse)(nil),      // 17: panto.extension.v1.SystemEditResponse
-	(*GetSystemPromptRequest)(nil),  // 18: panto.extension.v1.GetSystemPromptRequest
-	(*GetSystemPromptResponse)(nil), // 19: panto.extension.v1.GetSystemPromptResponse
-	(*GetMessagesRequest)(nil),      // 20: panto.extension.v1.GetMessagesRequest
-	(*GetMessagesResponse)(nil),     // 21: panto.extension.v1.GetMessagesResponse
-	(*AppendDataRequest)(nil),       // 22: panto.extension.v1.AppendDataRequest
-	(*AppendDataResponse)(nil),      // 23: panto.extension.v1.AppendDataResponse
-	(*LogRequest)(nil),              // 24: panto.extension.v1.LogRequest
-	(*LogResponse)(nil),             // 25: panto.extension.v1.LogResponse
+	(*Tool)(nil),                    // 3: panto.extension.v1.Tool
+	(*Command)(nil),                 // 4: panto.extension.v1.Command
+	(*EventRequest)(nil),            // 5: panto.extension.v1.EventRequest
+	(*ToolCall)(nil),                // 6: panto.extension.v1.ToolCall
+	(*ToolResult)(nil),              // 7: panto.extension.v1.ToolResult
+	(*BeforeRequest)(nil),           // 8: panto.extension.v1.BeforeRequest
+	(*SessionStart)(nil),            // 9: panto.extension.v1.SessionStart
+	(*BeforeTurn)(nil),              // 10: panto.extension.v1.BeforeTurn
+	(*TurnEnd)(nil),                 // 11: panto.extension.v1.TurnEnd
+	(*SystemPromptChanged)(nil),     // 12: panto.extension.v1.SystemPromptChanged
+	(*SessionEnd)(nil),              // 13: panto.extension.v1.SessionEnd
+	(*EventResponse)(nil),           // 14: panto.extension.v1.EventResponse
+	(*ToolCallRequest)(nil),         // 15: panto.extension.v1.ToolCallRequest
+	(*ToolCallResponse)(nil),        // 16: panto.extension.v1.ToolCallResponse
+	(*SystemEdit)(nil),              // 17: panto.extension.v1.SystemEdit
+	(*CommandRequest)(nil),          // 18: panto.extension.v1.CommandRequest
+	(*CommandResponse)(nil),         // 19: panto.extension.v1.CommandResponse
+	(*ShutdownRequest)(nil),         // 20: panto.extension.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),        // 21: panto.extension.v1.ShutdownResponse
+	(*SystemEditRequest)(nil),       // 22: panto.extension.v1.SystemEditRequest
+	(*SystemEditResponse)(nil),      // 23: panto.extension.v1.SystemEditResponse
+	(*GetSystemPromptRequest)(nil),  // 24: panto.extension.v1.GetSystemPromptRequest
+	(*GetSystemPromptResponse)(nil), // 25: panto.extension.v1.GetSystemPromptResponse
+	(*GetMessagesRequest)(nil),      // 26: panto.extension.v1.GetMessagesRequest
+	(*GetMessagesResponse)(nil),     // 27: panto.extension.v1.GetMessagesResponse
+	(*AppendDataRequest)(nil),       // 28: panto.extension.v1.AppendDataRequest
+	(*AppendDataResponse)(nil),      // 29: panto.extension.v1.AppendDataResponse
+	(*LogRequest)(nil),              // 30: panto.extension.v1.LogRequest
+	(*LogResponse)(nil),             // 31: panto.extension.v1.LogResponse
 }
 var file_sdk_pb_extension_proto_depIdxs = []int32{
-	3,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
+	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
-	5,  // 2: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
-	6,  // 3: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
-	7,  // 4: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
-	8,  // 5: panto.extension.v1.EventRequest.system_prompt_changed:type_name -> panto.extension.v1.SystemPromptChanged
-	9,  // 6: panto.extension.v1.EventRequest.session_end:type_name -> panto.extension.v1.SessionEnd
-	0,  // 7: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
-	11, // 8: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 9: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
-	11, // 10: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 11: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 12: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 13: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	4,  // 14: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	12, // 15: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	14, // 16: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	16, // 17: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	16, // 18: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	18, // 19: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	20, // 20: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	22, // 21: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	24, // 22: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	2,  // 23: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	10, // 24: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	13, // 25: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	15, // 26: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	17, // 27: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	17, // 28: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	19, // 29: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	21, // 30: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	23, // 31: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	25, // 32: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	23, // [23:33] is the sub-list for method output_type
-	13, // [13:23] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
+	9,  // 3: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
+	10, // 4: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
+	11, // 5: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
+	12, // 6: panto.extension.v1.EventRequest.system_prompt_changed:type_name -> panto.extension.v1.SystemPromptChanged
+	13, // 7: panto.extension.v1.EventRequest.session_end:type_name -> panto.extension.v1.SessionEnd
+	6,  // 8: panto.extension.v1.EventRequest.tool_call:type_name -> panto.extension.v1.ToolCall
+	7,  // 9: panto.extension.v1.EventRequest.tool_result:type_name -> panto.extension.v1.ToolResult
+	8,  // 10: panto.extension.v1.EventRequest.before_request:type_name -> panto.extension.v1.BeforeRequest
+	6,  // 11: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 12: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
+	17, // 13: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	6,  // 14: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 15: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
+	17, // 16: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	0,  // 17: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 18: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 19: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 20: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	18, // 21: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	15, // 22: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	20, // 23: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	22, // 24: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	22, // 25: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	24, // 26: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	26, // 27: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	28, // 28: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	30, // 29: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	2,  // 30: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	14, // 31: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	19, // 32: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	16, // 33: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	21, // 34: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	23, // 35: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	23, // 36: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 37: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	27, // 38: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	29, // 39: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	31, // 40: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	30, // [30:41] is the sub-list for method output_type
+	19, // [19:30] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_sdk_pb_extension_proto_init() }
@@ -1674,12 +2189,15 @@ func file_sdk_pb_extension_proto_init() {
 	if File_sdk_pb_extension_proto != nil {
 		return
 	}
-	file_sdk_pb_extension_proto_msgTypes[4].OneofWrappers = []any{
+	file_sdk_pb_extension_proto_msgTypes[5].OneofWrappers = []any{
 		(*EventRequest_SessionStart)(nil),
 		(*EventRequest_BeforeTurn)(nil),
 		(*EventRequest_TurnEnd)(nil),
 		(*EventRequest_SystemPromptChanged)(nil),
 		(*EventRequest_SessionEnd)(nil),
+		(*EventRequest_ToolCall)(nil),
+		(*EventRequest_ToolResult)(nil),
+		(*EventRequest_BeforeRequest)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1687,7 +2205,7 @@ func file_sdk_pb_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_pb_extension_proto_rawDesc), len(file_sdk_pb_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

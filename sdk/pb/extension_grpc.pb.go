@@ -55,6 +55,7 @@ const (
 	Extension_Init_FullMethodName        = "/panto.extension.v1.Extension/Init"
 	Extension_HandleEvent_FullMethodName = "/panto.extension.v1.Extension/HandleEvent"
 	Extension_RunCommand_FullMethodName  = "/panto.extension.v1.Extension/RunCommand"
+	Extension_CallTool_FullMethodName    = "/panto.extension.v1.Extension/CallTool"
 	Extension_Shutdown_FullMethodName    = "/panto.extension.v1.Extension/Shutdown"
 )
 
@@ -71,6 +72,8 @@ type ExtensionClient interface {
 	HandleEvent(ctx context.Context, in *EventRequest, opts ...grpc.CallOption) (*EventResponse, error)
 	// RunCommand runs one of the extension's slash commands.
 	RunCommand(ctx context.Context, in *CommandRequest, opts ...grpc.CallOption) (*CommandResponse, error)
+	// CallTool runs one of the extension's tools for the model.
+	CallTool(ctx context.Context, in *ToolCallRequest, opts ...grpc.CallOption) (*ToolCallResponse, error)
 	// Shutdown asks the extension to finish; the process is killed after.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
@@ -113,6 +116,16 @@ func (c *extensionClient) RunCommand(ctx context.Context, in *CommandRequest, op
 	return out, nil
 }
 
+func (c *extensionClient) CallTool(ctx context.Context, in *ToolCallRequest, opts ...grpc.CallOption) (*ToolCallResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToolCallResponse)
+	err := c.cc.Invoke(ctx, Extension_CallTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *extensionClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ShutdownResponse)
@@ -136,6 +149,8 @@ type ExtensionServer interface {
 	HandleEvent(context.Context, *EventRequest) (*EventResponse, error)
 	// RunCommand runs one of the extension's slash commands.
 	RunCommand(context.Context, *CommandRequest) (*CommandResponse, error)
+	// CallTool runs one of the extension's tools for the model.
+	CallTool(context.Context, *ToolCallRequest) (*ToolCallResponse, error)
 	// Shutdown asks the extension to finish; the process is killed after.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedExtensionServer()
@@ -156,6 +171,9 @@ func (UnimplementedExtensionServer) HandleEvent(context.Context, *EventRequest) 
 }
 func (UnimplementedExtensionServer) RunCommand(context.Context, *CommandRequest) (*CommandResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunCommand not implemented")
+}
+func (UnimplementedExtensionServer) CallTool(context.Context, *ToolCallRequest) (*ToolCallResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
 }
 func (UnimplementedExtensionServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
@@ -235,6 +253,24 @@ func _Extension_RunCommand_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Extension_CallTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToolCallRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ExtensionServer).CallTool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Extension_CallTool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ExtensionServer).CallTool(ctx, req.(*ToolCallRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Extension_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ShutdownRequest)
 	if err := dec(in); err != nil {
@@ -271,6 +307,10 @@ var Extension_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RunCommand",
 			Handler:    _Extension_RunCommand_Handler,
+		},
+		{
+			MethodName: "CallTool",
+			Handler:    _Extension_CallTool_Handler,
 		},
 		{
 			MethodName: "Shutdown",

@@ -40,6 +40,10 @@ type Config struct {
 	AnthropicVersion string
 	// HookTimeout bounds each extension hook and command.
 	HookTimeout time.Duration
+	// ToolTimeout bounds each tool call.
+	ToolTimeout time.Duration
+	// MaxSteps bounds the model requests of one turn; 0 means no bound.
+	MaxSteps int
 	// ExtensionStartTimeout bounds one extension's start.
 	ExtensionStartTimeout time.Duration
 	// DisabledExtensions are extension names not to load.
@@ -59,6 +63,8 @@ func Defaults() Config {
 		LogLevel:              "info",
 		AnthropicVersion:      "2023-06-01",
 		HookTimeout:           5 * time.Second,
+		ToolTimeout:           15 * time.Minute,
+		MaxSteps:              100,
 		ExtensionStartTimeout: 10 * time.Second,
 	}
 }
@@ -90,6 +96,8 @@ type file struct {
 	LogLevel         *string   `toml:"log_level"`
 	AnthropicVersion *string   `toml:"anthropic_version"`
 	HookTimeout      *duration `toml:"hook_timeout"`
+	ToolTimeout      *duration `toml:"tool_timeout"`
+	MaxSteps         *int      `toml:"max_steps"`
 	ExtStartTimeout  *duration `toml:"extension_start_timeout"`
 	DisabledExts     []string  `toml:"disabled_extensions"`
 }
@@ -182,6 +190,9 @@ func (f file) check() error {
 	if f.ThinkingBudget != nil && *f.ThinkingBudget < 0 {
 		return fmt.Errorf("thinking_budget %d: want 0 (off) or at least 1024", *f.ThinkingBudget)
 	}
+	if f.MaxSteps != nil && *f.MaxSteps < 0 {
+		return fmt.Errorf("max_steps %d: want 0 (no bound) or more", *f.MaxSteps)
+	}
 	if f.Retries != nil && (*f.Retries < 0 || *f.Retries > 10) {
 		return fmt.Errorf("retries %d: want 0 to 10", *f.Retries)
 	}
@@ -222,6 +233,10 @@ func (f file) mergeInto(c *Config) {
 	if f.HookTimeout != nil {
 		c.HookTimeout = time.Duration(*f.HookTimeout)
 	}
+	if f.ToolTimeout != nil {
+		c.ToolTimeout = time.Duration(*f.ToolTimeout)
+	}
+	set(&c.MaxSteps, f.MaxSteps)
 	if f.ExtStartTimeout != nil {
 		c.ExtensionStartTimeout = time.Duration(*f.ExtStartTimeout)
 	}

@@ -1,0 +1,218 @@
+package extension
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/serializers"
+)
+
+// owner returns the enabled extension that offers the tool name: the first
+// in load order.
+func (m *Manager) owner(name string) (*Ext, *pb.Tool) {
+	for _, e := range m.exts {
+		for _, t := range e.info.GetTools() {
+			if t.GetName() == name {
+				return e, t
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Tools returns the tools of the enabled extensions, in load order; when
+// two offer the same name the first keeps it.
+func (m *Manager) Tools() []serializers.Tool {
+	var out []serializers.Tool
+	seen := map[string]bool{}
+	for _, e := range m.exts {
+		if e.Disabled() != nil {
+			continue
+		}
+		for _, t := range e.info.GetTools() {
+			if seen[t.GetName()] {
+				continue
+			}
+			seen[t.GetName()] = true
+			out = append(out, serializers.Tool{Name: t.GetName(), Description: t.GetDescription(), Parameters: t.GetParameters()})
+		}
+	}
+	return out
+}
+
+// NarrowTools delivers before_request; each extension may only shrink the
+// offer.
+func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []string {
+	keep := append([]string(nil), names...)
+	for _, e := range m.exts {
+		if e.Disabled() != nil || !e.Handles("before_request") {
+			continue
+		}
+		resp := m.ask(ctx, e, &pb.EventRequest{Event: "before_request",
+			Payload: &pb.EventRequest_BeforeRequest{BeforeRequest: &pb.BeforeRequest{Tools: keep, Step: uint32(step)}}})
+		if resp == nil || !resp.GetNarrow() {
+			continue
+		}
+		allowed := map[string]bool{}
+		for _, n := range resp.GetTools() {
+			allowed[n] = true
+		}
+		kept := keep[:0]
+		for _, n := range keep {
+			if allowed[n] {
+				kept = append(kept, n)
+			}
+		}
+		keep = kept
+	}
+	return keep
+}
+
+// ask delivers one event to one extension and returns its response, or
+// nil when the call failed (the extension is then disabled) or carried a
+// domain error (shown).
+func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) *pb.EventResponse {
+	hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
+	defer cancel()
+	resp, err := e.conn.Extension.HandleEvent(hctx, req)
+	if err != nil {
+		if ctx.Err() == nil {
+			m.disable(e, callErr(err, hctx.Err() == context.DeadlineExceeded))
+		}
+		return nil
+	}
+	m.applyEdits(e, resp.GetEdits())
+	if resp.GetError() != nil {
+		m.report(fmt.Errorf("extension %s: %s: %s", e.Name(), req.Event, resp.GetError().GetMessage()))
+		return nil
+	}
+	return resp
+}
+
+// RunTool runs one tool call: tool_call watchers may block it, the owner
+// runs it under the tool deadline, tool_result watchers may amend the
+// result. Every failure is an is_error result.
+func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversation.Block {
+	fail := func(format string, args ...any) conversation.Block {
+		return conversation.ToolResult(call.ID, fmt.Sprintf(format, args...), true)
+	}
+	pcall := &pb.ToolCall{Id: call.ID, Name: call.Name, Input: call.Input}
+	for _, e := range m.exts {
+		if e.Disabled() != nil || !e.Handles("tool_call") {
+			continue
+		}
+		resp := m.ask(ctx, e, &pb.EventRequest{Event: "tool_call", Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
+		if resp.GetBlock() {
+			reason := resp.GetBlockReason()
+			if reason == "" {
+				reason = "no reason given"
+			}
+			return fail("blocked by the %s extension: %s", e.Name(), reason)
+		}
+	}
+	e, tool := m.owner(call.Name)
+	if e == nil {
+		return fail("unknown tool %q; the tools available are: %s", call.Name, strings.Join(m.toolNames(), ", "))
+	}
+	if err := e.Disabled(); err != nil {
+		return fail("tool %q is unavailable: its extension %s was disabled (%v)", call.Name, e.Name(), err)
+	}
+	if err := checkInput(call.Input); err != nil {
+		return fail("invalid arguments for %s: %v", tool.GetName(), err)
+	}
+	if ctx.Err() != nil {
+		return fail("not run: interrupted by the user")
+	}
+	tctx, cancel := context.WithTimeout(ctx, m.opts.ToolTimeout)
+	defer cancel()
+	resp, err := e.conn.Extension.CallTool(tctx, &pb.ToolCallRequest{Call: pcall})
+	var result conversation.Block
+	switch {
+	case err == nil:
+		result = conversation.ToolResult(call.ID, resp.GetContent(), resp.GetIsError())
+	case ctx.Err() != nil:
+		return fail("interrupted by the user while running")
+	case tctx.Err() == context.DeadlineExceeded || status.Code(err) == codes.DeadlineExceeded:
+		return fail("%s did not finish within %s", call.Name, m.opts.ToolTimeout)
+	default:
+		m.disable(e, callErr(err, false))
+		return fail("%s failed: its extension %s stopped working (%v)", call.Name, e.Name(), status.Convert(err).Message())
+	}
+	for _, w := range m.exts {
+		if w.Disabled() != nil || !w.Handles("tool_result") {
+			continue
+		}
+		resp := m.ask(ctx, w, &pb.EventRequest{Event: "tool_result", Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
+			Call: pcall, Content: result.ResultText(), IsError: result.IsError,
+		}}})
+		if resp.GetAmend() {
+			result = conversation.ToolResult(call.ID, resp.GetContent(), resp.GetIsError())
+		}
+	}
+	return result
+}
+
+func (m *Manager) toolNames() []string {
+	var out []string
+	for _, t := range m.Tools() {
+		out = append(out, t.Name)
+	}
+	if len(out) == 0 {
+		return []string{"(none)"}
+	}
+	return out
+}
+
+// checkInput accepts a JSON object (or nothing, meaning {}).
+func checkInput(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return errors.New("the input is not a JSON object")
+	}
+	return nil
+}
+
+// RecordGuidance records, for each extension whose tools carry guidance,
+// one system block listing it by tool name — unless the prompt already
+// holds exactly that block (the tool set has not changed since).
+func (m *Manager) RecordGuidance(rec Recorder) {
+	current := map[string]bool{}
+	for _, b := range rec.EffectiveSystem() {
+		current[b.Text] = true
+	}
+	for _, e := range m.exts {
+		if e.Disabled() != nil {
+			continue
+		}
+		tools := append([]*pb.Tool(nil), e.info.GetTools()...)
+		sort.Slice(tools, func(i, j int) bool { return tools[i].GetName() < tools[j].GetName() })
+		var b strings.Builder
+		for _, t := range tools {
+			if g := strings.TrimSpace(t.GetGuidance()); g != "" {
+				fmt.Fprintf(&b, "\n\n## %s\n\n%s", t.GetName(), g)
+			}
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		text := "# Tools from the " + e.Name() + " extension" + b.String()
+		if current[text] {
+			continue
+		}
+		if err := rec.EditSystem(e.Name(), conversation.ModeAppend, text); err != nil {
+			m.report(fmt.Errorf("extension %s: record tool guidance: %w", e.Name(), err))
+		}
+	}
+}

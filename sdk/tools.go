@@ -1,0 +1,99 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Tool is a tool an extension offers the model.
+type Tool struct {
+	// Name as the model calls it: letters, digits, _ and -, at most 64.
+	Name        string
+	Description string
+	// Parameters is the JSON schema of the input (an object schema); nil
+	// means {"type":"object"}.
+	Parameters json.RawMessage
+	// Guidance is optional prompt text on when and how to use the tool.
+	Guidance string
+	// Run runs one call. A returned error becomes an error result the
+	// model reads; so does a ToolResult with IsError.
+	Run func(ctx context.Context, h Host, call ToolCall) (ToolResult, error)
+}
+
+// ToolCall is one call of a tool by the model.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Input is the JSON object the model sent.
+	Input json.RawMessage
+}
+
+// ToolResult is what a tool answers.
+type ToolResult struct {
+	Content string
+	IsError bool
+}
+
+// ToolProvider offers tools to the model.
+type ToolProvider interface {
+	Tools() []Tool
+}
+
+// ToolCallDecision is a ToolCallWatcher's verdict.
+type ToolCallDecision struct {
+	// Block stops the call; the model reads Reason as its result.
+	Block  bool
+	Reason string
+}
+
+// ToolCallWatcher sees every tool call before it runs (whoever owns the
+// tool) and may block it.
+type ToolCallWatcher interface {
+	ToolCall(ctx context.Context, h Host, call ToolCall) (ToolCallDecision, error)
+}
+
+// ToolResultEvent is a tool call and its result.
+type ToolResultEvent struct {
+	Call   ToolCall
+	Result ToolResult
+}
+
+// ToolResultChange amends a result when Amend is set.
+type ToolResultChange struct {
+	Amend  bool
+	Result ToolResult
+}
+
+// ToolResultWatcher sees every tool result before the model does and may
+// amend it.
+type ToolResultWatcher interface {
+	ToolResult(ctx context.Context, h Host, ev ToolResultEvent) (ToolResultChange, error)
+}
+
+// BeforeRequestEvent is sent before each model request of a turn.
+type BeforeRequestEvent struct {
+	// Tools are the names about to be offered, in order.
+	Tools []string
+	// Step counts the model requests of this turn, from 1.
+	Step int
+}
+
+// BeforeRequestResponse narrows the tools offered on this request when
+// Narrow is set: only the names in Tools stay.
+type BeforeRequestResponse struct {
+	Narrow bool
+	Tools  []string
+}
+
+// BeforeRequester may narrow the tools of each request. The system prompt
+// changes only through the recorded Host calls, never here.
+type BeforeRequester interface {
+	BeforeRequest(ctx context.Context, h Host, ev BeforeRequestEvent) (BeforeRequestResponse, error)
+}
+
+// The tool event names.
+const (
+	EventToolCall      = "tool_call"
+	EventToolResult    = "tool_result"
+	EventBeforeRequest = "before_request"
+)
