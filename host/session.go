@@ -36,6 +36,8 @@ type Session struct {
 	tools    ToolRunner
 	observer ToolObserver
 	maxSteps int
+	render   func(text, source string) (string, error)
+	created  bool // the log was created by this run
 }
 
 // TurnHooks are told of a turn's progress; the extension manager fits.
@@ -54,8 +56,21 @@ func (s *Session) SetHooks(h TurnHooks) { s.hooks = h }
 // the session's lock held: it must only queue work.
 func (s *Session) OnSystemChange(f func(mode conversation.Mode, text, by string)) { s.onSystem = f }
 
-// EditSystem records a system block on behalf of by (an extension's name).
+// SetRenderer installs f, which expands the {{variables}} of every system
+// text an extension records (source names the extension); an error
+// rejects the edit.
+func (s *Session) SetRenderer(f func(text, source string) (string, error)) { s.render = f }
+
+// EditSystem records a system block on behalf of by (an extension's
+// name), its variables rendered first.
 func (s *Session) EditSystem(by string, mode conversation.Mode, text string) error {
+	if s.render != nil {
+		rendered, err := s.render(text, "extension "+by)
+		if err != nil {
+			return err
+		}
+		text = rendered
+	}
 	return s.record(by, conversation.SystemMessage(text, mode))
 }
 
@@ -84,7 +99,7 @@ func OpenSession(path, cwd, id string) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.w, s.id = w, h.ID
+		s.w, s.id, s.created = w, h.ID, true
 		return s, nil
 	}
 	w, log, err := sessionlog.Open(path)
@@ -123,6 +138,13 @@ func (s *Session) Close() error {
 	}
 	err := s.w.Close()
 	s.w = nil
+	if s.created && len(s.entries) == 0 {
+		// The run failed before recording anything (a bad prompt file,
+		// say): leave no empty session behind.
+		if rerr := os.Remove(s.path); rerr != nil && err == nil {
+			err = fmt.Errorf("remove empty session log %s: %w", s.path, rerr)
+		}
+	}
 	return err
 }
 

@@ -161,6 +161,9 @@ func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitRespons
 			resp.Tools = append(resp.Tools, &pb.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Guidance: t.Guidance})
 		}
 	}
+	if vp, ok := s.ext.(VariableProvider); ok {
+		resp.Variables = vp.Variables()
+	}
 	return resp, nil
 }
 

@@ -97,3 +97,10 @@ const (
 	EventToolResult    = "tool_result"
 	EventBeforeRequest = "before_request"
 )
+
+// VariableProvider defines variables for {{name}} references in prompt
+// text (SYSTEM.md, APPEND_SYSTEM.md, USER_PROMPT.md and every extension's
+// system text), read once at start. panto's built-ins win on a clash.
+type VariableProvider interface {
+	Variables() map[string]string
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/host/render"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
@@ -28,6 +29,9 @@ type chat struct {
 	exts *extension.Manager // nil: none loaded
 	prov provider.Provider
 	req  serializers.Request
+	// userPrompt are the USER_PROMPT.md texts put before every user
+	// message, as blocks of it.
+	userPrompt []string
 }
 
 func runChat(ctx context.Context, e *env, o *options) error {
@@ -83,10 +87,6 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 	if c.prov, err = a.newProvider(e); err != nil {
 		return nil, err
 	}
-	blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem})
-	if err != nil {
-		return nil, err
-	}
 	if c.sess, err = host.OpenSession(path, a.dirs.CWD, id); err != nil {
 		return nil, err
 	}
@@ -95,6 +95,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		fmt.Fprintf(e.stderr, "panto: warning: %s\n", w)
 	}
 	var names []string
+	extVars := map[string]string{}
 	if !o.noExtensions {
 		cands, err := discover(a.dirs, o.extensions)
 		if err != nil {
@@ -105,9 +106,19 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 			c.exts = extension.Start(ctx, specs, c.sess, a.extOptions(e, c.sess.ID()))
 			c.exts.Disable(a.cfg.DisabledExtensions)
 			names = c.exts.Names()
+			extVars = c.exts.Variables()
 			c.sess.OnSystemChange(c.exts.SystemChanged)
 			c.sess.SetHooks(c.exts)
 		}
+	}
+	vars := a.vars(e, extVars)
+	c.sess.SetRenderer(func(text, source string) (string, error) { return render.Render(text, source, vars) })
+	blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem, Vars: vars})
+	if err != nil {
+		return nil, err
+	}
+	if c.userPrompt, err = sysprompt.UserPrompt(a.dirs, vars); err != nil {
+		return nil, err
 	}
 	res, err := c.sess.Seed(sysprompt.Texts(blocks), names)
 	if err != nil {
@@ -160,7 +171,12 @@ func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 	}
 	c.sess.SetToolObserver(&toolPrinter{w: progress})
 	wroteNL := true
-	reply, err := c.sess.Turn(ctx, c.prov, c.req, conversation.UserText(text), func(d serializers.Delta) {
+	user := conversation.Message{Role: conversation.RoleUser}
+	for _, up := range c.userPrompt {
+		user.Content = append(user.Content, conversation.Text(up))
+	}
+	user.Content = append(user.Content, conversation.Text(text))
+	reply, err := c.sess.Turn(ctx, c.prov, c.req, user, func(d serializers.Delta) {
 		if d.Kind == serializers.DeltaText && d.Text != "" {
 			io.WriteString(out, d.Text)
 			wroteNL = strings.HasSuffix(d.Text, "\n")

@@ -16,6 +16,8 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/host/render"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -64,7 +66,11 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 	}
 	var blocks []promptBlock
 	if !fromLog {
-		resolved, err := sysprompt.Resolve(dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem})
+		vars, err := freshVars(e, dirs)
+		if err != nil {
+			return err
+		}
+		resolved, err := sysprompt.Resolve(dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem, Vars: vars})
 		if err != nil {
 			return err
 		}
@@ -262,3 +268,25 @@ func parseSub(e *env, fset *flag.FlagSet, args []string, usage string) error {
 
 // errHelpShown ends a command after its help was printed; exit status 0.
 var errHelpShown = errors.New("help shown")
+
+// freshVars are the variables a fresh session would render with: the
+// built-ins and those of the extensions that would load.
+func freshVars(e *env, dirs layers.Dirs) (render.Vars, error) {
+	a, err := loadApp(e, &options{})
+	if err != nil {
+		return nil, err
+	}
+	defer a.close()
+	extVars := map[string]string{}
+	cands, err := discover(dirs, nil)
+	if err != nil {
+		return nil, err
+	}
+	var errs strings.Builder
+	if specs := runnable(cands, e.stderr); len(specs) > 0 {
+		m := extension.Start(context.Background(), specs, &scratch{}, extension.Options{Errors: &errs, Logger: a.logger})
+		extVars = m.Variables()
+		m.Close(context.Background())
+	}
+	return a.vars(e, extVars), nil
+}

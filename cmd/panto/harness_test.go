@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	}
 	pantoBin = filepath.Join(dir, "panto")
 	pluginDir = dir
-	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello")
+	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "./testdata/varext")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build panto:", err)

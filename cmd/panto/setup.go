@@ -6,13 +6,16 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/host/provider"
+	"github.com/panto-dev/panto/host/render"
 )
 
 // app is what every command that talks to a model needs, resolved once.
@@ -133,4 +136,20 @@ func openLog(stateDir, level string) (hclog.Logger, func(), error) {
 	log.SetOutput(logger.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
 	log.SetFlags(0)
 	return logger, func() { f.Close() }, nil
+}
+
+// vars are the {{name}} variables of prompt text: panto's built-ins (cwd,
+// os, arch, date, model, provider, env.NAME) over the extensions' own.
+func (a *app) vars(e *env, extVars map[string]string) render.Vars {
+	values := map[string]string{}
+	for k, v := range extVars {
+		values[k] = v
+	}
+	for k, v := range map[string]string{
+		"cwd": a.dirs.CWD, "os": runtime.GOOS, "arch": runtime.GOARCH,
+		"date": time.Now().Format("2006-01-02"), "model": a.cfg.Model, "provider": a.cfg.Provider,
+	} {
+		values[k] = v
+	}
+	return render.Map{Values: values, Env: func(k string) (string, bool) { return e.getenv(k), true }}
 }

@@ -143,7 +143,7 @@ var ErrStart = errors.New("extension did not start")
 
 // start launches one extension and initialises it. On error the process
 // is gone.
-func start(ctx context.Context, spec Spec, rec Recorder, opts Options) (*Ext, error) {
+func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report func(error)) (*Ext, error) {
 	logger := opts.Logger.Named("ext")
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
@@ -182,7 +182,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options) (*Ext, er
 	// Serve the Host service once, on one broker connection the extension
 	// dials during Init and keeps (go-plugin's Dial waits at most 5 s).
 	id := conn.Broker.NextId()
-	hs := &hostServer{ext: ext, rec: rec, logger: logger}
+	hs := &hostServer{ext: ext, rec: rec, logger: logger, report: report}
 	go conn.Broker.AcceptAndServe(id, func(o []grpc.ServerOption) *grpc.Server {
 		s := grpc.NewServer(o...)
 		pb.RegisterHostServer(s, hs)

@@ -39,7 +39,7 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ext, err := start(ctx, spec, rec, opts)
+			ext, err := start(ctx, spec, rec, opts, m.report)
 			if err != nil {
 				m.report(err)
 				return
@@ -260,6 +260,7 @@ type hostServer struct {
 	ext    *Ext
 	rec    Recorder
 	logger hclog.Logger
+	report func(error)
 }
 
 // errNotReady answers a Host call made before Init returned.
@@ -270,6 +271,7 @@ func (h *hostServer) edit(mode conversation.Mode, text string) (*pb.SystemEditRe
 		return &pb.SystemEditResponse{Error: errNotReady}, nil
 	}
 	if err := h.rec.EditSystem(h.ext.Name(), mode, text); err != nil {
+		h.report(fmt.Errorf("extension %s: system edit refused: %w", h.ext.Name(), err))
 		return &pb.SystemEditResponse{Error: &pb.Error{Message: err.Error()}}, nil
 	}
 	return &pb.SystemEditResponse{}, nil

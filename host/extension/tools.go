@@ -216,3 +216,20 @@ func (m *Manager) RecordGuidance(rec Recorder) {
 		}
 	}
 }
+
+// Variables returns the variables the extensions define, in load order;
+// the first definition of a name wins.
+func (m *Manager) Variables() map[string]string {
+	out := map[string]string{}
+	for _, e := range m.exts {
+		if e.Disabled() != nil {
+			continue
+		}
+		for k, v := range e.info.GetVariables() {
+			if _, ok := out[k]; !ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}

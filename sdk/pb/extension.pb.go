@@ -201,7 +201,11 @@ type InitResponse struct {
 	Error    *Error     `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
 	// tools the extension offers the model; panto dispatches their calls to
 	// CallTool.
-	Tools         []*Tool `protobuf:"bytes,8,rep,name=tools,proto3" json:"tools,omitempty"`
+	Tools []*Tool `protobuf:"bytes,8,rep,name=tools,proto3" json:"tools,omitempty"`
+	// variables the extension defines for {{name}} references in prompt
+	// text; panto's built-ins (cwd, os, arch, date, model, provider, env.*)
+	// win on a clash.
+	Variables     map[string]string `protobuf:"bytes,9,rep,name=variables,proto3" json:"variables,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -288,6 +292,13 @@ func (x *InitResponse) GetError() *Error {
 func (x *InitResponse) GetTools() []*Tool {
 	if x != nil {
 		return x.Tools
+	}
+	return nil
+}
+
+func (x *InitResponse) GetVariables() map[string]string {
+	if x != nil {
+		return x.Variables
 	}
 	return nil
 }
@@ -1958,7 +1969,7 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\fhost_version\x18\x04 \x01(\tR\vhostVersion\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x05 \x01(\tR\tsessionId\x12\x10\n" +
-	"\x03cwd\x18\x06 \x01(\tR\x03cwd\"\xb1\x02\n" +
+	"\x03cwd\x18\x06 \x01(\tR\x03cwd\"\xbe\x03\n" +
 	"\fInitResponse\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12\x12\n" +
@@ -1968,7 +1979,11 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\x06events\x18\x05 \x03(\tR\x06events\x127\n" +
 	"\bcommands\x18\x06 \x03(\v2\x1b.panto.extension.v1.CommandR\bcommands\x12/\n" +
 	"\x05error\x18\a \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\x12.\n" +
-	"\x05tools\x18\b \x03(\v2\x18.panto.extension.v1.ToolR\x05tools\"x\n" +
+	"\x05tools\x18\b \x03(\v2\x18.panto.extension.v1.ToolR\x05tools\x12M\n" +
+	"\tvariables\x18\t \x03(\v2/.panto.extension.v1.InitResponse.VariablesEntryR\tvariables\x1a<\n" +
+	"\x0eVariablesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"x\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1e\n" +
@@ -2100,7 +2115,7 @@ func file_sdk_pb_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_pb_extension_proto_rawDescData
 }
 
-var file_sdk_pb_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_sdk_pb_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_sdk_pb_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -2134,54 +2149,56 @@ var file_sdk_pb_extension_proto_goTypes = []any{
 	(*AppendDataResponse)(nil),      // 29: panto.extension.v1.AppendDataResponse
 	(*LogRequest)(nil),              // 30: panto.extension.v1.LogRequest
 	(*LogResponse)(nil),             // 31: panto.extension.v1.LogResponse
+	nil,                             // 32: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_pb_extension_proto_depIdxs = []int32{
 	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	9,  // 3: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
-	10, // 4: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
-	11, // 5: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
-	12, // 6: panto.extension.v1.EventRequest.system_prompt_changed:type_name -> panto.extension.v1.SystemPromptChanged
-	13, // 7: panto.extension.v1.EventRequest.session_end:type_name -> panto.extension.v1.SessionEnd
-	6,  // 8: panto.extension.v1.EventRequest.tool_call:type_name -> panto.extension.v1.ToolCall
-	7,  // 9: panto.extension.v1.EventRequest.tool_result:type_name -> panto.extension.v1.ToolResult
-	8,  // 10: panto.extension.v1.EventRequest.before_request:type_name -> panto.extension.v1.BeforeRequest
-	6,  // 11: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
-	0,  // 12: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
-	17, // 13: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	6,  // 14: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
-	0,  // 15: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
-	17, // 16: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 17: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 18: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 19: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 20: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	18, // 21: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	15, // 22: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	20, // 23: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	22, // 24: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	22, // 25: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	24, // 26: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	26, // 27: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	28, // 28: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	30, // 29: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	2,  // 30: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	14, // 31: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	19, // 32: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	16, // 33: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	21, // 34: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	23, // 35: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	23, // 36: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 37: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	27, // 38: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	29, // 39: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	31, // 40: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	30, // [30:41] is the sub-list for method output_type
-	19, // [19:30] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	32, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
+	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
+	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
+	12, // 7: panto.extension.v1.EventRequest.system_prompt_changed:type_name -> panto.extension.v1.SystemPromptChanged
+	13, // 8: panto.extension.v1.EventRequest.session_end:type_name -> panto.extension.v1.SessionEnd
+	6,  // 9: panto.extension.v1.EventRequest.tool_call:type_name -> panto.extension.v1.ToolCall
+	7,  // 10: panto.extension.v1.EventRequest.tool_result:type_name -> panto.extension.v1.ToolResult
+	8,  // 11: panto.extension.v1.EventRequest.before_request:type_name -> panto.extension.v1.BeforeRequest
+	6,  // 12: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 13: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
+	17, // 14: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	6,  // 15: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 16: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
+	17, // 17: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	0,  // 18: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 19: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 20: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 21: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	18, // 22: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	15, // 23: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	20, // 24: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	22, // 25: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	22, // 26: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	24, // 27: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	26, // 28: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	28, // 29: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	30, // 30: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	2,  // 31: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	14, // 32: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	19, // 33: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	16, // 34: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	21, // 35: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	23, // 36: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	23, // 37: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 38: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	27, // 39: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	29, // 40: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	31, // 41: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	31, // [31:42] is the sub-list for method output_type
+	20, // [20:31] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_sdk_pb_extension_proto_init() }
@@ -2205,7 +2222,7 @@ func file_sdk_pb_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_pb_extension_proto_rawDesc), len(file_sdk_pb_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   32,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/host/render"
 )
 
 // Default is the built-in seed, used when no layer has a SYSTEM.md and no
@@ -43,6 +44,9 @@ type Block struct {
 type Flags struct {
 	System  string
 	Appends []string
+	// Vars are the {{name}} variables; nil renders nothing (text is kept
+	// as written).
+	Vars render.Vars
 }
 
 // Resolve returns the system blocks of a fresh session: the seed first,
@@ -74,12 +78,19 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 		}
 	}
 	out := []Block{seed}
+	if err := f.render(&out[0]); err != nil {
+		return nil, err
+	}
 	for _, v := range f.Appends {
 		text, src, err := Value(v)
 		if err != nil {
 			return nil, fmt.Errorf("--append-system-prompt: %w", err)
 		}
-		out = append(out, Block{Text: text, Source: "--append-system-prompt" + src})
+		b := Block{Text: text, Source: "--append-system-prompt" + src}
+		if err := f.render(&b); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
 	}
 	files, err := d.Find(AppendFile)
 	if err != nil {
@@ -91,8 +102,58 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 			return nil, err
 		}
 		if strings.TrimSpace(text) != "" {
-			out = append(out, Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path})
+			b := Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path}
+			if err := f.render(&b); err != nil {
+				return nil, err
+			}
+			out = append(out, b)
 		}
+	}
+	return out, nil
+}
+
+// render expands b's variables; errors name the file (or flag) and line.
+func (f Flags) render(b *Block) error {
+	if f.Vars == nil {
+		return nil
+	}
+	source := b.Source
+	if _, path, ok := strings.Cut(b.Source, " "); ok && !strings.HasPrefix(b.Source, "--") {
+		source = path
+	}
+	text, err := render.Render(b.Text, source, f.Vars)
+	if err != nil {
+		return err
+	}
+	b.Text = text
+	return nil
+}
+
+// UserPromptFile is prepended to every user message, from every layer.
+const UserPromptFile = "USER_PROMPT.md"
+
+// UserPrompt returns the layers' USER_PROMPT.md texts, project → user →
+// base (the order of the appends), rendered with vars.
+func UserPrompt(d layers.Dirs, vars render.Vars) ([]string, error) {
+	files, err := d.Find(UserPromptFile)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := len(files) - 1; i >= 0; i-- {
+		text, err := readFile(files[i].Path)
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if vars != nil {
+			if text, err = render.Render(text, files[i].Path, vars); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, text)
 	}
 	return out, nil
 }
