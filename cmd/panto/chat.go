@@ -14,8 +14,8 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/host/render"
 	"github.com/panto-dev/panto/host/provider"
+	"github.com/panto-dev/panto/host/render"
 	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
 )

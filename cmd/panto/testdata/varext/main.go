@@ -17,7 +17,9 @@ var (
 
 func (*ext) Describe() sdk.Info { return sdk.Info{Name: "varext"} }
 
-func (*ext) Variables() map[string]string { return map[string]string{"team": "platform", "cwd": "not the real cwd"} }
+func (*ext) Variables() map[string]string {
+	return map[string]string{"team": "platform", "cwd": "not the real cwd"}
+}
 
 func (*ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
 	if ev.Resumed {
