@@ -1,0 +1,68 @@
+// Command sysprompt is the smallest demonstration of an extension that
+// edits the system prompt on the user's request. It adds two slash
+// commands:
+//
+//	/system-append TEXT    append TEXT as a block (Host.AddSystemMessage)
+//	/system-replace TEXT   start the prompt afresh with TEXT (Host.ReplaceSystemMessage)
+//
+// Each edit is recorded in the session log at once, as an append- or
+// replace-mode system entry. Run one without the model:
+//
+//	panto -p "/system-append Answer in French." --extension bin/sysprompt
+//
+// A replace moves the reconciliation anchor: the next resume re-seeds the
+// prompt from the configured files (docs/system-prompt.md). The end-to-end
+// tests of examples/plugins drive panto through this extension.
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+type ext struct{ sdk.Base }
+
+var (
+	_ sdk.CommandProvider = (*ext)(nil)
+	_ sdk.Describer       = (*ext)(nil)
+)
+
+func (*ext) Describe() sdk.Info {
+	return sdk.Info{Name: "sysprompt", Version: "1.0.0", Description: "append to or replace the system prompt by hand"}
+}
+
+func (*ext) Commands() []sdk.Command {
+	return []sdk.Command{
+		{
+			Name:        "system-append",
+			Description: "append a block to the system prompt",
+			Usage:       "TEXT",
+			Run:         edit("system-append", "appended", sdk.Host.AddSystemMessage),
+		},
+		{
+			Name:        "system-replace",
+			Description: "replace the whole system prompt with one block",
+			Usage:       "TEXT",
+			Run:         edit("system-replace", "replaced", sdk.Host.ReplaceSystemMessage),
+		},
+	}
+}
+
+// edit returns a command that applies do to its argument and reports done.
+func edit(name, done string, do func(sdk.Host, context.Context, string) error) func(context.Context, sdk.Host, sdk.CommandRequest) (sdk.CommandResponse, error) {
+	return func(ctx context.Context, h sdk.Host, req sdk.CommandRequest) (sdk.CommandResponse, error) {
+		text := strings.TrimSpace(req.Args)
+		if text == "" {
+			return sdk.CommandResponse{}, errors.New("usage: /" + name + " TEXT (the text of the system block)")
+		}
+		if err := do(h, ctx, text); err != nil {
+			return sdk.CommandResponse{}, err
+		}
+		return sdk.CommandResponse{Output: done}, nil
+	}
+}
+
+func main() { sdk.Serve(&ext{}) }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk/sdktest"
+)
+
+func TestAppendThenReplace(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, &ext{}).WithSystem("seed")
+	resp, err := h.Command("system-append", "  Answer in French.  ")
+	require.NoError(t, err)
+	require.Equal(t, "appended", resp.Output)
+	require.Equal(t, []string{"seed", "Answer in French."}, h.Prompt())
+
+	resp, err = h.Command("system-replace", "You are a pirate.")
+	require.NoError(t, err)
+	require.Equal(t, "replaced", resp.Output)
+	require.Equal(t, []string{"You are a pirate."}, h.Prompt())
+	require.Equal(t, []sdktest.Edit{
+		{Mode: conversation.ModeAppend, Text: "Answer in French."},
+		{Mode: conversation.ModeReplace, Text: "You are a pirate."},
+	}, h.Edits())
+}
+
+func TestEmptyTextIsAUsageError(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, &ext{})
+	for _, name := range []string{"system-append", "system-replace"} {
+		_, err := h.Command(name, " \t")
+		require.EqualError(t, err, "usage: /"+name+" TEXT (the text of the system block)")
+	}
+	require.Empty(t, h.Edits())
+}
+
+func TestHostErrorIsReturned(t *testing.T) {
+	t.Parallel()
+	failed := errors.New("panto host: add system message: extension disabled")
+	h := sdktest.New(t, &ext{}).WithHostFuncs(sdktest.HostFuncs{
+		AddSystemMessage: func(context.Context, string) error { return failed },
+	})
+	resp, err := h.Command("system-append", "x")
+	require.ErrorIs(t, err, failed)
+	require.Empty(t, resp.Output, "no success reported")
+}
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, &ext{})
+	require.Equal(t, "sysprompt", h.Info().Name)
+	var usage []string
+	for _, c := range h.Commands() {
+		usage = append(usage, "/"+c.Name+" "+c.Usage)
+	}
+	require.Equal(t, []string{"/system-append TEXT", "/system-replace TEXT"}, usage)
+}

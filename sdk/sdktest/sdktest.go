@@ -1,0 +1,385 @@
+package sdktest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk"
+)
+
+// HookTimeout is the deadline of each hook and command the harness runs,
+// unless WithHookTimeout says otherwise: panto's default hook_timeout.
+// panto disables an extension that misses it; the harness returns an
+// error wrapping context.DeadlineExceeded.
+const HookTimeout = 5 * time.Second
+
+// Edit is one system-prompt edit an extension made.
+type Edit struct {
+	Mode conversation.Mode
+	Text string
+}
+
+// HostFuncs overrides the fake Host's methods, terraform style: a non-nil
+// field is called instead of the method's default, which records the call
+// (a nil field keeps the default). Use it to make the Host fail:
+//
+//	h.WithHostFuncs(sdktest.HostFuncs{
+//		AppendData: func(context.Context, any) error { return errors.New("disk full") },
+//	})
+type HostFuncs struct {
+	AddSystemMessage     func(ctx context.Context, text string) error
+	ReplaceSystemMessage func(ctx context.Context, text string) error
+	SystemPrompt         func(ctx context.Context) ([]string, error)
+	Messages             func(ctx context.Context) ([]conversation.Message, error)
+	AppendData           func(ctx context.Context, v any) error
+}
+
+// Harness runs one extension against a fake Host for one test. Its
+// methods are safe to call from any goroutine, as the Host is for the
+// extension.
+type Harness struct {
+	ext      sdk.Extension
+	ctx      context.Context
+	commands map[string]sdk.Command
+	logger   hclog.Logger
+	host     *fakeHost
+
+	mu      sync.Mutex
+	timeout time.Duration
+	funcs   HostFuncs
+	msgs    []conversation.Message
+	edits   []Edit
+	data    []json.RawMessage
+	log     bytes.Buffer
+}
+
+// New returns a harness for ext with an empty conversation. It fails the
+// test if ext's commands could not be run by panto: an empty name, one
+// with a slash or a space in it, a nil Run, or a name given twice.
+func New(t testing.TB, ext sdk.Extension) *Harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	h := &Harness{ext: ext, ctx: ctx, commands: map[string]sdk.Command{}, timeout: HookTimeout}
+	h.host = &fakeHost{h: h}
+	h.logger = hclog.New(&hclog.LoggerOptions{
+		Name:   h.name(),
+		Level:  hclog.Trace,
+		Output: lockedWriter{h},
+	})
+	if cp, ok := ext.(sdk.CommandProvider); ok {
+		for _, c := range cp.Commands() {
+			switch {
+			case c.Name == "" || strings.ContainsFunc(c.Name, func(r rune) bool { return r == '/' || unicode.IsSpace(r) }):
+				t.Fatalf("sdktest: command %q: a name is one word without the slash", c.Name)
+			case c.Run == nil:
+				t.Fatalf("sdktest: command /%s has no Run", c.Name)
+			}
+			if _, dup := h.commands[c.Name]; dup {
+				t.Fatalf("sdktest: command /%s is declared twice", c.Name)
+			}
+			h.commands[c.Name] = c
+		}
+	}
+	return h
+}
+
+func (h *Harness) name() string {
+	if n := h.Info().Name; n != "" {
+		return n
+	}
+	return "extension"
+}
+
+// WithSystem appends each text to the conversation as an append-mode
+// system message: the configured prompt, as panto seeds it. It records no
+// Edit and returns h.
+func (h *Harness) WithSystem(texts ...string) *Harness {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, text := range texts {
+		h.msgs = append(h.msgs, conversation.SystemMessage(text, conversation.ModeAppend))
+	}
+	return h
+}
+
+// AddMessages appends msgs to the conversation (a system message in
+// replace mode, a user's message, a model's reply...). It records no Edit
+// and returns h.
+func (h *Harness) AddMessages(msgs ...conversation.Message) *Harness {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range msgs {
+		h.msgs = append(h.msgs, m.Clone())
+	}
+	return h
+}
+
+// WithHostFuncs overrides the fake Host's methods (see HostFuncs) for the
+// calls that follow, and returns h.
+func (h *Harness) WithHostFuncs(f HostFuncs) *Harness {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.funcs = f
+	return h
+}
+
+// WithHookTimeout sets the deadline of the hooks and commands that follow
+// (panto's hook_timeout; HookTimeout by default), and returns h.
+func (h *Harness) WithHookTimeout(d time.Duration) *Harness {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.timeout = d
+	return h
+}
+
+// Host returns the fake Host the extension is given, to call it as the
+// extension would from outside a hook.
+func (h *Harness) Host() sdk.Host { return h.host }
+
+// Edits returns the system edits the extension made, in order.
+func (h *Harness) Edits() []Edit {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.edits)
+}
+
+// Prompt returns the effective system prompt, block by block, as the next
+// model request would carry it.
+func (h *Harness) Prompt() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return conversation.Texts(conversation.EffectiveSystem(h.msgs))
+}
+
+// Messages returns a copy of the conversation: the messages given to
+// WithSystem and AddMessages and the extension's system edits, in order.
+func (h *Harness) Messages() []conversation.Message {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]conversation.Message, len(h.msgs))
+	for i, m := range h.msgs {
+		out[i] = m.Clone()
+	}
+	return out
+}
+
+// Data returns the JSON of each value the extension gave AppendData, in
+// order.
+func (h *Harness) Data() []json.RawMessage {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.data)
+}
+
+// Log returns what the extension logged through Host.Logger, one line per
+// entry.
+func (h *Harness) Log() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.log.String()
+}
+
+// Info returns the extension's Info (the zero Info if it implements no
+// sdk.Describer).
+func (h *Harness) Info() sdk.Info {
+	if d, ok := h.ext.(sdk.Describer); ok {
+		return d.Describe()
+	}
+	return sdk.Info{}
+}
+
+// Commands returns the extension's commands, as panto lists them.
+func (h *Harness) Commands() []sdk.Command {
+	if cp, ok := h.ext.(sdk.CommandProvider); ok {
+		return cp.Commands()
+	}
+	return nil
+}
+
+// SessionStart delivers the session_start event. It returns nil if the
+// extension does not handle it, as do all the event methods.
+func (h *Harness) SessionStart(ev sdk.SessionStartEvent) error {
+	if x, ok := h.ext.(sdk.SessionStarter); ok {
+		return h.hook("SessionStart", func(ctx context.Context) error { return x.SessionStart(ctx, h.host, ev) })
+	}
+	return nil
+}
+
+// BeforeTurn delivers the before_turn event. It does not add the user's
+// message to the conversation (AddMessages does; Turn does both).
+func (h *Harness) BeforeTurn(ev sdk.BeforeTurnEvent) error {
+	if x, ok := h.ext.(sdk.BeforeTurner); ok {
+		return h.hook("BeforeTurn", func(ctx context.Context) error { return x.BeforeTurn(ctx, h.host, ev) })
+	}
+	return nil
+}
+
+// TurnEnd delivers the turn_end event. It does not add the reply to the
+// conversation (AddMessages does; Turn does both).
+func (h *Harness) TurnEnd(ev sdk.TurnEndEvent) error {
+	if x, ok := h.ext.(sdk.TurnEnder); ok {
+		return h.hook("TurnEnd", func(ctx context.Context) error { return x.TurnEnd(ctx, h.host, ev) })
+	}
+	return nil
+}
+
+// SystemPromptChanged delivers the system_prompt_changed event. The
+// harness never sends it by itself: panto sends it asynchronously, after
+// each recorded change, and a test says when.
+func (h *Harness) SystemPromptChanged(ev sdk.SystemPromptChangedEvent) error {
+	if x, ok := h.ext.(sdk.SystemPromptWatcher); ok {
+		return h.hook("SystemPromptChanged", func(ctx context.Context) error { return x.SystemPromptChanged(ctx, h.host, ev) })
+	}
+	return nil
+}
+
+// SessionEnd delivers the session_end event.
+func (h *Harness) SessionEnd(ev sdk.SessionEndEvent) error {
+	if x, ok := h.ext.(sdk.SessionEnder); ok {
+		return h.hook("SessionEnd", func(ctx context.Context) error { return x.SessionEnd(ctx, h.host, ev) })
+	}
+	return nil
+}
+
+// Turn plays one turn as panto does: the user's message is recorded,
+// before_turn is delivered, the reply is recorded, and turn_end is
+// delivered with stop reason "end_turn". It stops at the first error.
+func (h *Harness) Turn(userText, replyText string) error {
+	h.AddMessages(conversation.UserText(userText))
+	if err := h.BeforeTurn(sdk.BeforeTurnEvent{UserText: userText}); err != nil {
+		return err
+	}
+	reply := conversation.AssistantText(replyText)
+	h.AddMessages(reply)
+	return h.TurnEnd(sdk.TurnEndEvent{Message: reply, StopReason: "end_turn"})
+}
+
+// Command runs "/name args" (the slash is optional in name). It returns
+// an error for a command the extension does not declare, and otherwise
+// what the command's Run returns.
+func (h *Harness) Command(name, args string) (sdk.CommandResponse, error) {
+	name = strings.TrimPrefix(name, "/")
+	c, ok := h.commands[name]
+	if !ok {
+		return sdk.CommandResponse{}, fmt.Errorf("sdktest: unknown command /%s", name)
+	}
+	var resp sdk.CommandResponse
+	err := h.hook("/"+name, func(ctx context.Context) error {
+		var err error
+		resp, err = c.Run(ctx, h.host, sdk.CommandRequest{Args: args})
+		return err
+	})
+	return resp, err
+}
+
+// hook runs fn under the hook deadline, as panto runs a hook or command.
+func (h *Harness) hook(what string, fn func(ctx context.Context) error) error {
+	h.mu.Lock()
+	timeout := h.timeout
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(h.ctx, timeout)
+	defer cancel()
+	err := fn(ctx)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("sdktest: %s did not return within the %s hook deadline; panto would disable the extension: %w",
+			what, timeout, context.DeadlineExceeded)
+	}
+	return err
+}
+
+// fakeHost is the sdk.Host the extension is given.
+type fakeHost struct{ h *Harness }
+
+var _ sdk.Host = (*fakeHost)(nil)
+
+func (f *fakeHost) edit(ctx context.Context, mode conversation.Mode, text string, override func(context.Context, string) error) error {
+	if override != nil {
+		return override(ctx, text)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h := f.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.msgs = append(h.msgs, conversation.SystemMessage(text, mode))
+	h.edits = append(h.edits, Edit{Mode: mode, Text: text})
+	return nil
+}
+
+func (f *fakeHost) AddSystemMessage(ctx context.Context, text string) error {
+	return f.edit(ctx, conversation.ModeAppend, text, f.funcs().AddSystemMessage)
+}
+
+func (f *fakeHost) ReplaceSystemMessage(ctx context.Context, text string) error {
+	return f.edit(ctx, conversation.ModeReplace, text, f.funcs().ReplaceSystemMessage)
+}
+
+func (f *fakeHost) SystemPrompt(ctx context.Context) ([]string, error) {
+	if fn := f.funcs().SystemPrompt; fn != nil {
+		return fn(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.h.Prompt(), nil
+}
+
+func (f *fakeHost) Messages(ctx context.Context) ([]conversation.Message, error) {
+	if fn := f.funcs().Messages; fn != nil {
+		return fn(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.h.Messages(), nil
+}
+
+func (f *fakeHost) AppendData(ctx context.Context, v any) error {
+	if fn := f.funcs().AppendData; fn != nil {
+		return fn(ctx, v)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		// The message the real Host gives.
+		return fmt.Errorf("panto host: append data: encode: %w", err)
+	}
+	h := f.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.data = append(h.data, data)
+	return nil
+}
+
+func (f *fakeHost) Logger() hclog.Logger { return f.h.logger }
+
+func (f *fakeHost) funcs() HostFuncs {
+	f.h.mu.Lock()
+	defer f.h.mu.Unlock()
+	return f.h.funcs
+}
+
+// lockedWriter writes the extension's log lines into the harness.
+type lockedWriter struct{ h *Harness }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.h.mu.Lock()
+	defer w.h.mu.Unlock()
+	return w.h.log.Write(p)
+}
