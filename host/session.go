@@ -38,6 +38,15 @@ type Session struct {
 	maxSteps int
 	render   func(text, source string) (string, error)
 	created  bool // the log was created by this run
+
+	compaction Compaction
+	// summary and keptFrom are the latest compaction: requests send
+	// summary in place of the non-system messages before keptFrom.
+	summary  string
+	keptFrom int
+	// msgIDs are the log entry ids of conv.Messages (empty strings when
+	// nothing is written).
+	msgIDs []string
 }
 
 // TurnHooks are told of a turn's progress; the extension manager fits.
@@ -117,6 +126,25 @@ func OpenSession(path, cwd, id string) (*Session, error) {
 	s.entries = branch
 	s.conv.Messages = log.Messages()
 	s.Warnings = log.Warnings
+	var compaction *sessionlog.Compaction
+	for _, e := range branch {
+		switch {
+		case e.Message != nil:
+			s.msgIDs = append(s.msgIDs, e.ID)
+		case e.Compaction != nil:
+			compaction = e.Compaction
+		}
+	}
+	if compaction != nil {
+		for i, id := range s.msgIDs {
+			if id == compaction.FirstKeptID {
+				s.summary, s.keptFrom = compaction.Summary, i
+			}
+		}
+		if s.summary == "" {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", path, compaction.FirstKeptID))
+		}
+	}
 	return s, nil
 }
 
@@ -211,15 +239,19 @@ func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
 }
 
 func (s *Session) appendLocked(entries ...sessionlog.Entry) error {
-	if s.w == nil {
-		s.entries = append(s.entries, entries...)
-		return nil
-	}
-	recorded, err := s.w.Append(entries...)
-	if err != nil {
-		return err
+	recorded := entries
+	if s.w != nil {
+		var err error
+		if recorded, err = s.w.Append(entries...); err != nil {
+			return err
+		}
 	}
 	s.entries = append(s.entries, recorded...)
+	for _, e := range recorded {
+		if e.Message != nil {
+			s.msgIDs = append(s.msgIDs, e.ID)
+		}
+	}
 	return nil
 }
 
@@ -355,8 +387,13 @@ func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conv
 		s.hooks.BeforeTurn(ctx, user.Text())
 	}
 	for step := 1; ; step++ {
+		if s.needsCompaction() {
+			if err := s.Compact(ctx, p, req); err != nil && !errors.Is(err, ErrNothingToCompact) {
+				return serializers.Reply{}, err
+			}
+		}
 		req.Tools = s.offer(ctx, step)
-		req.Messages = s.Messages()
+		req.Messages = s.RequestMessages()
 		reply, err := p.Send(ctx, req, fn)
 		if err != nil {
 			return serializers.Reply{}, err

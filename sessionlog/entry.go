@@ -28,6 +28,10 @@ type wireEntry struct {
 
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
+
+	Summary      string `json:"summary"`
+	FirstKeptID  string `json:"first_kept_id"`
+	TokensBefore int    `json:"tokens_before"`
 }
 
 type wireMessage struct {
@@ -111,6 +115,11 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 			return fmt.Errorf("model_change entry %s without provider and model", w.ID)
 		}
 		e.ModelChange = &ModelChange{Provider: w.Provider, Model: w.Model}
+	case TypeCompaction:
+		if w.Summary == "" || w.FirstKeptID == "" {
+			return fmt.Errorf("compaction entry %s without summary and first_kept_id", w.ID)
+		}
+		e.Compaction = &Compaction{Summary: w.Summary, FirstKeptID: w.FirstKeptID, TokensBefore: w.TokensBefore}
 	}
 	return nil
 }

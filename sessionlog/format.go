@@ -52,6 +52,9 @@ const (
 	// TypeModelChange records a switch of provider or model
 	// (Entry.ModelChange).
 	TypeModelChange EntryType = "model_change"
+	// TypeCompaction records a summary of the messages before
+	// FirstKeptID, which requests send in their place (Entry.Compaction).
+	TypeCompaction EntryType = "compaction"
 )
 
 // headerType is the "type" of the header line; no entry may use it.
@@ -59,7 +62,7 @@ const headerType = "session"
 
 func (t EntryType) known() bool {
 	switch t {
-	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange:
+	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction:
 		return true
 	}
 	return false
@@ -87,6 +90,8 @@ type Entry struct {
 	ExtensionData *ExtensionData
 	// ModelChange is the payload of a TypeModelChange entry.
 	ModelChange *ModelChange
+	// Compaction is the payload of a TypeCompaction entry.
+	Compaction *Compaction
 
 	// Raw is the whole line of an entry of a type this version does not
 	// know, kept so it can be written back byte for byte: Append writes
@@ -127,6 +132,22 @@ type ExtensionData struct {
 	Extension string
 	// Data is any JSON value; nil is written as null.
 	Data json.RawMessage
+}
+
+// Compaction records that the conversation's messages before the entry
+// FirstKeptID were summarised: requests send the system messages among
+// them (never summarised away), then Summary, then the messages from
+// FirstKeptID on. The messages themselves stay in the log.
+type Compaction struct {
+	Summary     string
+	FirstKeptID string
+	// TokensBefore is the context size that triggered it, when known.
+	TokensBefore int
+}
+
+// CompactionEntry returns an entry recording a compaction.
+func CompactionEntry(summary, firstKeptID string, tokensBefore int) Entry {
+	return Entry{Type: TypeCompaction, Compaction: &Compaction{Summary: summary, FirstKeptID: firstKeptID, TokensBefore: tokensBefore}}
 }
 
 // ModelChange records that later requests go to Model of Provider.
@@ -245,6 +266,13 @@ type extensionDataLine struct {
 	Data      json.RawMessage `json:"data"`
 }
 
+type compactionLine struct {
+	lineHead
+	Summary      string `json:"summary"`
+	FirstKeptID  string `json:"first_kept_id"`
+	TokensBefore int    `json:"tokens_before,omitempty"`
+}
+
 type modelChangeLine struct {
 	lineHead
 	Provider string `json:"provider"`
@@ -295,6 +323,8 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 		v = extensionDataLine{head, e.ExtensionData.Extension, data}
 	case TypeModelChange:
 		v = modelChangeLine{head, e.ModelChange.Provider, e.ModelChange.Model}
+	case TypeCompaction:
+		v = compactionLine{head, e.Compaction.Summary, e.Compaction.FirstKeptID, e.Compaction.TokensBefore}
 	default:
 		return appendRaw(buf, e.Raw)
 	}
@@ -375,6 +405,11 @@ func checkEntry(e *Entry) error {
 	case TypeModelChange:
 		if e.ModelChange == nil || e.ModelChange.Provider == "" || e.ModelChange.Model == "" {
 			return errors.New("model_change entry without provider and model")
+		}
+		return nil
+	case TypeCompaction:
+		if e.Compaction == nil || e.Compaction.Summary == "" || e.Compaction.FirstKeptID == "" {
+			return errors.New("compaction entry without summary and first_kept_id")
 		}
 		return nil
 	case headerType:

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
@@ -125,6 +126,14 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		return nil, err
 	}
 	c.sess.SetMaxSteps(a.cfg.MaxSteps)
+	window := a.cfg.ContextWindow
+	if window == 0 {
+		window = config.DefaultContextWindow(a.cfg.Provider)
+	}
+	c.sess.SetCompaction(host.Compaction{
+		Model: a.cfg.CompactionModel, Window: window,
+		Threshold: a.cfg.CompactionThreshold, KeepTokens: a.cfg.CompactionKeepTokens,
+	})
 	if c.exts != nil {
 		c.sess.SetTools(c.exts)
 		c.exts.RecordGuidance(c.sess)
@@ -216,7 +225,7 @@ func (c *chat) printTurn(ctx context.Context, text string) error {
 // command runs a built-in or extension slash command, without the model.
 func (c *chat) command(ctx context.Context, name, args string, out io.Writer) error {
 	if f := builtinCommands[name]; f != nil {
-		return f(c, out)
+		return f(c, ctx, out)
 	}
 	if c.exts == nil {
 		return fmt.Errorf("unknown command /%s (see /help)", name)
@@ -232,9 +241,10 @@ func (c *chat) command(ctx context.Context, name, args string, out io.Writer) er
 }
 
 // builtin slash commands of interactive mode; /help lists them.
-var builtinCommands = map[string]func(*chat, io.Writer) error{
+var builtinCommands = map[string]func(*chat, context.Context, io.Writer) error{
 	"prompt":  (*chat).showPrompt,
 	"session": (*chat).showSession,
+	"compact": (*chat).compact,
 }
 
 // slashCommand splits "/name args". A first word with another slash in it
@@ -250,6 +260,7 @@ func slashCommand(line string) (name, args string, ok bool) {
 const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /prompt    show the effective system prompt
   /session   show the session log in use
+  /compact   summarise older messages to free context (the prompt stays)
   /help      this help
   /quit      leave (or Ctrl-D)
 Ctrl-C stops a reply that is streaming.
@@ -327,7 +338,19 @@ func (c *chat) help() {
 	}
 }
 
-func (c *chat) showPrompt(out io.Writer) error {
+func (c *chat) compact(ctx context.Context, out io.Writer) error {
+	ctx, stop := c.e.interruptible(ctx)
+	defer stop()
+	before := len(c.sess.RequestMessages())
+	if err := c.sess.Compact(ctx, c.prov, c.req); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "compacted: the next request sends %d messages instead of %d; the system prompt is unchanged\n",
+		len(c.sess.RequestMessages()), before)
+	return nil
+}
+
+func (c *chat) showPrompt(_ context.Context, out io.Writer) error {
 	blocks := c.sess.EffectiveSystem()
 	fmt.Fprintf(out, "Effective system prompt: %d block(s)\n", len(blocks))
 	for i, b := range blocks {
@@ -336,7 +359,7 @@ func (c *chat) showPrompt(out io.Writer) error {
 	return nil
 }
 
-func (c *chat) showSession(out io.Writer) error {
+func (c *chat) showSession(_ context.Context, out io.Writer) error {
 	if c.sess.Path() == "" {
 		fmt.Fprintf(out, "session %s is not recorded (--no-session)\n", c.sess.ID())
 		return nil

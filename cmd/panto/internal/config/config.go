@@ -44,6 +44,15 @@ type Config struct {
 	ToolTimeout time.Duration
 	// MaxSteps bounds the model requests of one turn; 0 means no bound.
 	MaxSteps int
+	// ContextWindow is the model's window in tokens; 0 means the
+	// provider's default (DefaultContextWindow).
+	ContextWindow int
+	// CompactionThreshold is the share of the window that triggers
+	// compaction; CompactionKeepTokens how much stays verbatim;
+	// CompactionModel summarises (empty: the model).
+	CompactionThreshold  float64
+	CompactionKeepTokens int
+	CompactionModel      string
 	// ExtensionStartTimeout bounds one extension's start.
 	ExtensionStartTimeout time.Duration
 	// DisabledExtensions are extension names not to load.
@@ -65,6 +74,8 @@ func Defaults() Config {
 		HookTimeout:           5 * time.Second,
 		ToolTimeout:           15 * time.Minute,
 		MaxSteps:              100,
+		CompactionThreshold:   0.8,
+		CompactionKeepTokens:  20000,
 		ExtensionStartTimeout: 10 * time.Second,
 	}
 }
@@ -80,6 +91,19 @@ func DefaultModel(provider string) string {
 		return "echo"
 	}
 	return ""
+}
+
+// DefaultContextWindow is the context window assumed for a provider's
+// models when context_window is not set; 0 (echo) means no automatic
+// compaction.
+func DefaultContextWindow(provider string) int {
+	switch provider {
+	case "anthropic":
+		return 200000
+	case "openai":
+		return 128000
+	}
+	return 0
 }
 
 // file is one config.toml; nil fields were not set there.
@@ -98,6 +122,10 @@ type file struct {
 	HookTimeout      *duration `toml:"hook_timeout"`
 	ToolTimeout      *duration `toml:"tool_timeout"`
 	MaxSteps         *int      `toml:"max_steps"`
+	ContextWindow    *int      `toml:"context_window"`
+	CompThreshold    *float64  `toml:"compaction_threshold"`
+	CompKeepTokens   *int      `toml:"compaction_keep_tokens"`
+	CompModel        *string   `toml:"compaction_model"`
 	ExtStartTimeout  *duration `toml:"extension_start_timeout"`
 	DisabledExts     []string  `toml:"disabled_extensions"`
 }
@@ -190,6 +218,12 @@ func (f file) check() error {
 	if f.ThinkingBudget != nil && *f.ThinkingBudget < 0 {
 		return fmt.Errorf("thinking_budget %d: want 0 (off) or at least 1024", *f.ThinkingBudget)
 	}
+	if f.CompThreshold != nil && (*f.CompThreshold <= 0 || *f.CompThreshold > 1) {
+		return fmt.Errorf("compaction_threshold %g: want a share of the window above 0 and at most 1", *f.CompThreshold)
+	}
+	if f.ContextWindow != nil && *f.ContextWindow < 0 {
+		return fmt.Errorf("context_window %d: want 0 (the provider's default) or more", *f.ContextWindow)
+	}
 	if f.MaxSteps != nil && *f.MaxSteps < 0 {
 		return fmt.Errorf("max_steps %d: want 0 (no bound) or more", *f.MaxSteps)
 	}
@@ -237,6 +271,10 @@ func (f file) mergeInto(c *Config) {
 		c.ToolTimeout = time.Duration(*f.ToolTimeout)
 	}
 	set(&c.MaxSteps, f.MaxSteps)
+	set(&c.ContextWindow, f.ContextWindow)
+	set(&c.CompactionThreshold, f.CompThreshold)
+	set(&c.CompactionKeepTokens, f.CompKeepTokens)
+	set(&c.CompactionModel, f.CompModel)
 	if f.ExtStartTimeout != nil {
 		c.ExtensionStartTimeout = time.Duration(*f.ExtStartTimeout)
 	}

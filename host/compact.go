@@ -1,0 +1,211 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/sessionlog"
+)
+
+// Compaction configures when and how older messages are summarised.
+type Compaction struct {
+	// Model summarises; empty means the turn's model.
+	Model string
+	// Window is the model's context window in tokens; 0 turns automatic
+	// compaction off (/compact still works).
+	Window int
+	// Threshold is the share of Window at which a request triggers
+	// compaction first (0.8: at 80%).
+	Threshold float64
+	// KeepTokens is roughly how much of the recent conversation stays
+	// verbatim.
+	KeepTokens int
+}
+
+// SetCompaction installs the compaction settings.
+func (s *Session) SetCompaction(c Compaction) { s.compaction = c }
+
+// ErrNothingToCompact is returned by Compact when the conversation is too
+// short to summarise anything.
+var ErrNothingToCompact = errors.New("nothing to compact: the conversation is shorter than what is kept")
+
+// summaryPrefix starts the user message that stands for the summarised
+// messages in requests.
+const summaryPrefix = "[Summary of the earlier conversation, written when it was compacted]\n\n"
+
+// compactionPrompt is the system prompt of the summarising request.
+const compactionPrompt = `You summarise a conversation between a user and a coding agent so the agent can continue the work without the full transcript.
+Keep: the user's goals and constraints, decisions made and why, files and commands involved, the current state of the work, open questions and next steps.
+Drop: pleasantries, superseded attempts, full file contents and long tool output. Write plain prose and short lists; no preamble.`
+
+// requestMessages is the conversation as requests send it: when compacted,
+// the system messages before the cut (never summarised away, so the
+// effective system prompt is unchanged), the summary, then every message
+// from the cut on. The caller holds s.mu.
+func (s *Session) requestMessagesLocked() []conversation.Message {
+	msgs := s.conv.Messages
+	if s.summary == "" {
+		return append([]conversation.Message(nil), msgs...)
+	}
+	out := make([]conversation.Message, 0, len(msgs)-s.keptFrom+8)
+	for _, m := range msgs[:s.keptFrom] {
+		if m.Role == conversation.RoleSystem {
+			out = append(out, m)
+		}
+	}
+	out = append(out, conversation.UserText(summaryPrefix+s.summary))
+	return append(out, msgs[s.keptFrom:]...)
+}
+
+// RequestMessages returns the conversation as the next request sends it.
+func (s *Session) RequestMessages() []conversation.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requestMessagesLocked()
+}
+
+// approxTokens estimates tokens at four bytes each.
+func approxTokens(msgs []conversation.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			n += len(b.Text) + len(b.Thinking) + len(b.Input) + 16
+			for _, c := range b.Content {
+				n += len(c.Text)
+			}
+		}
+	}
+	return n / 4
+}
+
+// needsCompaction reports whether the next request would cross the
+// threshold.
+func (s *Session) needsCompaction() bool {
+	c := s.compaction
+	if c.Window <= 0 || c.Threshold <= 0 {
+		return false
+	}
+	return float64(approxTokens(s.RequestMessages())) >= c.Threshold*float64(c.Window)
+}
+
+// cutLocked picks where the kept messages start: the start of a user turn
+// (a user message, so no tool call is split from its result) such that
+// about KeepTokens of the conversation stay verbatim, after the previous
+// cut. -1 when there is nothing before it worth summarising.
+func (s *Session) cutLocked() int {
+	msgs := s.conv.Messages
+	keep := max(s.compaction.KeepTokens, 1)
+	tokens := 0
+	cut := len(msgs)
+	for i := len(msgs) - 1; i > s.keptFrom; i-- {
+		tokens += approxTokens(msgs[i : i+1])
+		if msgs[i].Role == conversation.RoleUser {
+			cut = i
+			if tokens >= keep {
+				break
+			}
+		}
+	}
+	// Something other than system messages must be summarised.
+	for _, m := range msgs[s.keptFrom:min(cut, len(msgs))] {
+		if m.Role != conversation.RoleSystem {
+			return cut
+		}
+	}
+	return -1
+}
+
+// Compact summarises the messages before the cut with p and records a
+// compaction entry. The messages stay in the log; requests send the
+// summary in their place. The effective system prompt is unchanged. req
+// gives the model settings (the compaction model, if set, replaces its
+// model); its messages and tools are not used.
+func (s *Session) Compact(ctx context.Context, p Sender, req serializers.Request) error {
+	s.mu.Lock()
+	cut := s.cutLocked()
+	if cut < 0 || cut >= len(s.conv.Messages) {
+		s.mu.Unlock()
+		return ErrNothingToCompact
+	}
+	before := approxTokens(s.requestMessagesLocked())
+	transcript := transcriptOf(s.summary, s.conv.Messages[s.keptFrom:cut])
+	s.mu.Unlock()
+
+	if s.compaction.Model != "" {
+		req.Model = s.compaction.Model
+	}
+	req.Tools, req.ToolChoice, req.ThinkingBudget = nil, serializers.ToolChoice{}, 0
+	req.Messages = []conversation.Message{
+		conversation.SystemMessage(compactionPrompt, conversation.ModeAppend),
+		conversation.UserText("Summarise this conversation:\n\n" + transcript),
+	}
+	reply, err := p.Send(ctx, req, nil)
+	if err != nil {
+		return fmt.Errorf("compact: summarise: %w", err)
+	}
+	summary := strings.TrimSpace(reply.Message.Text())
+	if summary == "" {
+		return errors.New("compact: the model returned an empty summary; nothing was changed")
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := ""
+	if cut < len(s.msgIDs) {
+		first = s.msgIDs[cut]
+	}
+	if s.w != nil {
+		if first == "" {
+			return errors.New("compact: the first kept message has no log entry")
+		}
+		if err := s.appendLocked(sessionlog.CompactionEntry(summary, first, before)); err != nil {
+			return fmt.Errorf("compact: %w", err)
+		}
+	}
+	s.summary, s.keptFrom = summary, cut
+	return nil
+}
+
+// transcriptOf renders messages as plain text for the summariser, after
+// the previous summary if there is one. Long tool output is cut.
+func transcriptOf(previous string, msgs []conversation.Message) string {
+	var b strings.Builder
+	if previous != "" {
+		b.WriteString("Summary of what came before:\n" + previous + "\n\n")
+	}
+	clip := func(s string, n int) string {
+		if len(s) > n {
+			return s[:n] + " [...]"
+		}
+		return s
+	}
+	for _, m := range msgs {
+		for _, blk := range m.Content {
+			switch blk.Type {
+			case conversation.TypeText:
+				if blk.Text != "" {
+					fmt.Fprintf(&b, "%s: %s\n\n", roleName(m.Role), clip(blk.Text, 4000))
+				}
+			case conversation.TypeToolUse:
+				fmt.Fprintf(&b, "Assistant called %s with %s\n\n", blk.Name, clip(string(blk.Input), 1000))
+			case conversation.TypeToolResult:
+				fmt.Fprintf(&b, "Result of that call: %s\n\n", clip(blk.ResultText(), 1500))
+			}
+		}
+	}
+	return b.String()
+}
+
+func roleName(r conversation.Role) string {
+	switch r {
+	case conversation.RoleAssistant:
+		return "Assistant"
+	case conversation.RoleSystem:
+		return "System"
+	}
+	return "User"
+}
