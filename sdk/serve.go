@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -102,17 +104,28 @@ type server struct {
 	ext      Extension
 	broker   *plugin.GRPCBroker
 	logger   hclog.Logger
-	host     Host
-	commands map[string]Command
+	// host is set once by Init and read by every hook, possibly on other
+	// goroutines.
+	host     atomic.Pointer[hostRef]
+	commands []Command
+	byName   map[string]Command
 	tools    map[string]Tool
+	initOnce sync.Once
 }
 
+type hostRef struct{ Host }
+
 func newServer(ext Extension, broker *plugin.GRPCBroker, logger hclog.Logger) *server {
-	s := &server{ext: ext, broker: broker, logger: logger, commands: map[string]Command{}, tools: map[string]Tool{}}
-	s.host = noHost{logger}
+	s := &server{ext: ext, broker: broker, logger: logger, byName: map[string]Command{}, tools: map[string]Tool{}}
+	s.host.Store(&hostRef{noHost{logger}})
 	if cp, ok := ext.(CommandProvider); ok {
 		for _, c := range cp.Commands() {
-			s.commands[c.Name] = c
+			if _, dup := s.byName[c.Name]; dup {
+				logger.Error("command registered twice; the first is kept", "command", c.Name)
+				continue
+			}
+			s.byName[c.Name] = c
+			s.commands = append(s.commands, c)
 		}
 	}
 	if tp, ok := ext.(ToolProvider); ok {
@@ -143,18 +156,24 @@ func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitRespons
 	}
 	if req.HostBrokerId != 0 {
 		// Dial once, now (the broker waits at most 5 s), and keep the
-		// connection for every callback of the session.
-		conn, err := s.broker.Dial(req.HostBrokerId)
-		if err != nil {
-			resp.Error = &pb.Error{Message: fmt.Sprintf("connect to the panto host service: %v", err)}
+		// connection for every callback of the session. A second Init
+		// keeps the first connection.
+		var dialErr error
+		s.initOnce.Do(func() {
+			conn, err := s.broker.Dial(req.HostBrokerId)
+			if err != nil {
+				dialErr = err
+				return
+			}
+			s.host.Store(&hostRef{&remoteHost{client: pb.NewHostClient(conn), logger: s.logger}})
+		})
+		if dialErr != nil {
+			resp.Error = &pb.Error{Message: fmt.Sprintf("connect to the panto host service: %v", dialErr)}
 			return resp, nil
 		}
-		s.host = &remoteHost{client: pb.NewHostClient(conn), logger: s.logger}
 	}
-	if cp, ok := s.ext.(CommandProvider); ok {
-		for _, c := range cp.Commands() {
-			resp.Commands = append(resp.Commands, &pb.Command{Name: c.Name, Description: c.Description, Usage: c.Usage})
-		}
+	for _, c := range s.commands {
+		resp.Commands = append(resp.Commands, &pb.Command{Name: c.Name, Description: c.Description, Usage: c.Usage})
 	}
 	if tp, ok := s.ext.(ToolProvider); ok {
 		for _, t := range tp.Tools() {
@@ -171,7 +190,7 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 	switch p := req.Payload.(type) {
 	case *pb.EventRequest_ToolCall:
 		if h, ok := s.ext.(ToolCallWatcher); ok {
-			d, err := h.ToolCall(ctx, s.host, toolCall(p.ToolCall))
+			d, err := h.ToolCall(ctx, s.host.Load().Host, toolCall(p.ToolCall))
 			return &pb.EventResponse{Error: errMsg(err), Block: d.Block, BlockReason: d.Reason}, nil
 		}
 		return &pb.EventResponse{}, nil
@@ -179,13 +198,13 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 		if h, ok := s.ext.(ToolResultWatcher); ok {
 			ev := ToolResultEvent{Call: toolCall(p.ToolResult.GetCall()),
 				Result: ToolResult{Content: p.ToolResult.GetContent(), IsError: p.ToolResult.GetIsError()}}
-			ch, err := h.ToolResult(ctx, s.host, ev)
+			ch, err := h.ToolResult(ctx, s.host.Load().Host, ev)
 			return &pb.EventResponse{Error: errMsg(err), Amend: ch.Amend, Content: ch.Result.Content, IsError: ch.Result.IsError}, nil
 		}
 		return &pb.EventResponse{}, nil
 	case *pb.EventRequest_BeforeRequest:
 		if h, ok := s.ext.(BeforeRequester); ok {
-			r, err := h.BeforeRequest(ctx, s.host, BeforeRequestEvent{Tools: p.BeforeRequest.GetTools(), Step: int(p.BeforeRequest.GetStep())})
+			r, err := h.BeforeRequest(ctx, s.host.Load().Host, BeforeRequestEvent{Tools: p.BeforeRequest.GetTools(), Step: int(p.BeforeRequest.GetStep())})
 			return &pb.EventResponse{Error: errMsg(err), Narrow: r.Narrow, Tools: r.Tools}, nil
 		}
 		return &pb.EventResponse{}, nil
@@ -204,7 +223,7 @@ func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.Too
 	if !ok || t.Run == nil {
 		return &pb.ToolCallResponse{Content: "unknown tool " + call.Name, IsError: true}, nil
 	}
-	res, err := t.Run(ctx, s.host, call)
+	res, err := t.Run(ctx, s.host.Load().Host, call)
 	if err != nil {
 		return &pb.ToolCallResponse{Content: err.Error(), IsError: true}, nil
 	}
@@ -216,13 +235,13 @@ func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
 	case *pb.EventRequest_SessionStart:
 		if h, ok := s.ext.(SessionStarter); ok {
 			ev := p.SessionStart
-			return h.SessionStart(ctx, s.host, SessionStartEvent{
+			return h.SessionStart(ctx, s.host.Load().Host, SessionStartEvent{
 				SessionID: ev.SessionId, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
 			})
 		}
 	case *pb.EventRequest_BeforeTurn:
 		if h, ok := s.ext.(BeforeTurner); ok {
-			return h.BeforeTurn(ctx, s.host, BeforeTurnEvent{UserText: p.BeforeTurn.UserText})
+			return h.BeforeTurn(ctx, s.host.Load().Host, BeforeTurnEvent{UserText: p.BeforeTurn.UserText})
 		}
 	case *pb.EventRequest_TurnEnd:
 		if h, ok := s.ext.(TurnEnder); ok {
@@ -230,18 +249,18 @@ func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
 			if err := json.Unmarshal(p.TurnEnd.AssistantMessage, &m); err != nil {
 				return fmt.Errorf("decode turn_end message: %w", err)
 			}
-			return h.TurnEnd(ctx, s.host, TurnEndEvent{Message: m, StopReason: p.TurnEnd.StopReason})
+			return h.TurnEnd(ctx, s.host.Load().Host, TurnEndEvent{Message: m, StopReason: p.TurnEnd.StopReason})
 		}
 	case *pb.EventRequest_SystemPromptChanged:
 		if h, ok := s.ext.(SystemPromptWatcher); ok {
 			ev := p.SystemPromptChanged
-			return h.SystemPromptChanged(ctx, s.host, SystemPromptChangedEvent{
+			return h.SystemPromptChanged(ctx, s.host.Load().Host, SystemPromptChangedEvent{
 				Mode: conversation.Mode(ev.Mode), Text: ev.Text, By: ev.By,
 			})
 		}
 	case *pb.EventRequest_SessionEnd:
 		if h, ok := s.ext.(SessionEnder); ok {
-			return h.SessionEnd(ctx, s.host, SessionEndEvent{})
+			return h.SessionEnd(ctx, s.host.Load().Host, SessionEndEvent{})
 		}
 	default:
 		return fmt.Errorf("unknown event %q", req.Event)
@@ -250,11 +269,11 @@ func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
 }
 
 func (s *server) RunCommand(ctx context.Context, req *pb.CommandRequest) (*pb.CommandResponse, error) {
-	c, ok := s.commands[req.Name]
+	c, ok := s.byName[req.Name]
 	if !ok || c.Run == nil {
 		return &pb.CommandResponse{Error: &pb.Error{Message: "unknown command /" + req.Name}}, nil
 	}
-	out, err := c.Run(ctx, s.host, CommandRequest{Args: req.Args})
+	out, err := c.Run(ctx, s.host.Load().Host, CommandRequest{Args: req.Args})
 	return &pb.CommandResponse{Output: out.Output, Error: errMsg(err)}, nil
 }
 
