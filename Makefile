@@ -1,6 +1,8 @@
 # panto — build, test and check. `make` alone builds and tests.
 #
-#   make build   binaries into bin/
+#   make build   binaries into bin/ (first-party extensions into bin/extensions/)
+#   make install panto into $(PREFIX)/bin, the first-party extensions into
+#                $(PANTO_HOME)/agent/extensions (loaded by default)
 #   make test    go test -race ./...
 #   make lint    gofmt check, go vet, staticcheck (pinned)
 #   make bench   the benchmarks (BENCHCOUNT runs each, for medians)
@@ -11,18 +13,30 @@
 
 GO          ?= go
 BIN         := bin
+PREFIX      ?= $(HOME)/.local
+PANTO_HOME  ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/panto
+# First-party extensions that make install puts in the base layer.
+EXTENSIONS  := tools env context
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 10s
 BENCHCOUNT  ?= 5
 BENCH       ?= .
 
-.PHONY: all build test lint bench fuzz demo proto clean
+.PHONY: all build install test lint bench fuzz demo proto clean
 
 all: build test
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/... ./examples/plugins/... ./extensions/...
+	$(GO) build -o $(BIN)/ ./cmd/... ./examples/plugins/...
+	@mkdir -p $(BIN)/extensions
+	$(GO) build -o $(BIN)/extensions/ ./extensions/...
+
+install: build
+	install -d $(PREFIX)/bin $(PANTO_HOME)/agent/extensions
+	install -m 0755 $(BIN)/panto $(PREFIX)/bin/panto
+	for x in $(EXTENSIONS); do install -m 0755 $(BIN)/extensions/$$x $(PANTO_HOME)/agent/extensions/$$x; done
+	@echo "installed $(PREFIX)/bin/panto and $(EXTENSIONS) in $(PANTO_HOME)/agent/extensions"
 
 test:
 	$(GO) test -race -count=1 ./...

@@ -257,6 +257,9 @@ func extList(e *env, args []string) error {
 			for _, cmd := range info.GetCommands() {
 				h = append(h, "/"+cmd.GetName())
 			}
+			for _, tool := range info.GetTools() {
+				h = append(h, "tool:"+tool.GetName())
+			}
 			handles = strings.Join(h, " ")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, c.spec.Source, trusted, ver, handles, c.spec.Path)
@@ -315,9 +318,17 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 	if info.GetDescription() != "" {
 		fmt.Fprintf(e.stdout, "description: %s\n", info.GetDescription())
 	}
-	fmt.Fprintf(e.stdout, "handles: %s\n", strings.Join(info.GetEvents(), ", "))
+	if len(info.GetEvents()) > 0 {
+		fmt.Fprintf(e.stdout, "handles: %s\n", strings.Join(info.GetEvents(), ", "))
+	}
 	for _, c := range info.GetCommands() {
 		fmt.Fprintf(e.stdout, "command: /%s %s — %s\n", c.GetName(), c.GetUsage(), c.GetDescription())
+	}
+	for _, t := range info.GetTools() {
+		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.GetName(), oneLine(t.GetDescription(), 80))
+	}
+	for k, v := range info.GetVariables() {
+		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, oneLine(v, 60))
 	}
 	fmt.Fprintln(e.stdout, "firing session_start (fresh scratch session)")
 	m.SessionStart(ctx, &pb.SessionStart{SessionId: "check"})

@@ -1,0 +1,222 @@
+// Command context puts the project's instruction files into the system
+// prompt: AGENTS.md (and CLAUDE.md beside it) from the user layer
+// (${XDG_CONFIG_HOME:-$HOME/.config}/panto) and from every directory from
+// the repository root down to the working directory, each as its own
+// block headed "Instructions from <absolute path>:".
+//
+// The blocks are recorded at a fresh session start and after a re-seed.
+// On a plain resume the earlier blocks are still in the prompt, so only a
+// file that is new or whose text changed is added again; a file that was
+// removed stays in the recorded prompt (an append-only log cannot drop
+// one block).
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+// maxFileBytes caps what one instruction file contributes.
+const maxFileBytes = 64 * 1024
+
+// fileNames are the instruction files of one directory, in order.
+var fileNames = []string{"AGENTS.md", "CLAUDE.md"}
+
+type ext struct {
+	sdk.Base
+	dir     string // the working directory
+	userDir string // the user layer; empty: none
+}
+
+var (
+	_ sdk.SessionStarter = (*ext)(nil)
+	_ sdk.Describer      = (*ext)(nil)
+)
+
+func (*ext) Describe() sdk.Info {
+	return sdk.Info{Name: "context", Version: "1.0.0", Description: "AGENTS.md and CLAUDE.md instructions in the system prompt"}
+}
+
+// SessionStart records the instruction blocks not in the prompt as they
+// are now.
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+	files, problems := collect(e.userDir, e.dir)
+	for _, err := range problems {
+		h.Logger().Warn("instruction file skipped", "error", err)
+	}
+	var prompt []string
+	if ev.Resumed && !ev.Reseeded {
+		var err error
+		if prompt, err = h.SystemPrompt(ctx); err != nil {
+			return fmt.Errorf("context: %w", err)
+		}
+	}
+	for _, f := range files {
+		block := f.block()
+		if latestWithHeader(prompt, f.header()) == block {
+			continue
+		}
+		if err := h.AddSystemMessage(ctx, block); err != nil {
+			return fmt.Errorf("context: %s: %w", f.path, err)
+		}
+	}
+	return nil
+}
+
+// instruction is one instruction file's contribution.
+type instruction struct {
+	path string // absolute
+	text string // trailing white space removed
+	size int64  // of the whole file, when it was cut; else 0
+}
+
+func (f instruction) header() string { return "Instructions from " + f.path + ":" }
+
+func (f instruction) block() string {
+	b := f.header() + "\n\n" + f.text
+	if f.size > 0 {
+		b += fmt.Sprintf("\n\n[Cut at 64 KB: the file is %d bytes; read it for the rest.]", f.size)
+	}
+	return b
+}
+
+// latestWithHeader returns the last block of prompt whose first line is
+// header, or "".
+func latestWithHeader(prompt []string, header string) string {
+	for i := len(prompt) - 1; i >= 0; i-- {
+		if first, _, _ := strings.Cut(prompt[i], "\n"); first == header {
+			return prompt[i]
+		}
+	}
+	return ""
+}
+
+// collect returns the instruction files for working directory cwd
+// (absolute): those of userDir (skipped when empty), then those of each
+// directory from the repository root (the nearest ancestor of cwd holding
+// .git; cwd itself when there is none) down to cwd. In each directory
+// AGENTS.md comes before CLAUDE.md. Missing and empty files are left out;
+// files that cannot be read are left out and reported in problems.
+func collect(userDir, cwd string) (files []instruction, problems []error) {
+	var dirs []string
+	if userDir != "" {
+		dirs = append(dirs, filepath.Clean(userDir))
+	}
+	dirs = append(dirs, projectDirs(filepath.Clean(cwd))...)
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		for _, name := range fileNames {
+			p := filepath.Join(d, name)
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			f, ok, err := readInstruction(p)
+			switch {
+			case err != nil:
+				problems = append(problems, err)
+			case ok:
+				files = append(files, f)
+			}
+		}
+	}
+	return files, problems
+}
+
+// projectDirs returns the directories from the repository root down to
+// cwd, root first.
+func projectDirs(cwd string) []string {
+	var up []string
+	for d := cwd; ; {
+		up = append(up, d)
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d { // no repository: just cwd
+			return []string{cwd}
+		}
+		d = parent
+	}
+	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
+		up[i], up[j] = up[j], up[i]
+	}
+	return up
+}
+
+// readInstruction reads one instruction file, cut to maxFileBytes. ok is
+// false for a missing, empty or all-blank file.
+func readInstruction(p string) (f instruction, ok bool, err error) {
+	file, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return instruction{}, false, nil
+	}
+	if err != nil {
+		return instruction{}, false, err
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return instruction{}, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return instruction{}, false, fmt.Errorf("%s: not a regular file", p)
+	}
+	data, err := io.ReadAll(io.LimitReader(file, maxFileBytes+1))
+	if err != nil {
+		return instruction{}, false, fmt.Errorf("read %s: %w", p, err)
+	}
+	f = instruction{path: p}
+	if len(data) > maxFileBytes {
+		data = cut(data, maxFileBytes)
+		f.size = max(fi.Size(), maxFileBytes+1)
+	}
+	f.text = strings.TrimRight(string(data), " \t\r\n")
+	if strings.TrimSpace(f.text) == "" {
+		return instruction{}, false, nil
+	}
+	return f, true, nil
+}
+
+// cut shortens data (longer than n) to at most n bytes: after the last
+// newline when there is one in the second half, else at a rune boundary.
+func cut(data []byte, n int) []byte {
+	if i := bytes.LastIndexByte(data[:n], '\n'); i >= n/2 {
+		return data[:i+1]
+	}
+	for n > 0 && !utf8.RuneStart(data[n]) {
+		n--
+	}
+	return data[:n]
+}
+
+// userLayer is ${XDG_CONFIG_HOME:-$HOME/.config}/panto, or "" when
+// neither variable is set.
+func userLayer(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "panto")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "panto")
+	}
+	return ""
+}
+
+func main() {
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "context: cannot determine the working directory:", err)
+		os.Exit(1)
+	}
+	sdk.Serve(&ext{dir: dir, userDir: userLayer(os.Getenv)})
+}

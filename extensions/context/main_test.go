@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk"
+)
+
+// fakeHost is an sdk.Host whose SystemPrompt runs a func field; it
+// records every AddSystemMessage.
+type fakeHost struct {
+	mu     sync.Mutex
+	added  []string
+	prompt func(ctx context.Context) ([]string, error)
+}
+
+var _ sdk.Host = (*fakeHost)(nil)
+
+func (h *fakeHost) AddSystemMessage(_ context.Context, text string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.added = append(h.added, text)
+	return nil
+}
+func (h *fakeHost) ReplaceSystemMessage(context.Context, string) error { panic("unexpected") }
+func (h *fakeHost) SystemPrompt(ctx context.Context) ([]string, error) {
+	if h.prompt == nil {
+		return nil, nil
+	}
+	return h.prompt(ctx)
+}
+func (h *fakeHost) Messages(context.Context) ([]conversation.Message, error) { panic("unexpected") }
+func (h *fakeHost) AppendData(context.Context, any) error                    { panic("unexpected") }
+func (h *fakeHost) Logger() hclog.Logger                                     { return hclog.NewNullLogger() }
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+// project is a scratch repository: .git at repo/, instruction files at
+// the root, in a/ and a/b/ (the working directory), a CLAUDE.md beside
+// a/AGENTS.md, an empty one, a sibling whose AGENTS.md must stay out,
+// and a user layer with its own AGENTS.md. Above the repository there is
+// an AGENTS.md that must stay out too.
+func project(t *testing.T) (user, repo, cwd string) {
+	t.Helper()
+	top := t.TempDir()
+	writeFiles(t, top, map[string]string{
+		"AGENTS.md":                 "outside the repository\n",
+		"config/panto/AGENTS.md":    "user rules\n",
+		"repo/.git/HEAD":            "ref: refs/heads/main\n",
+		"repo/AGENTS.md":            "root rules\n\n",
+		"repo/a/AGENTS.md":          "a rules\n",
+		"repo/a/CLAUDE.md":          "a claude rules\n",
+		"repo/a/b/AGENTS.md":        "b rules\n",
+		"repo/a/b/CLAUDE.md":        " \n\n",
+		"repo/sibling/AGENTS.md":    "sibling rules\n",
+		"repo/a/sibling/AGENTS.md":  "a sibling rules\n",
+		"repo/a/b/c/AGENTS.md":      "below cwd\n",
+		"config/panto/CLAUDE.md.bk": "not an instruction file\n",
+	})
+	return filepath.Join(top, "config/panto"), filepath.Join(top, "repo"), filepath.Join(top, "repo/a/b")
+}
+
+func blockOf(path, text string) string { return "Instructions from " + path + ":\n\n" + text }
+
+func TestCollect(t *testing.T) {
+	t.Parallel()
+	user, repo, cwd := project(t)
+	want := []string{
+		blockOf(filepath.Join(user, "AGENTS.md"), "user rules"),
+		blockOf(filepath.Join(repo, "AGENTS.md"), "root rules"),
+		blockOf(filepath.Join(repo, "a/AGENTS.md"), "a rules"),
+		blockOf(filepath.Join(repo, "a/CLAUDE.md"), "a claude rules"),
+		blockOf(filepath.Join(repo, "a/b/AGENTS.md"), "b rules"),
+	}
+	files, problems := collect(user, cwd)
+	require.Empty(t, problems)
+	var got []string
+	for _, f := range files {
+		got = append(got, f.block())
+	}
+	require.Equal(t, want, got)
+
+	// No user layer; the working directory is the root.
+	files, _ = collect("", repo)
+	require.Len(t, files, 1)
+	require.Equal(t, filepath.Join(repo, "AGENTS.md"), files[0].path)
+
+	// No repository: only the working directory counts, not its parents.
+	plain := t.TempDir()
+	writeFiles(t, plain, map[string]string{"AGENTS.md": "parent\n", "x/AGENTS.md": "x\n"})
+	files, _ = collect(filepath.Join(plain, "nowhere"), filepath.Join(plain, "x"))
+	require.Len(t, files, 1)
+	require.Equal(t, blockOf(filepath.Join(plain, "x/AGENTS.md"), "x"), files[0].block())
+}
+
+func TestCollectCapAndProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := strings.Repeat(strings.Repeat("x", 99)+"\n", 1000) // 100,000 bytes
+	writeFiles(t, dir, map[string]string{".git/HEAD": "x", "AGENTS.md": big})
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "CLAUDE.md"), 0o755)) // not a file
+	files, problems := collect("", dir)
+	require.Len(t, problems, 1)
+	require.ErrorContains(t, problems[0], "CLAUDE.md: not a regular file")
+	require.Len(t, files, 1)
+	b := files[0].block()
+	require.True(t, strings.HasSuffix(b, "x\n\n[Cut at 64 KB: the file is 100000 bytes; read it for the rest.]"), b[len(b)-100:])
+	require.LessOrEqual(t, len(files[0].text), maxFileBytes)
+	require.Equal(t, 655, strings.Count(files[0].text, "\n")+1) // whole lines only
+}
+
+func TestCut(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "ab\n", string(cut([]byte("ab\ncdef"), 4)))
+	require.Equal(t, "a\nbcd", string(cut([]byte("a\nbcdefgh"), 5))) // the newline is too early
+	require.Equal(t, "abcé", string(cut([]byte("abcéé"), 6)))        // é is 2 bytes: 3+2 = 5
+	require.Equal(t, "abc", string(cut([]byte("abcéé"), 4)))         // inside the first é
+	require.Equal(t, "abcde", string(cut([]byte("abcdefg"), 5)))     // no newline
+}
+
+func TestUserLayer(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	require.Equal(t, "/x/panto", userLayer(env(map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"})))
+	require.Equal(t, "/h/.config/panto", userLayer(env(map[string]string{"HOME": "/h"})))
+	require.Empty(t, userLayer(env(nil)))
+}
+
+func TestSessionStart(t *testing.T) {
+	t.Parallel()
+	user, repo, cwd := project(t)
+	all, _ := collect(user, cwd)
+	var blocks []string
+	for _, f := range all {
+		blocks = append(blocks, f.block())
+	}
+	rootHeader := "Instructions from " + filepath.Join(repo, "AGENTS.md") + ":"
+	for _, tc := range []struct {
+		name   string
+		ev     sdk.SessionStartEvent
+		prompt []string
+		want   []string
+	}{
+		{"fresh: all", sdk.SessionStartEvent{}, nil, blocks},
+		{"reseeded: all", sdk.SessionStartEvent{Resumed: true, Reseeded: true}, append([]string{"base"}, blocks...), blocks},
+		{"resume, unchanged: none", sdk.SessionStartEvent{Resumed: true}, append([]string{"base"}, blocks...), nil},
+		{"resume, one new", sdk.SessionStartEvent{Resumed: true}, append([]string{"base"}, blocks[:4]...), blocks[4:]},
+		{"resume, one changed", sdk.SessionStartEvent{Resumed: true},
+			append([]string{blocks[0], rootHeader + "\n\nold root rules"}, blocks[2:]...), blocks[1:2]},
+		{"resume, changed back: the latest counts", sdk.SessionStartEvent{Resumed: true},
+			append(append([]string{}, blocks...), rootHeader+"\n\nnewer root rules"), blocks[1:2]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &fakeHost{prompt: func(context.Context) ([]string, error) { return tc.prompt, nil }}
+			e := &ext{dir: cwd, userDir: user}
+			require.NoError(t, e.SessionStart(context.Background(), h, tc.ev))
+			require.Equal(t, tc.want, h.added)
+		})
+	}
+
+	h := &fakeHost{prompt: func(context.Context) ([]string, error) { return nil, errors.New("boom") }}
+	err := (&ext{dir: cwd, userDir: user}).SessionStart(context.Background(), h, sdk.SessionStartEvent{Resumed: true})
+	require.ErrorContains(t, err, "context: boom")
+	require.Empty(t, h.added)
+}

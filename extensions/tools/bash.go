@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+const (
+	bashDefaultTimeout = 120 // seconds
+	bashMaxTimeout     = 600 // seconds
+	// bashPipeGrace is how long bash's output is still read after bash
+	// itself exits, for a background child that keeps the pipe open.
+	bashPipeGrace = 250 * time.Millisecond
+)
+
+var bashParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command line, run with bash -c in the project directory."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds before the command and everything it started are killed. Default 120, maximum 600."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
+type bashInput struct {
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+func bashTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "bash",
+		Description: "Run a command with bash -c in the project directory; returns its combined stdout and stderr (the last 2000 lines or 50 KB) and the exit code.",
+		Parameters:  bashParams,
+		Guidance: "Use bash to build, test, run programs, use git and anything else a shell does; prefer read, ls, find " +
+			"and grep to look at files, and edit or write to change them. Each call is a fresh bash in the project " +
+			"directory: cd and exported variables do not carry over, so chain with && instead. stdin is empty, so " +
+			"avoid interactive commands and pagers. The command and everything it starts are killed after timeout " +
+			"seconds (default 120, at most 600). Only the tail of long output is kept; redirect it to a file and " +
+			"read or grep that when you need all of it.",
+		Run: bind(bashParams, func(ctx context.Context, in bashInput) (sdk.ToolResult, error) {
+			timeout, err := checkLimit("timeout", in.Timeout, bashDefaultTimeout, bashMaxTimeout)
+			if err != nil {
+				return sdk.ToolResult{}, err
+			}
+			return runBash(ctx, dir, in.Command, time.Duration(timeout)*time.Second), nil
+		}),
+	}
+}
+
+// runBash runs command with bash -c in dir, in a process group of its
+// own that is killed on timeout or when ctx ends. The result holds the
+// tail of the combined output and how the command ended; it is an error
+// result unless the command exited 0.
+func runBash(ctx context.Context, dir, command string, timeout time.Duration) sdk.ToolResult {
+	if strings.TrimSpace(command) == "" {
+		return sdk.ToolResult{Content: "invalid input: field \"command\" is empty", IsError: true}
+	}
+	out := &tailBuffer{max: maxBytes}
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out // stdin stays empty (/dev/null)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = bashPipeGrace
+	cmd.Env = append(cmd.Environ(), "PAGER=cat", "GIT_PAGER=cat")
+	if err := cmd.Start(); err != nil {
+		return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true}
+	}
+	pgid := cmd.Process.Pid
+
+	var (
+		mu     sync.Mutex
+		reason string // why the group was killed, if it was
+	)
+	done := make(chan struct{})
+	go func() {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		var why string
+		select {
+		case <-done:
+			return
+		case <-timer.C:
+			why = fmt.Sprintf("timed out after %s", timeout)
+		case <-ctx.Done():
+			why = "cancelled"
+		}
+		mu.Lock()
+		reason = why
+		mu.Unlock()
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}()
+	err := cmd.Wait()
+	close(done)
+	mu.Lock()
+	killed := reason
+	mu.Unlock()
+
+	var b strings.Builder
+	b.WriteString(out.String())
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
+	}
+	var exitErr *exec.ExitError
+	code := 0
+	switch {
+	case killed != "":
+		fmt.Fprintf(&b, "[%s: the command and its process group were killed]", killed)
+		return sdk.ToolResult{Content: b.String(), IsError: true}
+	case errors.As(err, &exitErr):
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			fmt.Fprintf(&b, "[killed by signal: %s]", ws.Signal())
+			return sdk.ToolResult{Content: b.String(), IsError: true}
+		}
+		code = exitErr.ExitCode()
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		fmt.Fprintf(&b, "[bash: %v]", err)
+		return sdk.ToolResult{Content: b.String(), IsError: true}
+	}
+	fmt.Fprintf(&b, "[exit code %d]", code)
+	return sdk.ToolResult{Content: b.String(), IsError: code != 0}
+}
+
+// tailBuffer keeps the last output of a command: at most max bytes and
+// maxLines lines, counting what it dropped. It is safe for concurrent
+// writes (stdout and stderr are the same writer, but exec copies each in
+// its own goroutine when they are not files).
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	total int // bytes written in all
+	lines int // newlines written in all
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += len(p)
+	t.lines += bytes.Count(p, []byte{'\n'})
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		// Keep one byte more than shown, to tell whether the shown
+		// part starts a line.
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max-1:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the kept tail, with a note first when anything was cut.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tail, cut := t.buf, t.total > len(t.buf)
+	if len(tail) > t.max {
+		atLineStart := tail[len(tail)-t.max-1] == '\n'
+		tail, cut = tail[len(tail)-t.max:], true
+		// Start at a whole line when the cut fell inside one.
+		if i := bytes.IndexByte(tail, '\n'); !atLineStart && i >= 0 && i+1 < len(tail) {
+			tail = tail[i+1:]
+		}
+	}
+	// At most maxLines lines: drop whole lines from the front.
+	if body := bytes.TrimSuffix(tail, []byte{'\n'}); bytes.Count(body, []byte{'\n'}) >= maxLines {
+		i := len(body)
+		for range maxLines {
+			i = bytes.LastIndexByte(body[:i], '\n')
+		}
+		tail, cut = tail[i+1:], true
+	}
+	if !cut {
+		return string(tail)
+	}
+	return fmt.Sprintf("[output cut: showing the last %s (%s) of %s (%s); redirect the output to a file and read or grep it to see the rest]\n%s",
+		plural(bytes.Count(tail, []byte{'\n'}), "line"), plural(len(tail), "byte"),
+		plural(t.lines, "line"), plural(t.total, "byte"), tail)
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBash(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, command string
+		exact         string
+		want          []string
+		isErr         bool
+	}{
+		{name: "stdout and stderr", command: "echo out; echo err >&2", exact: "out\nerr\n[exit code 0]"},
+		{name: "no output", command: "true", exact: "[exit code 0]"},
+		{name: "no final newline", command: "printf abc", exact: "abc\n[exit code 0]"},
+		{name: "exit code", command: "echo failing; exit 3", exact: "failing\n[exit code 3]", isErr: true},
+		{name: "project directory", command: "pwd", exact: dir + "\n[exit code 0]"},
+		{name: "stdin is empty", command: "cat; echo done", exact: "done\n[exit code 0]"},
+		{name: "killed by a signal", command: "kill -TERM $$", want: []string{"[killed by signal: terminated]"}, isErr: true},
+		{name: "tail kept", command: "seq 1 5000", want: []string{
+			"[output cut: showing the last 2000 lines (", "of 5000 lines (23893 bytes)", "\n3001\n", "\n5000\n[exit code 0]"}},
+		{name: "bash syntax error", command: "if then", want: []string{"syntax error", "[exit code 2]"}, isErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := call(t, dir, "bash", js(t, map[string]string{"command": tc.command}))
+			require.Equal(t, tc.isErr, res.IsError, res.Content)
+			if tc.exact != "" {
+				require.Equal(t, tc.exact, res.Content)
+			}
+			for _, w := range tc.want {
+				require.Contains(t, res.Content, w)
+			}
+			require.NotContains(t, res.Content, "\n3000\n")
+		})
+	}
+}
+
+// gone reports whether process pid has ended: it does not exist or is a
+// zombie waiting for its new parent to reap it.
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) STATE ...
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+// childPID reads the pid a bash command wrote to file.
+func childPID(t *testing.T, file string) int {
+	t.Helper()
+	var pid int
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(file)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	}, 5*time.Second, 10*time.Millisecond)
+	return pid
+}
+
+func TestBashTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := time.Now()
+	res := call(t, dir, "bash", `{"command":"echo started; sleep 30 & echo $! > child.pid; wait","timeout":1}`)
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.True(t, res.IsError)
+	require.Equal(t, "started\n[timed out after 1s: the command and its process group were killed]", res.Content)
+	pid := childPID(t, filepath.Join(dir, "child.pid"))
+	require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond, "sleep %d still runs", pid)
+}
+
+func TestBashCancel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var content string
+	var isErr bool
+	go func() {
+		defer close(done)
+		res := callCtx(t, ctx, dir, "bash", `{"command":"sleep 30 & echo $! > child.pid; wait"}`)
+		content, isErr = res.Content, res.IsError
+	}()
+	pid := childPID(t, filepath.Join(dir, "child.pid"))
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("bash did not return after cancel")
+	}
+	require.True(t, isErr)
+	require.Contains(t, content, "[cancelled: the command and its process group were killed]")
+	require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond, "sleep %d still runs", pid)
+}
+
+func TestBashBackgroundChildDoesNotHang(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	res := call(t, t.TempDir(), "bash", `{"command":"sleep 5 & echo bye"}`)
+	require.Less(t, time.Since(start), 3*time.Second)
+	require.Equal(t, "bye\n[exit code 0]", res.Content)
+}
+
+func TestTailBuffer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		max   int
+		write []string
+		want  string
+	}{
+		{"fits", 10, []string{"ab\n", "cd\n"}, "ab\ncd\n"},
+		{"byte cut starts at a whole line", 8, []string{"111\n222\n333\n"},
+			"[output cut: showing the last 2 lines (8 bytes) of 3 lines (12 bytes); redirect the output to a file and read or grep it to see the rest]\n222\n333\n"},
+		{"one long line keeps its tail", 4, []string{"abcdefgh"},
+			"[output cut: showing the last 0 lines (4 bytes) of 0 lines (8 bytes); redirect the output to a file and read or grep it to see the rest]\nefgh"},
+		{"trimmed while writing", 6, []string{"aaaaaa\n", "b\n", "cccccccccc\n", "dd\n", "e\n"},
+			"[output cut: showing the last 2 lines (5 bytes) of 5 lines (25 bytes); redirect the output to a file and read or grep it to see the rest]\ndd\ne\n"},
+		{"many writes", 6, []string{"a\n", "b\n", "c\n", "d\n", "e\n"}, "[output cut: showing the last 3 lines (6 bytes) of 5 lines (10 bytes); redirect the output to a file and read or grep it to see the rest]\nc\nd\ne\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := &tailBuffer{max: tc.max}
+			for _, w := range tc.write {
+				_, err := b.Write([]byte(w))
+				require.NoError(t, err)
+			}
+			require.Equal(t, tc.want, b.String())
+		})
+	}
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+// read
+
+var readParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "The file to read: relative to the project directory, or absolute."},
+    "offset": {"type": "integer", "minimum": 1, "description": "The first line to show, 1-based. Default 1."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "How many lines to show at most. Default and maximum 2000."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+
+type readInput struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func readTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "read",
+		Description: "Read a text file, with line numbers. Shows at most 2000 lines or 50 KB per call; use offset and limit to page through longer files.",
+		Parameters:  readParams,
+		Guidance: "Use read to look at a file before you edit it, instead of cat, head or tail in bash. Each line is shown " +
+			"as its number, a tab, then the text; the numbers are not part of the file, so leave them out of an edit's " +
+			"old_text. A long file is cut at 2000 lines or 50 KB with a note giving the offset to continue from; for a " +
+			"big file, find the place with grep first and read around it with offset and limit. Binary files are refused.",
+		Run: bind(readParams, func(_ context.Context, in readInput) (sdk.ToolResult, error) {
+			out, err := readFile(dir, in)
+			return sdk.ToolResult{Content: out}, err
+		}),
+	}
+}
+
+// readFile returns the lines of in.Path from in.Offset, numbered like
+// cat -n, cut to in.Limit lines and maxBytes with a note on how to go on.
+func readFile(dir string, in readInput) (string, error) {
+	offset := in.Offset
+	switch {
+	case offset == 0:
+		offset = 1
+	case offset < 0:
+		return "", fmt.Errorf("invalid input: field \"offset\" must be 1 or more, not %d", offset)
+	}
+	limit, err := checkLimit("limit", in.Limit, maxLines, maxLines)
+	if err != nil {
+		return "", err
+	}
+	p, err := resolvePath(dir, in.Path)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", p, cause(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("read %s: is a directory; list it with ls", p)
+	}
+	r := bufio.NewReaderSize(f, 64*1024)
+	if head, _ := r.Peek(binarySniff); isBinary(head) {
+		fi, _ := f.Stat()
+		return "", fmt.Errorf("read %s: binary file (%d bytes); read shows text files only", p, fi.Size())
+	}
+
+	var b strings.Builder
+	total, last, cutBytes := 0, 0, false
+	for {
+		line, err := r.ReadString('\n')
+		if line != "" {
+			total++
+			if total >= offset && total < offset+limit && !cutBytes {
+				entry := fmt.Sprintf("%6d\t%s\n", total, cutLine(strings.TrimSuffix(line, "\n"), maxLineLen))
+				if b.Len()+len(entry) > maxBytes {
+					cutBytes = true
+				} else {
+					b.WriteString(entry)
+					last = total
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", p, err)
+		}
+	}
+	switch {
+	case total == 0:
+		return fmt.Sprintf("(%s is empty)", p), nil
+	case offset > total:
+		return "", fmt.Errorf("read %s: offset %d is past the end of the file (%s)", p, offset, plural(total, "line"))
+	}
+	if last < total {
+		reason := ""
+		if cutBytes {
+			reason = "Output cut at 50 KB. "
+		}
+		fmt.Fprintf(&b, "\n[%sShowing lines %d-%d of %d. Use offset=%d to read on.]\n", reason, offset, last, total, last+1)
+	}
+	return b.String(), nil
+}
+
+// write
+
+var writeParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "The file to write: relative to the project directory, or absolute. Missing parent directories are created."},
+    "content": {"type": "string", "description": "The whole new content of the file. It replaces what the file held."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`)
+
+type writeInput struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func writeTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "write",
+		Description: "Create a file or replace its whole content. Creates missing parent directories.",
+		Parameters:  writeParams,
+		Guidance: "Use write to create a new file or to rewrite one completely; to change part of an existing file use " +
+			"edit, which is cheaper and cannot lose the rest of the file by mistake. Read a file before overwriting it. " +
+			"The content is written as given: no line numbers, and end it with a newline as text files should.",
+		Run: bind(writeParams, func(_ context.Context, in writeInput) (sdk.ToolResult, error) {
+			out, err := writeFile(dir, in)
+			return sdk.ToolResult{Content: out}, err
+		}),
+	}
+}
+
+// fileLocks serialises write and edit calls on one file: the model may
+// send several in one reply, and panto runs a reply's calls in parallel.
+var fileLocks sync.Map // absolute path -> *sync.Mutex
+
+func lockFile(p string) func() {
+	m, _ := fileLocks.LoadOrStore(p, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+func writeFile(dir string, in writeInput) (string, error) {
+	p, err := resolvePath(dir, in.Path)
+	if err != nil {
+		return "", err
+	}
+	defer lockFile(p)()
+	verb := "Created"
+	if fi, err := os.Stat(p); err == nil {
+		if fi.IsDir() {
+			return "", fmt.Errorf("write %s: is a directory", p)
+		}
+		verb = "Overwrote"
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := os.WriteFile(p, []byte(in.Content), 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", p, cause(err))
+	}
+	return fmt.Sprintf("%s %s: wrote %s.", verb, p, plural(len(in.Content), "byte")), nil
+}
+
+// edit
+
+var editParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "The file to edit: relative to the project directory, or absolute."},
+    "edits": {
+      "type": "array",
+      "minItems": 1,
+      "description": "Replacements applied in order, each to the result of the one before. All apply or none does.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "old_text": {"type": "string", "description": "Text to replace, copied exactly from the file (whitespace included, line numbers left out). It must occur exactly once."},
+          "new_text": {"type": "string", "description": "The text to put in its place; empty deletes it."}
+        },
+        "required": ["old_text", "new_text"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["path", "edits"],
+  "additionalProperties": false
+}`)
+
+type editInput struct {
+	Path  string     `json:"path"`
+	Edits []editSpec `json:"edits"`
+}
+
+// editSpec is one replacement as the model sends it; nil means missing.
+type editSpec struct {
+	OldText *string `json:"old_text"`
+	NewText *string `json:"new_text"`
+}
+
+// Edit is one exact replacement.
+type Edit struct {
+	Old, New string
+}
+
+func editTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "edit",
+		Description: "Change a file by exact text replacement: each edit's old_text must occur exactly once in the file. Several edits in one call apply in order, all or none.",
+		Parameters:  editParams,
+		Guidance: "Use edit for changes to an existing file; read it first. Copy old_text exactly from the file, " +
+			"indentation and blank lines included, without the line-number prefix that read shows, and include " +
+			"enough surrounding lines that it occurs only once. Put several changes to one file in one call, in " +
+			"order; if any edit's old_text is missing or occurs more than once, the error names that edit and " +
+			"nothing is written, so fix it and send the whole call again.",
+		Run: bind(editParams, func(_ context.Context, in editInput) (sdk.ToolResult, error) {
+			out, err := editFile(dir, in)
+			return sdk.ToolResult{Content: out}, err
+		}),
+	}
+}
+
+func editFile(dir string, in editInput) (string, error) {
+	if len(in.Edits) == 0 {
+		return "", errors.New("invalid input: field \"edits\" must hold at least one edit")
+	}
+	edits := make([]Edit, len(in.Edits))
+	for i, e := range in.Edits {
+		switch {
+		case e.OldText == nil:
+			return "", fmt.Errorf("invalid input: edits[%d]: missing required field \"old_text\"", i)
+		case e.NewText == nil:
+			return "", fmt.Errorf("invalid input: edits[%d]: missing required field \"new_text\"", i)
+		}
+		edits[i] = Edit{Old: *e.OldText, New: *e.NewText}
+	}
+	p, err := resolvePath(dir, in.Path)
+	if err != nil {
+		return "", err
+	}
+	defer lockFile(p)()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("edit %s: %w", p, cause(err))
+	}
+	if isBinary(data) {
+		return "", fmt.Errorf("edit %s: binary file; edit changes text files only", p)
+	}
+	out, lines, err := applyEdits(string(data), edits)
+	if err != nil {
+		return "", fmt.Errorf("edit %s: %w; nothing was written", p, err)
+	}
+	if out == string(data) {
+		return "", fmt.Errorf("edit %s: the edits leave the file unchanged; nothing was written", p)
+	}
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		return "", fmt.Errorf("edit %s: %w", p, cause(err))
+	}
+	at := make([]string, len(lines))
+	for i, l := range lines {
+		at[i] = fmt.Sprint(l)
+	}
+	return fmt.Sprintf("Edited %s: applied %s (at line %s).", p, plural(len(edits), "edit"), strings.Join(at, ", ")), nil
+}
+
+// applyEdits applies edits to content in order, each to the result of the
+// one before. Each Old must occur exactly once (overlapping occurrences
+// count) at the time it is applied; otherwise it returns an error naming
+// the edit, and no result. lines holds the 1-based line each edit starts
+// at.
+func applyEdits(content string, edits []Edit) (out string, lines []int, err error) {
+	for i, e := range edits {
+		name := fmt.Sprintf("edit %d of %d", i+1, len(edits))
+		if e.Old == "" {
+			return "", nil, fmt.Errorf("%s: old_text is empty", name)
+		}
+		switch n := countOverlapping(content, e.Old, 2); n {
+		case 0:
+			hint := ""
+			if strings.Contains(content, "\r\n") && !strings.Contains(e.Old, "\r\n") && strings.Contains(e.Old, "\n") {
+				hint = " (the file has CRLF line endings: use \\r\\n in old_text)"
+			}
+			return "", nil, fmt.Errorf("%s: old_text not found%s: %q", name, hint, firstLine(e.Old))
+		case 1:
+		default:
+			return "", nil, fmt.Errorf("%s: old_text occurs %d times; include more surrounding text so it occurs exactly once",
+				name, countOverlapping(content, e.Old, -1))
+		}
+		idx := strings.Index(content, e.Old)
+		lines = append(lines, 1+strings.Count(content[:idx], "\n"))
+		content = content[:idx] + e.New + content[idx+len(e.Old):]
+	}
+	return content, lines, nil
+}
+
+// countOverlapping counts the occurrences of sub in s, overlapping ones
+// included, stopping at stop (stop < 0: no limit). sub is not empty.
+func countOverlapping(s, sub string, stop int) int {
+	n := 0
+	for stop < 0 || n < stop {
+		i := strings.Index(s, sub)
+		if i < 0 {
+			break
+		}
+		n++
+		s = s[i+1:]
+	}
+	return n
+}
+
+func firstLine(s string) string {
+	l, _, more := strings.Cut(s, "\n")
+	l = cutLine(l, 80)
+	if more {
+		l += "…"
+	}
+	return l
+}

@@ -1,0 +1,76 @@
+// Command tools is panto's first-party coding toolset: read, write, edit,
+// bash, ls, find and grep, offered to the model through sdk.ToolProvider.
+//
+// It is an extension like any other, built on the sdk alone. Relative
+// paths are resolved against the directory panto started it in (the
+// project directory); absolute paths and ~ are allowed too, so the tools
+// reach whatever the user's account can, like a shell. A ToolCallWatcher
+// extension can block calls; docs/tools.md says how.
+//
+// Each tool's logic is a small function of its decoded input so that it
+// can be tested without a host; what does not belong here is policy about
+// which calls are allowed.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+// ext is the extension: the tools, bound to the project directory.
+type ext struct {
+	sdk.Base
+	// dir is the project directory relative paths are resolved against.
+	dir string
+}
+
+var (
+	_ sdk.ToolProvider = (*ext)(nil)
+	_ sdk.Describer    = (*ext)(nil)
+)
+
+func (*ext) Describe() sdk.Info {
+	return sdk.Info{Name: "tools", Version: "1.0.0", Description: "read, write, edit, bash, ls, find and grep"}
+}
+
+// Tools returns every tool, in a stable order.
+func (e *ext) Tools() []sdk.Tool {
+	return []sdk.Tool{
+		readTool(e.dir),
+		writeTool(e.dir),
+		editTool(e.dir),
+		bashTool(e.dir),
+		lsTool(e.dir),
+		findTool(e.dir),
+		grepTool(e.dir),
+	}
+}
+
+// runFunc is the shape of every tool's logic: decoded input in, result out.
+type runFunc[T any] func(ctx context.Context, in T) (sdk.ToolResult, error)
+
+// bind turns a tool's logic into an sdk Run function that decodes and
+// checks the model's JSON input first.
+func bind[T any](params json.RawMessage, fn runFunc[T]) func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
+	return func(ctx context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
+		var in T
+		if err := decodeInput(call.Input, params, &in); err != nil {
+			return sdk.ToolResult{}, err
+		}
+		return fn(ctx, in)
+	}
+}
+
+func main() {
+	dir, err := os.Getwd()
+	if err != nil {
+		// stderr, never stdout: stdout is the plugin handshake.
+		fmt.Fprintln(os.Stderr, "tools: cannot determine the working directory:", err)
+		os.Exit(1)
+	}
+	sdk.Serve(&ext{dir: dir})
+}

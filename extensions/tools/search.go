@@ -1,0 +1,388 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/panto-dev/panto/sdk"
+)
+
+// The default and maximum numbers of results of ls, find and grep.
+const (
+	lsDefaultLimit   = 500
+	findDefaultLimit = 1000
+	grepDefaultLimit = 100
+	maxResults       = 5000
+)
+
+// skipDir reports whether find and grep leave a directory out.
+func skipDir(name string) bool { return name == ".git" || name == "node_modules" }
+
+// shown is how a found path is shown: under the path argument as the
+// model gave it, so it can be passed back to read or edit as it is.
+func shown(arg, rel string) string {
+	if arg == "" || arg == "." {
+		return rel
+	}
+	return filepath.ToSlash(filepath.Join(arg, rel))
+}
+
+// results collects lines of output up to a count and a byte limit.
+type results struct {
+	b     strings.Builder
+	limit int
+	n     int  // lines kept
+	more  bool // a line was left out
+}
+
+// add keeps line unless a limit is reached; it returns false once full.
+func (r *results) add(line string) bool {
+	if r.n >= r.limit || r.b.Len()+len(line)+1 > maxBytes {
+		r.more = true
+		return false
+	}
+	r.b.WriteString(line)
+	r.b.WriteByte('\n')
+	r.n++
+	return true
+}
+
+// note returns the output with a note when something was left out.
+func (r *results) note(what, how string) string {
+	if !r.more {
+		return r.b.String()
+	}
+	why := fmt.Sprintf("limit of %d", r.limit)
+	if r.n < r.limit {
+		why = "50 KB"
+	}
+	return r.b.String() + fmt.Sprintf("\n[%s: output cut at %s (%d shown); %s]\n", what, why, r.n, how)
+}
+
+// ls
+
+var lsParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "The directory to list: relative to the project directory, or absolute. Default \".\"."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "How many entries to show at most. Default 500."}
+  },
+  "additionalProperties": false
+}`)
+
+type lsInput struct {
+	Path  string `json:"path"`
+	Limit int    `json:"limit"`
+}
+
+func lsTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "ls",
+		Description: "List a directory: one entry per line, sorted by name, directories with a trailing /, hidden entries included.",
+		Parameters:  lsParams,
+		Guidance: "Use ls to see what a directory holds, instead of ls in bash. It lists one level; to find files by " +
+			"name across a tree use find, and to find text in files use grep.",
+		Run: bind(lsParams, func(_ context.Context, in lsInput) (sdk.ToolResult, error) {
+			out, err := listDir(dir, in)
+			return sdk.ToolResult{Content: out}, err
+		}),
+	}
+}
+
+func listDir(dir string, in lsInput) (string, error) {
+	limit, err := checkLimit("limit", in.Limit, lsDefaultLimit, maxResults)
+	if err != nil {
+		return "", err
+	}
+	if in.Path == "" {
+		in.Path = "."
+	}
+	p, err := resolvePath(dir, in.Path)
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(p) // sorted by name
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory") {
+			return "", fmt.Errorf("ls %s: not a directory; read it with read", p)
+		}
+		return "", fmt.Errorf("ls %s: %w", p, cause(err))
+	}
+	if len(entries) == 0 {
+		return fmt.Sprintf("(%s is empty)", p), nil
+	}
+	r := results{limit: limit}
+	for _, e := range entries {
+		name := e.Name()
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(filepath.Join(p, name)); err == nil && fi.IsDir() {
+				isDir = true
+			}
+		}
+		if isDir {
+			name += "/"
+		}
+		if !r.add(name) {
+			break
+		}
+	}
+	return r.note(fmt.Sprintf("%d entries", len(entries)), "raise limit to see more"), nil
+}
+
+// find
+
+var findParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "A glob matched against paths relative to path, with / as separator: * and ? within a name, ** across directories, [abc] and {a,b}. A pattern without / matches the file name at any depth, e.g. *.go; one with / matches the whole relative path, e.g. cmd/**/*_test.go."},
+    "path": {"type": "string", "description": "The directory to search: relative to the project directory, or absolute. Default \".\"."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "How many paths to show at most. Default 1000."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+type findInput struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+	Limit   int    `json:"limit"`
+}
+
+func findTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "find",
+		Description: "Find files and directories by glob pattern under a directory; skips .git and node_modules.",
+		Parameters:  findParams,
+		Guidance: "Use find to locate files by name, e.g. pattern *.go for every Go file at any depth, or " +
+			"internal/**/*_test.go for a subtree. Paths come back as you can pass them to read, in walk order, " +
+			"directories with a trailing /. To search file contents use grep instead.",
+		Run: bind(findParams, func(ctx context.Context, in findInput) (sdk.ToolResult, error) {
+			out, err := findFiles(ctx, dir, in)
+			return sdk.ToolResult{Content: out}, err
+		}),
+	}
+}
+
+func findFiles(ctx context.Context, dir string, in findInput) (string, error) {
+	limit, err := checkLimit("limit", in.Limit, findDefaultLimit, maxResults)
+	if err != nil {
+		return "", err
+	}
+	g, err := compileGlob(in.Pattern)
+	if err != nil {
+		return "", fmt.Errorf("invalid input: field \"pattern\": %w", err)
+	}
+	root, err := searchRoot(dir, in.Path, true)
+	if err != nil {
+		return "", err
+	}
+	r := results{limit: limit}
+	total := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if p == root {
+			return err
+		}
+		if err != nil {
+			return skipOnError(d)
+		}
+		if d.IsDir() && skipDir(d.Name()) {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if g.match(rel) {
+			total++
+			s := shown(in.Path, rel)
+			if d.IsDir() {
+				s += "/"
+			}
+			r.add(s)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("find in %s: %w", root, err)
+	}
+	if total == 0 {
+		return fmt.Sprintf("No paths match %s under %s.", in.Pattern, root), nil
+	}
+	return r.note(fmt.Sprintf("%d matches", total), "narrow the pattern or path, or raise limit"), nil
+}
+
+// skipOnError skips what could not be read (a directory's contents or a
+// file) and goes on with the walk.
+func skipOnError(d fs.DirEntry) error {
+	if d != nil && d.IsDir() {
+		return filepath.SkipDir
+	}
+	return nil
+}
+
+// searchRoot resolves the path argument of find and grep (default ".").
+func searchRoot(dir, arg string, mustBeDir bool) (string, error) {
+	if arg == "" {
+		arg = "."
+	}
+	root, err := resolvePath(dir, arg)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return "", fmt.Errorf("search %s: %w", root, cause(err))
+	}
+	if mustBeDir && !fi.IsDir() {
+		return "", fmt.Errorf("search %s: not a directory", root)
+	}
+	return root, nil
+}
+
+// grep
+
+var grepParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "A Go (RE2) regular expression, matched against each line."},
+    "path": {"type": "string", "description": "A file, or a directory to search recursively: relative to the project directory, or absolute. Default \".\"."},
+    "glob": {"type": "string", "description": "Only search files whose path relative to path matches this glob (same rules as find), e.g. *.go."},
+    "ignore_case": {"type": "boolean", "description": "Match without regard to case. Default false."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "How many matching lines to show at most. Default 100."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+type grepInput struct {
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path"`
+	Glob       string `json:"glob"`
+	IgnoreCase bool   `json:"ignore_case"`
+	Limit      int    `json:"limit"`
+}
+
+func grepTool(dir string) sdk.Tool {
+	return sdk.Tool{
+		Name:        "grep",
+		Description: "Search file contents with a regular expression; prints file:line: text for each matching line. Skips binary files, .git and node_modules.",
+		Parameters:  grepParams,
+		Guidance: "Use grep to find where something is defined or used, instead of grep or rg in bash. The pattern is " +
+			"Go RE2 syntax (no backreferences or lookaround); escape regexp metacharacters to match them literally. " +
+			"Narrow a search with path and glob (e.g. glob *.go), then read the file around the line numbers " +
+			"it reports. Lines longer than 500 bytes are cut.",
+		Run: bind(grepParams, func(ctx context.Context, in grepInput) (sdk.ToolResult, error) {
+			out, err := grepFiles(ctx, dir, in)
+			return sdk.ToolResult{Content: out}, err
+		}),
+	}
+}
+
+func grepFiles(ctx context.Context, dir string, in grepInput) (string, error) {
+	limit, err := checkLimit("limit", in.Limit, grepDefaultLimit, maxResults)
+	if err != nil {
+		return "", err
+	}
+	expr := in.Pattern
+	if in.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return "", fmt.Errorf("invalid input: field \"pattern\": %w", err)
+	}
+	var g *glob
+	if in.Glob != "" {
+		if g, err = compileGlob(in.Glob); err != nil {
+			return "", fmt.Errorf("invalid input: field \"glob\": %w", err)
+		}
+	}
+	root, err := searchRoot(dir, in.Path, false)
+	if err != nil {
+		return "", err
+	}
+	r := results{limit: limit}
+	errFull := errors.New("full")
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return skipOnError(d)
+		}
+		if d.IsDir() {
+			if p != root && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		name := filepath.Base(p)
+		if p != root {
+			rel, _ := filepath.Rel(root, p)
+			name = filepath.ToSlash(rel)
+		}
+		if g != nil && !g.match(name) {
+			return nil
+		}
+		shownName := in.Path
+		if p != root {
+			shownName = shown(in.Path, name)
+		}
+		if !grepFile(p, shownName, re, &r) {
+			return errFull
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFull) {
+		return "", fmt.Errorf("grep in %s: %w", root, err)
+	}
+	if r.n == 0 && !r.more {
+		return fmt.Sprintf("No matches for %s in %s.", in.Pattern, root), nil
+	}
+	return r.note("matches", "narrow the pattern, path or glob, or raise limit"), nil
+}
+
+// grepFile adds the lines of file p that match re to r, as
+// "name:line: text"; it skips a binary or unreadable file. It returns
+// false once r is full.
+func grepFile(p, name string, re *regexp.Regexp, r *results) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64*1024)
+	if head, _ := br.Peek(binarySniff); isBinary(head) {
+		return true
+	}
+	for n := 1; ; n++ {
+		line, err := br.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if line != "" && re.MatchString(line) {
+			if !r.add(fmt.Sprintf("%s:%d: %s", name, n, cutLine(line, grepLineLen))) {
+				return false
+			}
+		}
+		if err == io.EOF || err != nil {
+			return true
+		}
+	}
+}
