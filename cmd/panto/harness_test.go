@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	}
 	pantoBin = filepath.Join(dir, "panto")
 	pluginDir = dir
-	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "./testdata/varext")
+	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "./testdata/varext", "./testdata/guard", "../../extensions/tools")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build panto:", err)
@@ -306,4 +306,24 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// toolCall is one tool_use block of a scripted Anthropic reply.
+type toolCall struct{ id, name, input string }
+
+// anthropicTools is a complete Anthropic stream whose reply calls tools.
+func anthropicTools(calls ...toolCall) reply {
+	pairs := []string{"message_start", `{"type":"message_start","message":{"id":"msg_t","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`}
+	for i, c := range calls {
+		idx := strconv.Itoa(i)
+		in, _ := json.Marshal(c.input)
+		pairs = append(pairs,
+			"content_block_start", `{"type":"content_block_start","index":`+idx+`,"content_block":{"type":"tool_use","id":"`+c.id+`","name":"`+c.name+`","input":{}}}`,
+			"content_block_delta", `{"type":"content_block_delta","index":`+idx+`,"delta":{"type":"input_json_delta","partial_json":`+string(in)+`}}`,
+			"content_block_stop", `{"type":"content_block_stop","index":`+idx+`}`)
+	}
+	pairs = append(pairs,
+		"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`,
+		"message_stop", `{"type":"message_stop"}`)
+	return reply{headers: map[string]string{"content-type": "text/event-stream"}, body: sse(pairs...)}
 }

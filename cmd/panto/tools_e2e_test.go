@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// wireResult is a tool_result block as an Anthropic request carries it.
+type wireResult struct {
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+func (r wireResult) text() string {
+	var s string
+	if json.Unmarshal(r.Content, &s) == nil {
+		return s
+	}
+	var blocks []struct{ Text string }
+	json.Unmarshal(r.Content, &blocks)
+	var out []string
+	for _, b := range blocks {
+		out = append(out, b.Text)
+	}
+	return strings.Join(out, "")
+}
+
+// lastResults returns the tool results of a request's last message.
+func lastResults(t *testing.T, body []byte) []wireResult {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string
+			Content []json.RawMessage
+		}
+		Tools []struct{ Name string }
+	}
+	require.NoError(t, json.Unmarshal(body, &req))
+	last := req.Messages[len(req.Messages)-1]
+	var out []wireResult
+	for _, c := range last.Content {
+		var r wireResult
+		require.NoError(t, json.Unmarshal(c, &r))
+		if r.ToolUseID != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func toolHarness(t *testing.T, script ...reply) (*harness, *fakeProvider, []string) {
+	h := newHarness(t)
+	fake := newFake(t, script...)
+	h.env["ANTHROPIC_API_KEY"] = "k"
+	args := []string{"--provider", "anthropic", "--base-url", fake.srv.URL, "--extension", filepath.Join(pluginDir, "tools")}
+	return h, fake, args
+}
+
+func TestToolLoopReadEditBash(t *testing.T) {
+	t.Parallel()
+	h, fake, args := toolHarness(t,
+		anthropicTools(toolCall{"t1", "read", `{"path":"main.go"}`}),
+		anthropicTools(toolCall{"t2", "edit", `{"path":"main.go","edits":[{"old_text":"hello","new_text":"bye"}]}`}),
+		anthropicTools(toolCall{"t3", "bash", `{"command":"cat main.go && echo exit-ok"}`}),
+		anthropicText("done"),
+	)
+	h.write(filepath.Join(h.project, "main.go"), "package main\n\n// hello\n")
+	r := h.ok(append([]string{"-p", "change hello to bye"}, args...)...)
+	require.Equal(t, "done\n", r.stdout, "stdout carries only the reply")
+	require.Contains(t, r.stderr, "→ read")
+	require.Contains(t, r.stderr, "← edit")
+	data, err := os.ReadFile(filepath.Join(h.project, "main.go"))
+	require.NoError(t, err)
+	require.Equal(t, "package main\n\n// bye\n", string(data))
+
+	require.Equal(t, 4, fake.count())
+	var first struct{ Tools []struct{ Name string } }
+	require.NoError(t, json.Unmarshal(fake.request(t, 0).body, &first))
+	var names []string
+	for _, tool := range first.Tools {
+		names = append(names, tool.Name)
+	}
+	require.Subset(t, names, []string{"read", "write", "edit", "bash", "ls", "find", "grep"})
+	read := lastResults(t, fake.request(t, 1).body)
+	require.Equal(t, "t1", read[0].ToolUseID)
+	require.Contains(t, read[0].text(), "// hello")
+	bash := lastResults(t, fake.request(t, 3).body)
+	require.Contains(t, bash[0].text(), "// bye")
+	require.Contains(t, bash[0].text(), "exit-ok")
+	require.False(t, bash[0].IsError)
+
+	// The log is valid and resumes.
+	r = h.ok("-p", "again", "--provider", "echo", "-c", "--no-extensions")
+	require.Contains(t, r.stdout, `you said "again"`)
+}
+
+func TestToolLoopParallelBlockedUnknown(t *testing.T) {
+	t.Parallel()
+	h, fake, args := toolHarness(t,
+		anthropicTools(
+			toolCall{"t1", "read", `{"path":"a.txt"}`},
+			toolCall{"t2", "bash", `{"command":"rm a.txt"}`},
+			toolCall{"t3", "nosuch", `{}`},
+			toolCall{"t4", "ls", `{"path":"."}`},
+		),
+		anthropicText("ok"),
+	)
+	h.write(filepath.Join(h.project, "a.txt"), "alpha\n")
+	args = append(args, "--extension", filepath.Join(pluginDir, "guard"))
+	h.ok(append([]string{"-p", "go"}, args...)...)
+
+	res := lastResults(t, fake.request(t, 1).body)
+	require.Len(t, res, 4)
+	for i, id := range []string{"t1", "t2", "t3", "t4"} {
+		require.Equal(t, id, res[i].ToolUseID, "results in call order")
+	}
+	require.True(t, strings.HasPrefix(res[0].text(), "[checked by guard]\n"), "a tool_result watcher amended it")
+	require.True(t, res[1].IsError)
+	require.Contains(t, res[1].text(), "blocked by the guard extension: removing files is not allowed here")
+	require.True(t, res[2].IsError)
+	require.Contains(t, res[2].text(), `unknown tool "nosuch"`)
+	require.Contains(t, res[3].text(), "a.txt")
+	_, err := os.Stat(filepath.Join(h.project, "a.txt"))
+	require.NoError(t, err, "the blocked command did not run")
+}
+
+func TestToolLoopMaxSteps(t *testing.T) {
+	t.Parallel()
+	h, fake, args := toolHarness(t,
+		anthropicTools(toolCall{"t1", "ls", `{}`}),
+		anthropicTools(toolCall{"t2", "ls", `{}`}),
+		anthropicText("never asked for"),
+	)
+	h.write(filepath.Join(h.projectDir(), "config.toml"), "max_steps = 2\n")
+	r := h.ok(append([]string{"-p", "loop"}, args...)...)
+	require.Equal(t, 2, fake.count())
+	require.Contains(t, r.stderr, "max_steps")
+	lines := logLines(t, h.sessionFiles()[0])
+	last := lines[len(lines)-1]["message"].(map[string]any)
+	require.Equal(t, "tool", last["role"], "the last call has a result")
+	require.Contains(t, last["content"].([]any)[0].(map[string]any)["content"].([]any)[0].(map[string]any)["text"], "max_steps (2)")
+	h.ok("-p", "resume", "--provider", "echo", "-c", "--no-extensions")
+}
+
+func TestToolLoopCtrlC(t *testing.T) {
+	t.Parallel()
+	h, _, args := toolHarness(t, anthropicTools(toolCall{"t1", "bash", `{"command":"sleep 30"}`}))
+	cmd := h.command("", append([]string{"-p", "wait"}, args...)...)
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(errb.String(), "→ bash") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Contains(t, errb.String(), "→ bash")
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	_ = cmd.Wait()
+	require.Less(t, time.Since(start), 10*time.Second, "Ctrl-C stops the running tool")
+	require.Equal(t, 130, cmd.ProcessState.ExitCode(), errb.String())
+
+	lines := logLines(t, h.sessionFiles()[0])
+	last := lines[len(lines)-1]["message"].(map[string]any)
+	require.Equal(t, "tool", last["role"], "the cut-short call has a result")
+	require.Equal(t, true, last["content"].([]any)[0].(map[string]any)["is_error"])
+	h.ok("-p", "resume", "--provider", "echo", "-c", "--no-extensions")
+}
