@@ -53,6 +53,7 @@ type Harness struct {
 	ext      sdk.Extension
 	ctx      context.Context
 	commands map[string]sdk.Command
+	tools    []sdk.Tool
 	logger   hclog.Logger
 	host     *fakeHost
 
@@ -67,7 +68,8 @@ type Harness struct {
 
 // New returns a harness for ext with an empty conversation. It fails the
 // test if ext's commands could not be run by panto: an empty name, one
-// with a slash or a space in it, a nil Run, or a name given twice.
+// with a slash or a space in it, a nil Run, or a name given twice; and
+// likewise for its tools (see Tools).
 func New(t testing.TB, ext sdk.Extension) *Harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -93,6 +95,7 @@ func New(t testing.TB, ext sdk.Extension) *Harness {
 			h.commands[c.Name] = c
 		}
 	}
+	h.tools = checkTools(t, ext)
 	return h
 }
 
