@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/internal/testio"
+
 	"github.com/panto-dev/panto/conversation"
 )
 
@@ -290,23 +292,8 @@ func systemMsg(text, mode string) conversation.Message {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// syncBuffer is safe to read while another goroutine writes to it.
+type syncBuffer = testio.SyncBuffer
 
 // toolCall is one tool_use block of a scripted Anthropic reply.
 type toolCall struct{ id, name, input string }

@@ -6,42 +6,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sdk"
+	"github.com/panto-dev/panto/sdk/sdktest"
 )
 
-// fakeHost is an sdk.Host whose SystemPrompt runs a func field; it
-// records every AddSystemMessage.
-type fakeHost struct {
-	mu     sync.Mutex
-	added  []string
-	prompt func(ctx context.Context) ([]string, error)
-}
-
-var _ sdk.Host = (*fakeHost)(nil)
-
-func (h *fakeHost) AddSystemMessage(_ context.Context, text string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.added = append(h.added, text)
-	return nil
-}
-func (h *fakeHost) ReplaceSystemMessage(context.Context, string) error { panic("unexpected") }
-func (h *fakeHost) SystemPrompt(ctx context.Context) ([]string, error) {
-	if h.prompt == nil {
-		return nil, nil
+// added returns the texts of the system blocks the extension added.
+func added(h *sdktest.Harness) []string {
+	var out []string
+	for _, e := range h.Edits() {
+		out = append(out, e.Text)
 	}
-	return h.prompt(ctx)
+	return out
 }
-func (h *fakeHost) Messages(context.Context) ([]conversation.Message, error) { panic("unexpected") }
-func (h *fakeHost) AppendData(context.Context, any) error                    { panic("unexpected") }
-func (h *fakeHost) Logger() hclog.Logger                                     { return hclog.NewNullLogger() }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
@@ -169,15 +149,15 @@ func TestSessionStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := &fakeHost{prompt: func(context.Context) ([]string, error) { return tc.prompt, nil }}
-			e := &ext{dir: cwd, userDir: user}
-			require.NoError(t, e.SessionStart(context.Background(), h, tc.ev))
-			require.Equal(t, tc.want, h.added)
+			h := sdktest.New(t, &ext{dir: cwd, userDir: user}).WithSystem(tc.prompt...)
+			require.NoError(t, h.SessionStart(tc.ev))
+			require.Equal(t, tc.want, added(h))
 		})
 	}
 
-	h := &fakeHost{prompt: func(context.Context) ([]string, error) { return nil, errors.New("boom") }}
-	err := (&ext{dir: cwd, userDir: user}).SessionStart(context.Background(), h, sdk.SessionStartEvent{Resumed: true})
-	require.ErrorContains(t, err, "context: boom")
-	require.Empty(t, h.added)
+	h := sdktest.New(t, &ext{dir: cwd, userDir: user}).WithHostFuncs(sdktest.HostFuncs{
+		SystemPrompt: func(context.Context) ([]string, error) { return nil, errors.New("boom") },
+	})
+	require.ErrorContains(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}), "context: boom")
+	require.Empty(t, h.Edits())
 }

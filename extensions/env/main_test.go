@@ -4,45 +4,25 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sdk"
+	"github.com/panto-dev/panto/sdk/sdktest"
 )
 
 var day = time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
 
-// fakeHost is an sdk.Host whose methods run its func fields; it records
-// every AddSystemMessage.
-type fakeHost struct {
-	mu     sync.Mutex
-	added  []string
-	prompt func(ctx context.Context) ([]string, error)
-}
-
-var _ sdk.Host = (*fakeHost)(nil)
-
-func (h *fakeHost) AddSystemMessage(_ context.Context, text string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.added = append(h.added, text)
-	return nil
-}
-func (h *fakeHost) ReplaceSystemMessage(context.Context, string) error { panic("unexpected") }
-func (h *fakeHost) SystemPrompt(ctx context.Context) ([]string, error) {
-	if h.prompt == nil {
-		return nil, nil
+// added returns the texts of the system blocks the extension added.
+func added(h *sdktest.Harness) []string {
+	var out []string
+	for _, e := range h.Edits() {
+		out = append(out, e.Text)
 	}
-	return h.prompt(ctx)
+	return out
 }
-func (h *fakeHost) Messages(context.Context) ([]conversation.Message, error) { panic("unexpected") }
-func (h *fakeHost) AppendData(context.Context, any) error                    { panic("unexpected") }
-func (h *fakeHost) Logger() hclog.Logger                                     { return hclog.NewNullLogger() }
 
 func gitRepo(t *testing.T) string {
 	t.Helper()
@@ -100,18 +80,19 @@ func TestSessionStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := &fakeHost{prompt: func(context.Context) ([]string, error) { return tc.prompt, nil }}
-			e := &ext{dir: dir, platform: "linux/amd64", now: func() time.Time { return day }}
-			require.NoError(t, e.SessionStart(context.Background(), h, tc.ev))
-			require.Equal(t, tc.want, h.added)
+			h := sdktest.New(t, &ext{dir: dir, platform: "linux/amd64", now: func() time.Time { return day }}).WithSystem(tc.prompt...)
+			require.NoError(t, h.SessionStart(tc.ev))
+			require.Equal(t, tc.want, added(h))
 		})
 	}
 }
 
 func TestSessionStartHostError(t *testing.T) {
 	t.Parallel()
-	h := &fakeHost{prompt: func(context.Context) ([]string, error) { return nil, errors.New("boom") }}
 	e := &ext{dir: t.TempDir(), platform: "linux/amd64", now: func() time.Time { return day }}
-	require.ErrorContains(t, e.SessionStart(context.Background(), h, sdk.SessionStartEvent{Resumed: true}), "env: boom")
-	require.Empty(t, h.added)
+	h := sdktest.New(t, e).WithHostFuncs(sdktest.HostFuncs{
+		SystemPrompt: func(context.Context) ([]string, error) { return nil, errors.New("boom") },
+	})
+	require.ErrorContains(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}), "env: boom")
+	require.Empty(t, h.Edits())
 }

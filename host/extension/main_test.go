@@ -1,7 +1,6 @@
 package extension
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/internal/testio"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sdk/pb"
@@ -175,23 +176,8 @@ func (r *recorder) Data() []dataEntry {
 	return append([]dataEntry(nil), r.data...)
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// syncBuffer is safe to read while another goroutine writes to it.
+type syncBuffer = testio.SyncBuffer
 
 // harness is a Manager over real plugin processes with a fake session.
 type harness struct {

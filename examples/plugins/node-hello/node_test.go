@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/internal/testio"
 	"google.golang.org/grpc"
 
 	"github.com/panto-dev/panto/sdk/pb"
@@ -42,24 +43,8 @@ func (extensionPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn 
 	return pb.NewExtensionClient(conn), nil
 }
 
-// syncBuffer is the hclog output: go-plugin writes it from its goroutines
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// syncBuffer is safe to read while another goroutine writes to it.
+type syncBuffer = testio.SyncBuffer
 
 // executable returns node-hello's absolute path. Without Node.js or the npm
 // packages the test is skipped, except under CI=true, where they are
