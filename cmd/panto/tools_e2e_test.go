@@ -117,6 +117,16 @@ func TestToolLoopParallelBlockedUnknown(t *testing.T) {
 	args = append(args, "--extension", filepath.Join(pluginDir, "guard"))
 	h.ok(append([]string{"-p", "go"}, args...)...)
 
+	for i := range 2 {
+		var req struct{ Tools []struct{ Name string } }
+		require.NoError(t, json.Unmarshal(fake.request(t, i).body, &req))
+		var names []string
+		for _, tool := range req.Tools {
+			names = append(names, tool.Name)
+		}
+		require.Contains(t, names, "read")
+		require.NotContains(t, names, "write", "a before_request hook narrowed the tools of request %d", i+1)
+	}
 	res := lastResults(t, fake.request(t, 1).body)
 	require.Len(t, res, 4)
 	for i, id := range []string{"t1", "t2", "t3", "t4"} {

@@ -1,5 +1,5 @@
 // Command guard is a test extension: it blocks bash commands that remove
-// files, and marks every read result it sees.
+// files, marks every read result it sees, and never offers the write tool.
 package main
 
 import (
@@ -15,7 +15,18 @@ type ext struct{ sdk.Base }
 var (
 	_ sdk.ToolCallWatcher   = (*ext)(nil)
 	_ sdk.ToolResultWatcher = (*ext)(nil)
+	_ sdk.BeforeRequester   = (*ext)(nil)
 )
+
+func (*ext) BeforeRequest(_ context.Context, _ sdk.Host, ev sdk.BeforeRequestEvent) (sdk.BeforeRequestResponse, error) {
+	var keep []string
+	for _, name := range ev.Tools {
+		if name != "write" {
+			keep = append(keep, name)
+		}
+	}
+	return sdk.BeforeRequestResponse{Narrow: true, Tools: keep}, nil
+}
 
 func (*ext) Describe() sdk.Info { return sdk.Info{Name: "guard"} }
 
