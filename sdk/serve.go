@@ -101,9 +101,9 @@ type Conn struct {
 // server implements the extension service around an Extension.
 type server struct {
 	pb.UnimplementedExtensionServer
-	ext      Extension
-	broker   *plugin.GRPCBroker
-	logger   hclog.Logger
+	ext    Extension
+	broker *plugin.GRPCBroker
+	logger hclog.Logger
 	// host is set once by Init and read by every hook, possibly on other
 	// goroutines.
 	host     atomic.Pointer[hostRef]
