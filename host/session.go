@@ -384,7 +384,13 @@ func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conv
 		return serializers.Reply{}, err
 	}
 	if s.hooks != nil {
-		s.hooks.BeforeTurn(ctx, user.Text())
+		// What the user typed: the last block (per-turn prompt blocks
+		// come before it).
+		typed := ""
+		if n := len(user.Content); n > 0 {
+			typed = user.Content[n-1].Text
+		}
+		s.hooks.BeforeTurn(ctx, typed)
 	}
 	for step := 1; ; step++ {
 		if s.needsCompaction() {

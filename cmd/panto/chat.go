@@ -33,6 +33,9 @@ type chat struct {
 	// userPrompt are the USER_PROMPT.md texts put before every user
 	// message, as blocks of it.
 	userPrompt []string
+	// interactive is set in interactive mode; print mode keeps stdout for
+	// the reply alone.
+	interactive bool
 }
 
 func runChat(ctx context.Context, e *env, o *options) error {
@@ -66,7 +69,8 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	if printMode {
 		return c.printTurn(ctx, text)
 	}
-	return c.interactive(ctx)
+	c.interactive = true
+	return c.loop(ctx)
 }
 
 func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
@@ -175,7 +179,7 @@ func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 	// Tool calls show as they happen: on stderr in print mode (stdout
 	// carries only the reply), inline in interactive mode.
 	progress := c.e.stderr
-	if out == c.e.stdout && c.e.terminal {
+	if c.interactive {
 		progress = out
 	}
 	c.sess.SetToolObserver(&toolPrinter{w: progress})
@@ -266,7 +270,7 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
 Ctrl-C stops a reply that is streaming.
 `
 
-func (c *chat) interactive(ctx context.Context) error {
+func (c *chat) loop(ctx context.Context) error {
 	where := c.sess.Path()
 	if where == "" {
 		where = "not recorded (--no-session)"

@@ -285,6 +285,7 @@ func freshVars(e *env, dirs layers.Dirs) (render.Vars, error) {
 	var errs strings.Builder
 	if specs := runnable(cands, e.stderr); len(specs) > 0 {
 		m := extension.Start(context.Background(), specs, &scratch{}, extension.Options{Errors: &errs, Logger: a.logger})
+		m.Disable(a.cfg.DisabledExtensions)
 		extVars = m.Variables()
 		m.Close(context.Background())
 	}

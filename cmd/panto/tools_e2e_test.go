@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -183,4 +184,21 @@ func TestToolLoopCtrlC(t *testing.T) {
 	require.Equal(t, "tool", last["role"], "the cut-short call has a result")
 	require.Equal(t, true, last["content"].([]any)[0].(map[string]any)["is_error"])
 	h.ok("-p", "resume", "--provider", "echo", "-c", "--no-extensions")
+}
+
+// panto -p typed at a terminal: tool progress still goes to stderr, so
+// stdout is the reply alone.
+func TestPrintModeAtATerminalKeepsStdoutForTheReply(t *testing.T) {
+	t.Parallel()
+	fake := newFake(t, anthropicTools(toolCall{"t1", "ls", `{}`}), anthropicText("the reply"))
+	root := t.TempDir()
+	vars := map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off", "ANTHROPIC_API_KEY": "k"}
+	var out, errb strings.Builder
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, cwd: root, terminal: true,
+		getenv: func(k string) string { return vars[k] }}
+	code := run(context.Background(), e, []string{"-p", "list", "--provider", "anthropic", "--base-url", fake.srv.URL,
+		"--extension", filepath.Join(pluginDir, "tools"), "--no-session"})
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, "the reply\n", out.String())
+	require.Contains(t, errb.String(), "→ ls")
 }

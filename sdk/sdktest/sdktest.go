@@ -293,12 +293,17 @@ func (h *Harness) hook(what string, fn func(ctx context.Context) error) error {
 	h.mu.Lock()
 	timeout := h.timeout
 	h.mu.Unlock()
+	return h.hookWithin(timeout, what, "hook deadline; panto would disable the extension", fn)
+}
+
+// hookWithin runs fn under timeout; deadline says what missing it means.
+func (h *Harness) hookWithin(timeout time.Duration, what, deadline string, fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(h.ctx, timeout)
 	defer cancel()
 	err := fn(ctx)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("sdktest: %s did not return within the %s hook deadline; panto would disable the extension: %w",
-			what, timeout, context.DeadlineExceeded)
+		return fmt.Errorf("sdktest: %s did not return within the %s %s: %w",
+			what, timeout, deadline, context.DeadlineExceeded)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -48,16 +49,20 @@ func checkTools(t testing.TB, ext sdk.Extension) []sdk.Tool {
 	return tools
 }
 
-// CallTool runs the named tool with input under the hook deadline, as
-// panto does; a returned error becomes an is_error result, as the model
-// would see it. An unknown name is an error.
+// ToolTimeout is the deadline CallTool runs a tool under: panto's default
+// tool_timeout.
+const ToolTimeout = 15 * time.Minute
+
+// CallTool runs the named tool with input under ToolTimeout, as panto
+// does; a returned error becomes an is_error result, as the model would
+// see it. An unknown name is an error.
 func (h *Harness) CallTool(name string, input json.RawMessage) (sdk.ToolResult, error) {
 	for _, t := range h.Tools() {
 		if t.Name != name {
 			continue
 		}
 		var res sdk.ToolResult
-		err := h.hook("tool "+name, func(ctx context.Context) error {
+		err := h.hookWithin(ToolTimeout, "tool "+name, "tool_timeout; panto would answer the model with an error", func(ctx context.Context) error {
 			r, err := t.Run(ctx, h.host, sdk.ToolCall{ID: "sdktest_call", Name: name, Input: input})
 			if err != nil {
 				r = sdk.ToolResult{Content: err.Error(), IsError: true}
