@@ -229,17 +229,22 @@ func extList(e *env, args []string) error {
 	if err := parseSub(e, fs, args, extUsage); err != nil {
 		return err
 	}
-	d, err := layers.Resolve(e.getenv, e.cwd)
+	a, err := loadApp(e, &options{})
 	if err != nil {
 		return err
 	}
-	cands, err := discover(d, flags)
+	defer a.close()
+	cands, err := discover(a.dirs, flags)
 	if err != nil {
 		return err
 	}
 	if len(cands) == 0 {
 		fmt.Fprintln(e.stdout, "no extensions found (see panto ext --help)")
 		return nil
+	}
+	disabled := map[string]bool{}
+	for _, n := range a.cfg.DisabledExtensions {
+		disabled[n] = true
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tTRUSTED\tVERSION\tHANDLES\tPATH")
@@ -252,6 +257,9 @@ func extList(e *env, args []string) error {
 			handles = "(failed to start: " + oneLine(err.Error(), 60) + ")"
 		} else {
 			name, ver = info.GetName(), info.GetVersion()
+			if disabled[name] {
+				trusted += " (disabled in config)"
+			}
 			var h []string
 			h = append(h, info.GetEvents()...)
 			for _, cmd := range info.GetCommands() {
