@@ -141,6 +141,7 @@ func TestToolLoopParallelBlockedUnknown(t *testing.T) {
 	require.Contains(t, res[3].text(), "a.txt")
 	_, err := os.Stat(filepath.Join(h.project, "a.txt"))
 	require.NoError(t, err, "the blocked command did not run")
+	h.ok("-p", "resume", "--provider", "echo", "-c", "--no-extensions")
 }
 
 func TestToolLoopMaxSteps(t *testing.T) {

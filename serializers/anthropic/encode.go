@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -42,7 +41,20 @@ type Options struct {
 }
 
 // toolNamePattern is the published constraint on a tool definition's name.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+// validToolName reports whether name matches the published pattern
+// ^[a-zA-Z0-9_-]{1,128}$ (checked by hand: a regexp costs start-up time).
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // EncodeRequest encodes req as a Messages API request body.
 //
@@ -423,7 +435,7 @@ func appendTools(b []byte, tools []serializers.Tool) ([]byte, error) {
 	b = appendKey(b, "tools", false)
 	b = append(b, '[')
 	for i, t := range tools {
-		if !toolNamePattern.MatchString(t.Name) {
+		if !validToolName(t.Name) {
 			return nil, fmt.Errorf("tool %d: name %q must be 1 to 128 letters, digits, _ or -", i, t.Name)
 		}
 		if i > 0 {
