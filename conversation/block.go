@@ -154,7 +154,7 @@ func (b *Block) Validate() error {
 		if b.ID == "" || b.Name == "" {
 			return errors.New("tool_use block: id and name are required")
 		}
-		if len(b.Input) > 0 && !isJSONObject(b.Input) {
+		if len(b.Input) > 0 && !OpensObject(b.Input) {
 			return fmt.Errorf("tool_use block %s: input is not a JSON object", b.ID)
 		}
 		return nil
@@ -176,9 +176,10 @@ func (b *Block) Validate() error {
 	return fmt.Errorf("unknown block type %q", b.Type)
 }
 
-// isJSONObject reports whether raw's first non-space byte opens an object;
-// full validity is json's business when it was decoded.
-func isJSONObject(raw json.RawMessage) bool {
+// OpensObject reports whether raw's first non-space byte opens a JSON
+// object, the cheap check for a tool input; full validity is json's
+// business when it was decoded.
+func OpensObject(raw []byte) bool {
 	for _, c := range raw {
 		switch c {
 		case ' ', '\t', '\r', '\n':

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"errors"
+	"github.com/panto-dev/panto/conversation"
 	"strconv"
 	"unicode/utf8"
 )
@@ -103,7 +104,7 @@ func appendObject(b []byte, raw []byte) ([]byte, error) {
 	if !json.Valid(raw) {
 		return b, errNotJSON
 	}
-	if !isObject(raw) {
+	if !conversation.OpensObject(raw) {
 		return b, errNotObject
 	}
 	inString, escaped := false, false
@@ -129,19 +130,4 @@ func appendObject(b []byte, raw []byte) ([]byte, error) {
 		b = append(b, c)
 	}
 	return b, nil
-}
-
-// isObject reports whether the first non-space byte of raw opens an object.
-func isObject(raw []byte) bool {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
 }
