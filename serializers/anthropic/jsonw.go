@@ -3,9 +3,10 @@ package anthropic
 import (
 	"encoding/json"
 	"errors"
-	"github.com/panto-dev/panto/conversation"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/panto-dev/panto/conversation"
 )
 
 // The request body is written by appending to one byte slice: no
