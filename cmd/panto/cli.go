@@ -100,10 +100,12 @@ func (o *options) promptFlags(fs *flag.FlagSet) {
 	fs.Var(&o.appendSystem, "append-system-prompt", "")
 }
 
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns a quiet flag set: run prints usage (to stdout for
+// -h, never twice) and errors itself.
+func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {}
 	return fs
 }
 
@@ -127,7 +129,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	var o options
-	fs := newFlagSet("panto", rootUsage, e.stderr)
+	fs := newFlagSet("panto")
 	fs.StringVar(&o.print, "p", "", "")
 	fs.StringVar(&o.print, "print", "", "")
 	fs.StringVar(&o.provider, "provider", "", "")

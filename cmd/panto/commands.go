@@ -48,7 +48,7 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 	var o options
 	at := -1
 	asJSON := false
-	fset := newFlagSet("panto prompt", promptUsage, e.stderr)
+	fset := newFlagSet("panto prompt")
 	o.sessionFlags(fset)
 	o.promptFlags(fset)
 	fset.IntVar(&at, "at", -1, "")
@@ -136,7 +136,7 @@ func runSession(_ context.Context, e *env, args []string) error {
 		fmt.Fprint(e.stderr, sessionUsage)
 		return usageErrorf("panto session: want the subcommand list")
 	}
-	fset := newFlagSet("panto session list", sessionUsage, e.stderr)
+	fset := newFlagSet("panto session list")
 	if err := parseSub(e, fset, args[1:], sessionUsage); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ the sessions and log folders — and every file found in the layers.
 `
 
 func runDirs(e *env, args []string) error {
-	fset := newFlagSet("panto dirs", dirsUsage, e.stderr)
+	fset := newFlagSet("panto dirs")
 	if err := parseSub(e, fset, args, dirsUsage); err != nil {
 		return err
 	}

@@ -443,6 +443,11 @@ func TestUsageErrors(t *testing.T) {
 	require.Contains(t, r.stderr, "ANTHROPIC_API_KEY")
 	r = h.ok("--help")
 	require.Contains(t, r.stdout, "--append-system-prompt")
+	require.Equal(t, 1, strings.Count(r.stdout, "Usage:"), "the usage once")
+	require.Empty(t, r.stderr)
+	r = h.ok("prompt", "-h")
+	require.Equal(t, 1, strings.Count(r.stdout, "Usage: panto prompt"))
+	require.Empty(t, r.stderr)
 }
 
 func TestPipedStdinIsAppended(t *testing.T) {

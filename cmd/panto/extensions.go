@@ -224,7 +224,7 @@ func runExt(ctx context.Context, e *env, args []string) error {
 
 func extList(e *env, args []string) error {
 	var flags multi
-	fs := newFlagSet("panto ext list", extUsage, e.stderr)
+	fs := newFlagSet("panto ext list")
 	fs.Var(&flags, "extension", "")
 	if err := parseSub(e, fs, args, extUsage); err != nil {
 		return err
@@ -295,7 +295,7 @@ shut it down, printing what it saw. Exit status 1 on any failure.
 `
 
 func extCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("panto ext check", extCheckUsage, e.stderr)
+	fs := newFlagSet("panto ext check")
 	if err := fs.Parse(args); err != nil {
 		return usageErrorf("panto ext check: %v", err)
 	}
@@ -376,7 +376,7 @@ func (s *scratch) AppendData(ext string, data json.RawMessage) error {
 }
 
 func extTrust(e *env, args []string) error {
-	fs := newFlagSet("panto ext trust", extUsage, e.stderr)
+	fs := newFlagSet("panto ext trust")
 	if err := fs.Parse(args); err != nil {
 		return usageErrorf("panto ext trust: %v", err)
 	}
