@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -281,6 +282,7 @@ func (s *Session) Seed(blocks []string, extensions []string) (SeedResult, error)
 		return SeedResult{}, errors.New("seed session: no system blocks (the seed is required)")
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	resumed := s.resumed && len(s.entries) > 0
 	var msgs []conversation.Message
 	res := SeedResult{Fresh: !resumed}
@@ -289,7 +291,7 @@ func (s *Session) Seed(blocks []string, extensions []string) (SeedResult, error)
 		for _, b := range blocks {
 			msgs = append(msgs, conversation.SystemMessage(b, conversation.ModeAppend))
 		}
-	case !equal(ConfigWindow(s.entries), blocks):
+	case !slices.Equal(ConfigWindow(s.entries), blocks):
 		res.Reseeded = true
 		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace))
 		for _, b := range blocks[1:] {
@@ -305,7 +307,6 @@ func (s *Session) Seed(blocks []string, extensions []string) (SeedResult, error)
 		entries = append(entries, sessionlog.MessageEntry(m))
 	}
 	entries = append(entries, sessionlog.LifecycleEntry(event, res.Reseeded, extensions))
-	defer s.mu.Unlock()
 	if err := s.appendLocked(entries...); err != nil {
 		return SeedResult{}, fmt.Errorf("seed session: %w", err)
 	}
@@ -346,18 +347,6 @@ func systemBlock(e sessionlog.Entry) (conversation.Block, bool) {
 		return conversation.Block{}, false
 	}
 	return e.Message.Content[0], true
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TurnRequest is what a turn sends besides the conversation.
