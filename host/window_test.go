@@ -13,7 +13,9 @@ func sys(text string, mode conversation.Mode) sessionlog.Entry {
 	return sessionlog.MessageEntry(conversation.SystemMessage(text, mode))
 }
 
-func life() sessionlog.Entry { return sessionlog.LifecycleEntry(sessionlog.LifecycleStarted, false, nil) }
+func life() sessionlog.Entry {
+	return sessionlog.LifecycleEntry(sessionlog.LifecycleStarted, false, nil)
+}
 
 func user(text string) sessionlog.Entry { return sessionlog.MessageEntry(conversation.UserText(text)) }
 
