@@ -160,11 +160,7 @@ func TestExtensionEditDoesNotForceReseed(t *testing.T) {
 
 	// An extension's system edits, after the lifecycle entry and later in
 	// the conversation, as the host records them.
-	w, _, err := sessionlog.Open(log)
-	require.NoError(t, err)
-	_, err = w.Append(sessionlog.MessageEntry(systemMsg("extension note", "append")))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
+	appendSystem(t, log, "extension note", "append")
 
 	before := systemEntries(t, log)
 	r := h.ok("-p", "two", "--provider", "echo", "-c")
@@ -172,11 +168,7 @@ func TestExtensionEditDoesNotForceReseed(t *testing.T) {
 	require.Contains(t, r.stdout, "5. extension note", "the extension's block is still in the prompt")
 
 	// An extension's replace moves the anchor: the next resume re-seeds.
-	w, _, err = sessionlog.Open(log)
-	require.NoError(t, err)
-	_, err = w.Append(sessionlog.MessageEntry(systemMsg("persona", "replace")))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
+	appendSystem(t, log, "persona", "replace")
 	h.ok("-p", "three", "--provider", "echo", "-c")
 	got := systemEntries(t, log)
 	require.Equal(t, "replace:project seed\n", got[len(got)-4])
@@ -350,11 +342,7 @@ func TestPromptCommand(t *testing.T) {
 	// Of a log, as of its first N messages.
 	h.ok("-p", "one", "--provider", "echo")
 	log := h.sessionFiles()[0]
-	w, _, err := sessionlog.Open(log)
-	require.NoError(t, err)
-	_, err = w.Append(sessionlog.MessageEntry(systemMsg("late replace", "replace")))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
+	appendSystem(t, log, "late replace", "replace")
 	texts := func(args ...string) []string {
 		r := h.ok(append([]string{"prompt", "--json", "--session", log}, args...)...)
 		var got struct{ Blocks []struct{ Text string } }

@@ -22,6 +22,7 @@ import (
 	"github.com/panto-dev/panto/internal/testio"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // pantoBin is the real panto binary, built once by TestMain; pluginDir
@@ -286,8 +287,15 @@ func openaiText(text string) reply {
 	)}
 }
 
-func systemMsg(text, mode string) conversation.Message {
-	return conversation.SystemMessage(text, conversation.Mode(mode))
+// appendSystem records a system edit in a log as the host records an
+// extension's: one more entry after the ones already there.
+func appendSystem(t *testing.T, log, text, mode string) {
+	t.Helper()
+	w, _, err := sessionlog.Open(log)
+	require.NoError(t, err)
+	_, err = w.Append(sessionlog.MessageEntry(conversation.SystemMessage(text, conversation.Mode(mode))))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
