@@ -150,6 +150,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		Plugins:          plugin.PluginSet{sdk.PluginName: &sdk.GRPCPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     opts.StartTimeout,
+		GRPCDialOptions:  sdk.DialOptions(),
 		Logger:           logger,
 		// Stdout after the handshake and plain stderr go to the log, never
 		// to the user's terminal.
@@ -184,7 +185,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	id := conn.Broker.NextId()
 	hs := &hostServer{ext: ext, rec: rec, logger: logger, report: report}
 	go conn.Broker.AcceptAndServe(id, func(o []grpc.ServerOption) *grpc.Server {
-		s := grpc.NewServer(o...)
+		s := grpc.NewServer(append(o, sdk.ServerOptions()...)...)
 		pb.RegisterHostServer(s, hs)
 		ext.mu.Lock()
 		ext.server = s

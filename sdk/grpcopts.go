@@ -1,0 +1,32 @@
+package sdk
+
+import "google.golang.org/grpc"
+
+// The gRPC tuning both ends of a panto connection use: Serve and the host
+// (host/extension). Extension authors do not need these.
+//
+// Every call between panto and an extension is a small message on a local
+// socket, and hooks sit on the path of a turn, so the tuning is for latency:
+//   - a fixed HTTP/2 flow-control window turns off gRPC's bandwidth probe,
+//     which otherwise sends a ping (and waits for its ack) alongside calls;
+//   - a few stream workers serve calls on goroutines that are already
+//     running instead of starting one per call (more calls at once than
+//     workers still each get their own goroutine).
+const (
+	window        = 1 << 20
+	streamWorkers = 2
+)
+
+// ServerOptions are the gRPC server options of both ends.
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.InitialWindowSize(window),
+		grpc.InitialConnWindowSize(window),
+		grpc.NumStreamWorkers(streamWorkers),
+	}
+}
+
+// DialOptions are the gRPC dial options of both ends.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithInitialWindowSize(window), grpc.WithInitialConnWindowSize(window)}
+}
