@@ -106,7 +106,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		if err != nil {
 			return nil, err
 		}
-		specs := runnable(cands, e.stderr)
+		specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)
 		if len(specs) > 0 {
 			c.exts = extension.Start(ctx, specs, c.sess, a.extOptions(e, c.sess.ID()))
 			c.exts.Disable(a.cfg.DisabledExtensions)

@@ -283,7 +283,7 @@ func freshVars(e *env, dirs layers.Dirs) (render.Vars, error) {
 		return nil, err
 	}
 	var errs strings.Builder
-	if specs := runnable(cands, e.stderr); len(specs) > 0 {
+	if specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions); len(specs) > 0 {
 		m := extension.Start(context.Background(), specs, &scratch{}, extension.Options{Errors: &errs, Logger: a.logger})
 		m.Disable(a.cfg.DisabledExtensions)
 		extVars = m.Variables()

@@ -115,3 +115,33 @@ func TestNodeExtensionEndToEnd(t *testing.T) {
 	require.Equal(t, "append:remember the milk", systemEntries(t, log)[len(systemEntries(t, log))-1])
 	require.Empty(t, strings.TrimSpace(r.stderr), "no stray go-plugin lines on the user's terminal")
 }
+
+// disabled_extensions: an extension whose file name is listed never
+// starts; one listed by the name it gives in Init (its file renamed) is
+// stopped before any event or command reaches it.
+func TestDisabledExtensions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.userDir(), "config.toml"), "disabled_extensions = [\"sysprompt\"]\n")
+	sp := filepath.Join(pluginDir, "sysprompt")
+
+	r := h.run("", "-p", "/system-append X", "--provider", "echo", "--no-session", "--extension", sp)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "unknown command /system-append")
+	logData, err := os.ReadFile(filepath.Join(h.home, "state", "panto", "panto.log"))
+	require.NoError(t, err)
+	require.NotContains(t, string(logData), "extension started", "a disabled extension was started")
+
+	renamed := filepath.Join(h.root, "renamed")
+	data, err := os.ReadFile(sp)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(renamed, data, 0o755))
+	r = h.run("", "-p", "/system-append X", "--provider", "echo", "--no-session", "--extension", renamed)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "unknown command /system-append")
+
+	// Not on the list, the same binary runs.
+	h.write(filepath.Join(h.userDir(), "config.toml"), "disabled_extensions = [\"other\"]\n")
+	r = h.ok("-p", "/system-append X", "--provider", "echo", "--no-session", "--extension", renamed)
+	require.Equal(t, "appended\n", r.stdout)
+}

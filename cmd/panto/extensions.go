@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -173,6 +174,23 @@ func runnable(cands []candidate, w io.Writer) []extension.Spec {
 		specs = append(specs, c.spec)
 	}
 	return specs
+}
+
+// withoutDisabled drops the specs whose file name is on the config's
+// disabled_extensions list, so they never start. An extension whose name
+// (from Init) differs from its file name can only be recognised once it
+// has started; Manager.Disable stops it before any event reaches it.
+func withoutDisabled(specs []extension.Spec, disabled []string) []extension.Spec {
+	if len(disabled) == 0 {
+		return specs
+	}
+	var out []extension.Spec
+	for _, sp := range specs {
+		if !slices.Contains(disabled, filepath.Base(sp.Path)) {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // extOptions are the Manager options of the CLI.
