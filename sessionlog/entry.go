@@ -52,12 +52,12 @@ type rawHead struct {
 // then points to. fd is tried first; encoding/json decides what fd gives
 // up on.
 func decodeEntry(fd *fastDecoder, line []byte, e *Entry, slot *conversation.Message) error {
-	var w wireEntry
-	if fd.entry(line, &w) {
-		return entryFromWire(&w, line, e, slot)
+	var fw wireEntry // on the stack: only the shortcut sees it
+	if fd.entry(line, &fw) {
+		return entryFromWire(&fw, line, e, slot)
 	}
-	w = wireEntry{}
-	if err := json.Unmarshal(line, &w); err != nil {
+	w := new(wireEntry) // encoding/json takes it to the heap
+	if err := json.Unmarshal(line, w); err != nil {
 		// An unknown type may use the known fields' names for other
 		// shapes; only its head has to be right.
 		var h rawHead
@@ -66,7 +66,7 @@ func decodeEntry(fd *fastDecoder, line []byte, e *Entry, slot *conversation.Mess
 		}
 		return rawEntry(line, h.Type, h.ID, h.ParentID, h.Time, e)
 	}
-	return entryFromWire(&w, line, e, slot)
+	return entryFromWire(w, line, e, slot)
 }
 
 // entryFromWire checks a decoded line and fills e from it.

@@ -20,6 +20,12 @@ type fastDecoder struct {
 	b   []byte
 	i   int
 	buf []byte // scratch for unescaping strings
+	// msg holds the message of the entry being decoded: entryFromWire
+	// copies what it needs, so one per decoder saves an allocation a line.
+	msg wireMessage
+	// prevID is the id of the line decoded last: usually the next line's
+	// parent_id, which then shares its string.
+	prevID string
 }
 
 // maxFastDepth bounds nesting the shortcut follows (tool results hold
@@ -27,7 +33,8 @@ type fastDecoder struct {
 const maxFastDepth = 100
 
 // entry decodes line into w, which must be zero. It reports false when it
-// gave up; w is then garbage.
+// gave up; w is then garbage. w.Message, if set, points into d: it is
+// valid until the next call.
 func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 	d.b, d.i = line, 0
 	var seen uint32
@@ -38,25 +45,26 @@ func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 		case "type":
 			bit = 1 << 0
 			var s string
-			s, ok = d.str()
+			s, ok = d.word()
 			w.Type = EntryType(s)
 		case "id":
 			bit = 1 << 1
 			w.ID, ok = d.str()
 		case "parent_id":
 			bit = 1 << 2
-			w.ParentID, ok = d.str()
+			w.ParentID, ok = d.strOr(d.prevID)
 		case "time":
 			bit = 1 << 3
 			ok = d.time(w)
 		case "message":
 			bit = 1 << 4
-			w.Message = new(wireMessage)
+			d.msg = wireMessage{}
+			w.Message = &d.msg
 			ok = d.message(w.Message)
 		case "event":
 			bit = 1 << 5
 			var s string
-			s, ok = d.str()
+			s, ok = d.word()
 			w.Event = LifecycleEvent(s)
 		case "reseeded":
 			bit = 1 << 6
@@ -80,7 +88,11 @@ func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 		return once(&seen, bit) && ok
 	})
 	d.ws()
-	return ok && d.i == len(d.b)
+	if !ok || d.i != len(d.b) {
+		return false
+	}
+	d.prevID = w.ID
+	return true
 }
 
 // once records bit in seen; it is false for an unknown key (bit 0) or a
@@ -102,12 +114,12 @@ func (d *fastDecoder) message(m *wireMessage) bool {
 		case "role":
 			bit = 1 << 0
 			var s string
-			s, ok = d.str()
+			s, ok = d.word()
 			m.Role = conversation.Role(s)
 		case "mode":
 			bit = 1 << 1
 			var s string
-			s, ok = d.str()
+			s, ok = d.word()
 			m.Mode = conversation.Mode(s)
 		case "content":
 			bit = 1 << 2
@@ -147,14 +159,14 @@ func (d *fastDecoder) block(b *conversation.Block, depth int) bool {
 		switch string(key) {
 		case "type":
 			bit = 1 << 0
-			s, ok = d.str()
+			s, ok = d.word()
 			b.Type = conversation.BlockType(s)
 		case "text":
 			bit = 1 << 1
 			b.Text, ok = d.str()
 		case "mode":
 			bit = 1 << 2
-			s, ok = d.str()
+			s, ok = d.word()
 			b.Mode = conversation.Mode(s)
 		case "thinking":
 			bit = 1 << 3
@@ -286,23 +298,105 @@ func (d *fastDecoder) run(j int) int {
 
 // str reads a string value.
 func (d *fastDecoder) str() (string, bool) {
+	s, esc, ok := d.plain()
+	if !ok || esc {
+		return d.rest(esc)
+	}
+	return string(s), true
+}
+
+// strOr reads a string value; when it equals same, it returns same rather
+// than a new copy.
+func (d *fastDecoder) strOr(same string) (string, bool) {
+	s, esc, ok := d.plain()
+	switch {
+	case !ok || esc:
+		return d.rest(esc)
+	case string(s) == same:
+		return same, true
+	}
+	return string(s), true
+}
+
+// word reads a string value that is usually one of the names the format
+// defines (types, roles, modes, events): those it returns without an
+// allocation.
+func (d *fastDecoder) word() (string, bool) {
+	s, esc, ok := d.plain()
+	if !ok || esc {
+		return d.rest(esc)
+	}
+	switch string(s) {
+	case "message":
+		return "message", true
+	case "lifecycle":
+		return "lifecycle", true
+	case "extension_data":
+		return "extension_data", true
+	case "model_change":
+		return "model_change", true
+	case "compaction":
+		return "compaction", true
+	case "started":
+		return "started", true
+	case "resumed":
+		return "resumed", true
+	case "user":
+		return "user", true
+	case "assistant":
+		return "assistant", true
+	case "system":
+		return "system", true
+	case "append":
+		return "append", true
+	case "replace":
+		return "replace", true
+	case "text":
+		return "text", true
+	case "thinking":
+		return "thinking", true
+	case "redacted_thinking":
+		return "redacted_thinking", true
+	case "tool_use":
+		return "tool_use", true
+	case "tool_result":
+		return "tool_result", true
+	case "image":
+		return "image", true
+	}
+	return string(s), true
+}
+
+// plain reads a string value that holds no escapes and returns its bytes
+// (not copied; valid UTF-8). At a string with escapes it stops just after
+// the opening quote and reports esc; at anything else, !ok.
+func (d *fastDecoder) plain() (s []byte, esc, ok bool) {
 	if !d.consume('"') {
-		return "", false
+		return nil, false, false
 	}
 	start := d.i
 	j := d.run(start)
 	switch {
 	case j >= len(d.b) || d.b[j] < 0x20:
-		return "", false
+		return nil, false, false
 	case d.b[j] == '\\':
-		return d.escaped(start)
+		return nil, true, true
 	}
-	s := d.b[start:j]
+	s = d.b[start:j]
 	if !utf8.Valid(s) {
-		return "", false
+		return nil, false, false
 	}
 	d.i = j + 1
-	return string(s), true
+	return s, false, true
+}
+
+// rest finishes a string plain stopped at: one with escapes when esc,
+// else a failure.
+func (d *fastDecoder) rest(esc bool) (string, bool) {
+	if !esc {
+		return "", false
+	}
+	return d.escaped(d.i)
 }
 
 // escaped reads the rest of a string that holds escapes, from start (just

@@ -113,5 +113,11 @@ func FuzzFastDecode(f *testing.F) {
 		}
 		require.NoError(t, json.Unmarshal(line, &slow), "the fast decoder took a line encoding/json refuses")
 		require.Equal(t, slow, fast)
+
+		// Again with the same decoder, which now holds the line's id and
+		// message from before: the same result.
+		var again wireEntry
+		require.True(t, fd.entry(line, &again))
+		require.Equal(t, slow, again)
 	})
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -152,8 +154,10 @@ type span struct {
 const (
 	// readChunk is how much of a log is read and decoded at a time. The
 	// buffer is reused, so a large log is never held whole in memory
-	// (every decoded string is a copy). It starts at firstChunk, doubles
-	// up to readChunk, and grows further only for a longer line.
+	// (every decoded string is a copy). When the reader's size is known
+	// (a file, a bytes.Reader), the buffer starts at that size, up to
+	// readChunk; otherwise it starts at firstChunk and doubles up to
+	// readChunk. It grows further only for a longer line.
 	firstChunk = 4 << 10
 	readChunk  = 1 << 20
 	// linesPerWorker is how many lines make it worth decoding a chunk on
@@ -162,18 +166,24 @@ const (
 )
 
 // decode reads a log from r chunk by chunk: the header first, then the
-// entries of each chunk's complete lines, on several cores.
+// entries of each chunk's complete lines, on several cores, straight into
+// one slice of entries sized from the reader's size when it is known.
 func decode(r io.Reader, name string) (*decoded, error) {
 	d := &decoded{log: &Log{Path: name}, tornAt: -1}
+	hint := sizeHint(r)
 	var (
 		buf     = make([]byte, firstChunk)
 		n       int // bytes in buf
 		lineNo  int // lines before buf[0]
 		gotHead bool
-		parts   [][]Entry
+		spans   []span // reused from chunk to chunk
+		entries []Entry
 		fds     = make([]fastDecoder, runtime.GOMAXPROCS(0))
-		l       = linker{path: name, index: map[string]int{}}
+		l       = linker{path: name}
 	)
+	if hint >= firstChunk { // one chunk holds a file that fits, and EOF
+		buf = make([]byte, min(hint, readChunk-1)+1)
+	}
 	for {
 		eof := false
 		for n < len(buf) && !eof {
@@ -193,7 +203,7 @@ func decode(r io.Reader, name string) (*decoded, error) {
 				continue
 			}
 		}
-		var spans []span
+		spans = spans[:0]
 		for pos := 0; pos < end; {
 			lineNo++
 			i := bytes.IndexByte(buf[pos:end], '\n')
@@ -219,17 +229,20 @@ func decode(r io.Reader, name string) (*decoded, error) {
 			}
 			pos = next
 		}
-		entries, bad, err := decodeEntries(buf[:end], spans, name, fds)
-		for i := range bad { // the lines before a bad one may be bad first
-			if lerr := l.link(&entries[i], spans[i].line); lerr != nil {
-				return nil, lerr
+		if len(spans) > 0 {
+			entries = reserve(entries, len(spans), d.size+int64(end), hint, eof)
+			l.reserve(cap(entries))
+			dst := entries[len(entries) : len(entries)+len(spans)]
+			bad, err := decodeEntries(buf[:end], spans, name, fds, dst)
+			for i := range bad { // the lines before a bad one may be bad first
+				if lerr := l.link(&dst[i], spans[i].line); lerr != nil {
+					return nil, lerr
+				}
 			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(entries) > 0 {
-			parts = append(parts, entries)
+			if err != nil {
+				return nil, err
+			}
+			entries = entries[:len(entries)+len(spans)]
 		}
 		copy(buf, buf[end:n])
 		n -= end
@@ -244,9 +257,26 @@ func decode(r io.Reader, name string) (*decoded, error) {
 	if !gotHead {
 		return nil, fmt.Errorf("session log %s: missing or garbled header: the file is empty", name)
 	}
-	d.log.Entries = concat(parts, len(l.lines))
+	d.log.Entries = slices.Clip(entries) // an append copies, as before
 	d.log.index = l.index
+	if d.log.index == nil {
+		d.log.index = map[string]int{}
+	}
 	return d, nil
+}
+
+// sizeHint returns how many bytes r holds, when it can tell (a file, a
+// bytes.Reader), or 0. It is only a hint: a file may grow while it is read.
+func sizeHint(r io.Reader) int {
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		return r.Len()
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			return int(min(fi.Size(), math.MaxInt32)) // an int on any platform
+		}
+	}
+	return 0
 }
 
 // grow returns a buffer twice the size of buf holding its first n bytes.
@@ -256,26 +286,35 @@ func grow(buf []byte, n int) []byte {
 	return b
 }
 
-func concat(parts [][]Entry, n int) []Entry {
-	if len(parts) == 1 {
-		return parts[0]
+// reserve returns es with room for k more entries. With the reader's size
+// (hint) and the bytes read so far, it makes room for the entries the rest
+// of the file is likely to hold too, at the rate seen so far plus an
+// eighth, so that a log's entries are usually allocated once; at the end
+// of the file it makes room for exactly k more.
+func reserve(es []Entry, k int, read int64, hint int, eof bool) []Entry {
+	need := len(es) + k
+	if need <= cap(es) {
+		return es
 	}
-	out := make([]Entry, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
+	c := need
+	switch {
+	case eof:
+	case int64(hint) > read:
+		est := need + int(float64(need)*float64(int64(hint)-read)/float64(read))
+		c = max(need, est+est/8, cap(es)+cap(es)/4)
+	default:
+		c = max(need, 2*cap(es))
 	}
+	out := make([]Entry, len(es), c)
+	copy(out, es)
 	return out
 }
 
-// decodeEntries decodes the lines of chunk at spans, on several cores when
-// there are many (one fastDecoder each). It returns the entries; if a line
-// is bad, the first bad line's index and error (entries before it are
-// decoded).
-func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder) ([]Entry, int, error) {
-	if len(spans) == 0 {
-		return nil, 0, nil
-	}
-	entries := make([]Entry, len(spans))
+// decodeEntries decodes the lines of chunk at spans into entries (one
+// each), on several cores when there are many (one fastDecoder each). If a
+// line is bad, it returns the first bad line's index and error (entries
+// before it are decoded); otherwise len(spans).
+func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder, entries []Entry) (int, error) {
 	workers := max(1, min(len(fds), len(spans)/linesPerWorker))
 	per := (len(spans) + workers - 1) / workers
 	bad := make([]int, workers)
@@ -300,10 +339,10 @@ func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder) (
 	wg.Wait()
 	for w, err := range errs {
 		if err != nil {
-			return entries, bad[w], err
+			return bad[w], err
 		}
 	}
-	return entries, len(spans), nil
+	return len(spans), nil
 }
 
 // linker checks the tree as entries come, in file order: ids unique, the
@@ -314,6 +353,15 @@ type linker struct {
 	index map[string]int
 	lines []int // the line of each entry
 	prev  string
+}
+
+// reserve sizes the index and the lines for n entries, once: the first
+// chunk's estimate of the whole log.
+func (l *linker) reserve(n int) {
+	if l.index == nil {
+		l.index = make(map[string]int, n)
+		l.lines = make([]int, 0, n)
+	}
 }
 
 func (l *linker) link(e *Entry, line int) error {

@@ -287,6 +287,11 @@ func TestReadInChunks(t *testing.T) {
 		"one byte at a time": iotest.OneByteReader(strings.NewReader(content)),
 		"half reads":         iotest.HalfReader(strings.NewReader(content)),
 		"data with EOF":      iotest.DataErrReader(strings.NewReader(content)),
+		// The size only sizes the buffer and the entries: a file may
+		// grow while it is read.
+		"size too small": sizedReader{strings.NewReader(content), readChunk + 1},
+		"size too large": sizedReader{strings.NewReader(content), 3 * len(content)},
+		"size zero":      sizedReader{strings.NewReader(content), 0},
 	} {
 		got, err := Decode(r, "big.jsonl")
 		require.NoError(t, err, name)
@@ -296,6 +301,14 @@ func TestReadInChunks(t *testing.T) {
 	_, err = Decode(iotest.ErrReader(errors.New("disk on fire")), "x.jsonl")
 	require.ErrorContains(t, err, "read session log x.jsonl: disk on fire")
 }
+
+// sizedReader is a reader that claims to hold n bytes.
+type sizedReader struct {
+	io.Reader
+	n int
+}
+
+func (r sizedReader) Len() int { return r.n }
 
 func TestOpenRepairsTornLineAfterManyChunks(t *testing.T) {
 	t.Parallel()

@@ -65,19 +65,21 @@ func (l *Log) lookup(id string) (int, bool) {
 	return i, ok
 }
 
-// chain returns the positions of the entries from the root to the entry at
-// position leaf, in that order, or an error when a parent is missing (only
-// possible in a Log built or changed by hand).
-func (l *Log) chain(leaf int) ([]int, error) {
-	var rev []int
-	for i := leaf; ; {
-		rev = append(rev, i)
-		if len(rev) > len(l.Entries) {
-			return nil, fmt.Errorf("session log %s: the parents of entry %s form a cycle", l.Path, l.Entries[leaf].ID)
+// walk calls visit with the position of each entry on the chain from the
+// entry at position leaf up to the root, leaf first. It fails when a
+// parent is missing or the parents form a cycle (only possible in a Log
+// built or changed by hand), having called visit for the entries before.
+// Callers walk twice, to count and then to fill a slice from its end,
+// rather than collect the positions in a slice of their own.
+func (l *Log) walk(leaf int, visit func(i int)) error {
+	for i, n := leaf, 0; ; n++ {
+		if n == len(l.Entries) {
+			return fmt.Errorf("session log %s: the parents of entry %s form a cycle", l.Path, l.Entries[leaf].ID)
 		}
+		visit(i)
 		p := l.Entries[i].ParentID
 		if p == "" {
-			break
+			return nil
 		}
 		if i > 0 && l.Entries[i-1].ID == p {
 			i--
@@ -85,14 +87,10 @@ func (l *Log) chain(leaf int) ([]int, error) {
 		}
 		j, ok := l.lookup(p)
 		if !ok {
-			return nil, fmt.Errorf("session log %s: entry %s: parent_id %q names no entry", l.Path, l.Entries[i].ID, p)
+			return fmt.Errorf("session log %s: entry %s: parent_id %q names no entry", l.Path, l.Entries[i].ID, p)
 		}
 		i = j
 	}
-	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
-		rev[a], rev[b] = rev[b], rev[a]
-	}
-	return rev, nil
 }
 
 // Branch returns the entries on the chain from the root to the entry
@@ -102,14 +100,12 @@ func (l *Log) Branch(leafID string) ([]Entry, error) {
 	if !ok {
 		return nil, fmt.Errorf("session log %s: no entry with id %q", l.Path, leafID)
 	}
-	idx, err := l.chain(i)
-	if err != nil {
+	n := 0
+	if err := l.walk(i, func(int) { n++ }); err != nil {
 		return nil, err
 	}
-	out := make([]Entry, len(idx))
-	for k, j := range idx {
-		out[k] = l.Entries[j]
-	}
+	out := make([]Entry, n)
+	_ = l.walk(i, func(j int) { n--; out[n] = l.Entries[j] })
 	return out, nil
 }
 
@@ -138,23 +134,30 @@ func (l *Log) MessagesAt(id string) ([]conversation.Message, error) {
 }
 
 func (l *Log) messagesTo(leaf int) ([]conversation.Message, error) {
-	idx, err := l.chain(leaf)
+	n, err := l.countMessages(leaf)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]conversation.Message, n)
+	_ = l.walk(leaf, func(j int) {
+		if m := l.Entries[j].Message; m != nil {
+			n--
+			out[n] = *m
+		}
+	})
+	return out, nil
+}
+
+// countMessages returns how many messages the chain from the root to the
+// entry at position leaf holds.
+func (l *Log) countMessages(leaf int) (int, error) {
 	n := 0
-	for _, j := range idx {
+	err := l.walk(leaf, func(j int) {
 		if l.Entries[j].Message != nil {
 			n++
 		}
-	}
-	out := make([]conversation.Message, 0, n)
-	for _, j := range idx {
-		if m := l.Entries[j].Message; m != nil {
-			out = append(out, *m)
-		}
-	}
-	return out, nil
+	})
+	return n, err
 }
 
 // MessageCount returns how many messages the current branch holds, as
@@ -163,15 +166,9 @@ func (l *Log) MessageCount() int {
 	if len(l.Entries) == 0 {
 		return 0
 	}
-	idx, err := l.chain(len(l.Entries) - 1)
+	n, err := l.countMessages(len(l.Entries) - 1)
 	if err != nil {
 		return 0
-	}
-	n := 0
-	for _, j := range idx {
-		if l.Entries[j].Message != nil {
-			n++
-		}
 	}
 	return n
 }
@@ -182,16 +179,24 @@ func (l *Log) FirstUserText() string {
 	if len(l.Entries) == 0 {
 		return ""
 	}
-	idx, err := l.chain(len(l.Entries) - 1)
-	if err != nil {
+	var first *conversation.Message // walking up, the last one seen
+	err := l.walk(len(l.Entries)-1, func(j int) {
+		if m := l.Entries[j].Message; m != nil && m.Role == conversation.RoleUser && hasText(m) {
+			first = m
+		}
+	})
+	if err != nil || first == nil {
 		return ""
 	}
-	for _, j := range idx {
-		if m := l.Entries[j].Message; m != nil && m.Role == conversation.RoleUser {
-			if t := m.Text(); t != "" {
-				return t
-			}
+	return first.Text()
+}
+
+// hasText reports whether m.Text() is not empty.
+func hasText(m *conversation.Message) bool {
+	for _, b := range m.Content {
+		if b.Type == conversation.TypeText && b.Text != "" {
+			return true
 		}
 	}
-	return ""
+	return false
 }
