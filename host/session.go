@@ -125,12 +125,22 @@ func OpenSession(path, cwd, id string) (*Session, error) {
 	}
 	s.w, s.id, s.resumed = w, log.Header.ID, true
 	s.entries = branch
-	s.conv.Messages = log.Messages()
 	s.Warnings = log.Warnings
+	// The conversation is the branch's messages (what log.Messages would
+	// walk the chain again for).
+	n := 0
+	for _, e := range branch {
+		if e.Message != nil {
+			n++
+		}
+	}
+	s.conv.Messages = make([]conversation.Message, 0, n)
+	s.msgIDs = make([]string, 0, n)
 	var compaction *sessionlog.Compaction
 	for _, e := range branch {
 		switch {
 		case e.Message != nil:
+			s.conv.Messages = append(s.conv.Messages, *e.Message)
 			s.msgIDs = append(s.msgIDs, e.ID)
 		case e.Compaction != nil:
 			compaction = e.Compaction
