@@ -3,7 +3,8 @@
 # built-in echo provider (no key, no network) in a throwaway HOME and
 # project that have layered SYSTEM.md / APPEND_SYSTEM.md files, and shows
 # the recorded session log, a resume after a prompt file changed, and the
-# prompt as of any point of the log.
+# prompt as of any point of the log, and an extension (examples/plugins/
+# sysprompt) growing and then wiping the prompt mid-conversation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PANTO="$PWD/bin/panto"
@@ -53,6 +54,17 @@ show "$PANTO" -c -p "And now?"
 step "The prompt as it was after the first 4 messages, and as it is now"
 show "$PANTO" prompt -c --at 4
 show "$PANTO" prompt -c
+
+step "An extension grows the prompt mid-conversation (examples/plugins/sysprompt)"
+SYSPROMPT="$(dirname "$PANTO")/sysprompt"
+show "$PANTO" -c --extension "$SYSPROMPT" -p "/system-append Extension note: cite file paths."
+show "$PANTO" -c --extension "$SYSPROMPT" -p "Does the next request carry it?"
+
+step "...and wipes it: a replace-mode entry, appended like every other"
+show "$PANTO" -c --extension "$SYSPROMPT" -p "/system-replace You are terse."
+show "$PANTO" prompt -c
+printf '\nThe log keeps every step, so the prompt just before the replace is still exact:\n'
+show "$PANTO" prompt -c --at 17
 
 step "This directory's sessions"
 show "$PANTO" session list
