@@ -203,3 +203,28 @@ func TestPrintModeAtATerminalKeepsStdoutForTheReply(t *testing.T) {
 	require.Equal(t, "the reply\n", out.String())
 	require.Contains(t, errb.String(), "→ ls")
 }
+
+// The echo provider drives the tool loop with no model: a maintainer runs
+// an extension's tools through the real host, offline.
+func TestEchoProviderRunsTools(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.project, "notes.txt"), "first line\nsecond line\n")
+	prompt := "tool:read {\"path\": \"notes.txt\"}\ntool:write {\"path\": \"out.txt\", \"content\": \"written\\n\"}\ntool:nosuch {}"
+	r := h.ok("-p", prompt, "--provider", "echo", "--extension", filepath.Join(pluginDir, "tools"))
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, 5, r.stdout)
+	require.Equal(t, "echo: calling read, write, nosuch", lines[0])
+	require.Equal(t, "echo: 3 tool result(s)", lines[1])
+	require.Equal(t, "  read (ok, 3 line(s)): 1\tfirst line", lines[2])
+	require.True(t, strings.HasPrefix(lines[3], "  write (ok, 1 line(s)): Created "), lines[3])
+	require.True(t, strings.HasPrefix(lines[4], `  nosuch (error, 1 line(s)): unknown tool "nosuch"`), lines[4])
+	require.Contains(t, r.stderr, "→ read")
+	data, err := os.ReadFile(filepath.Join(h.project, "out.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "written\n", string(data))
+
+	// The log holds the calls and their results, and resumes.
+	r = h.ok("-p", "again", "--provider", "echo", "-c", "--no-extensions")
+	require.Contains(t, r.stdout, `you said "again"`)
+}

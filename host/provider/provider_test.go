@@ -184,3 +184,46 @@ func TestEchoDescribesTheRequest(t *testing.T) {
 	require.Equal(t, want, streamed.String())
 	require.Equal(t, serializers.StopEndTurn, reply.StopReason)
 }
+
+func TestEchoDrivesTheToolLoop(t *testing.T) {
+	t.Parallel()
+	p, err := New(Config{Name: Echo})
+	require.NoError(t, err)
+	tools := []serializers.Tool{{Name: "read"}}
+	user := conversation.Message{Role: conversation.RoleUser, Content: []conversation.Block{
+		conversation.Text("per-turn prompt"),
+		conversation.Text("look:\ntool:read {\"path\": \"go.mod\"}\n  tool:ls\ntool:read not json\ntool:\nplain line"),
+	}}
+	msgs := []conversation.Message{conversation.SystemMessage("sys", conversation.ModeAppend), user}
+
+	// Tool lines become calls, in order, only when tools are offered.
+	reply, err := p.Send(context.Background(), serializers.Request{Messages: msgs, Tools: tools}, nil)
+	require.NoError(t, err)
+	require.Equal(t, serializers.StopToolUse, reply.StopReason)
+	require.NoError(t, reply.Message.Validate())
+	uses := reply.Message.ToolUses()
+	require.Len(t, uses, 3)
+	require.Equal(t, []string{"echo_1", "read", `{"path": "go.mod"}`}, []string{uses[0].ID, uses[0].Name, string(uses[0].Input)})
+	require.Equal(t, []string{"echo_2", "ls", `{}`}, []string{uses[1].ID, uses[1].Name, string(uses[1].Input)})
+	require.JSONEq(t, `{"input": "not json"}`, string(uses[2].Input))
+	require.Equal(t, "echo: calling read, ls, read\n", reply.Message.Text())
+
+	noTools, err := p.Send(context.Background(), serializers.Request{Messages: msgs}, nil)
+	require.NoError(t, err)
+	require.Empty(t, noTools.Message.ToolUses(), "a request without tools (compaction) gets no calls")
+	require.Equal(t, serializers.StopEndTurn, noTools.StopReason)
+
+	// The results are described, and the turn ends.
+	results := conversation.Message{Role: conversation.RoleTool, Content: []conversation.Block{
+		conversation.ToolResult("echo_1", "module x\n\ngo 1.26", false),
+		conversation.ToolResult("echo_2", "a\nb", false),
+		conversation.ToolResult("echo_3", "bad input", true),
+	}}
+	final, err := p.Send(context.Background(), serializers.Request{Messages: append(msgs, reply.Message, results), Tools: tools}, nil)
+	require.NoError(t, err)
+	require.Equal(t, serializers.StopEndTurn, final.StopReason)
+	require.Equal(t, "echo: 3 tool result(s)\n"+
+		"  read (ok, 3 line(s)): module x\n"+
+		"  ls (ok, 2 line(s)): a\n"+
+		"  read (error, 1 line(s)): bad input\n", final.Message.Text())
+}
