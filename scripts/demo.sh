@@ -66,6 +66,10 @@ show "$PANTO" prompt -c
 printf '\nThe log keeps every step, so the prompt just before the replace is still exact:\n'
 show "$PANTO" prompt -c --at 17
 
+step "Tools, offline: the echo provider calls the first-party tools extension"
+show "$PANTO" --no-session --extension "$(dirname "$PANTO")/extensions/tools" \
+  -p $'tool:ls {"path": ".panto"}\ntool:read {"path": ".panto/SYSTEM.md"}'
+
 step "This directory's sessions"
 show "$PANTO" session list
 

@@ -216,7 +216,7 @@ func TestEchoProviderRunsTools(t *testing.T) {
 	require.Len(t, lines, 5, r.stdout)
 	require.Equal(t, "echo: calling read, write, nosuch", lines[0])
 	require.Equal(t, "echo: 3 tool result(s)", lines[1])
-	require.Equal(t, "  read (ok, 3 line(s)): 1\tfirst line", lines[2])
+	require.Equal(t, "  read (ok, 2 line(s)): 1\tfirst line", lines[2])
 	require.True(t, strings.HasPrefix(lines[3], "  write (ok, 1 line(s)): Created "), lines[3])
 	require.True(t, strings.HasPrefix(lines[4], `  nosuch (error, 1 line(s)): unknown tool "nosuch"`), lines[4])
 	require.Contains(t, r.stderr, "→ read")

@@ -115,9 +115,13 @@ func echoResults(msgs []conversation.Message, results conversation.Message) stri
 		if r.IsError {
 			status = "error"
 		}
-		text := r.ResultText()
+		text := strings.TrimRight(r.ResultText(), "\n")
+		lines := 0
+		if text != "" {
+			lines = strings.Count(text, "\n") + 1
+		}
 		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-		fmt.Fprintf(&b, "  %s (%s, %d line(s)): %s\n", names[r.ToolUseID], status, strings.Count(text, "\n")+1, clip(first))
+		fmt.Fprintf(&b, "  %s (%s, %d line(s)): %s\n", names[r.ToolUseID], status, lines, clip(first))
 	}
 	return b.String()
 }

@@ -216,7 +216,7 @@ func TestEchoDrivesTheToolLoop(t *testing.T) {
 	// The results are described, and the turn ends.
 	results := conversation.Message{Role: conversation.RoleTool, Content: []conversation.Block{
 		conversation.ToolResult("echo_1", "module x\n\ngo 1.26", false),
-		conversation.ToolResult("echo_2", "a\nb", false),
+		conversation.ToolResult("echo_2", "a\nb\n", false),
 		conversation.ToolResult("echo_3", "bad input", true),
 	}}
 	final, err := p.Send(context.Background(), serializers.Request{Messages: append(msgs, reply.Message, results), Tools: tools}, nil)
