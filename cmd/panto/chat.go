@@ -108,6 +108,15 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		}
 		specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)
 		if len(specs) > 0 {
+			if e.maxProcs != nil && e.getenv("GOMAXPROCS") == "" {
+				// The log is read (on every core); from here panto mostly
+				// waits on the model, the user and its extensions. With one
+				// P the runtime stops spinning a second thread at each
+				// hand-off inside an extension call, CPU the extensions
+				// need: a hook round trip takes about half the time.
+				// GOMAXPROCS in the environment wins.
+				e.maxProcs(1)
+			}
 			c.exts = extension.Start(ctx, specs, c.sess, a.extOptions(e, c.sess.ID()))
 			c.exts.Disable(a.cfg.DisabledExtensions)
 			names = c.exts.Names()

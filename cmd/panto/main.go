@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 )
 
@@ -27,6 +28,7 @@ func main() {
 		cwd:      cwd,
 		terminal: isTerminal(os.Stdin),
 		signals:  sigs,
+		maxProcs: runtime.GOMAXPROCS,
 	}, os.Args[1:]))
 }
 
@@ -41,6 +43,9 @@ type env struct {
 	terminal bool // stdin is a terminal: interactive mode
 	// signals delivers Ctrl-C (SIGINT) and SIGTERM; nil never fires.
 	signals <-chan os.Signal
+	// maxProcs is runtime.GOMAXPROCS; nil (in tests that run the CLI
+	// in-process) leaves the process's setting alone.
+	maxProcs func(int) int
 }
 
 // interruptible returns a context cancelled (with cause errInterrupted)

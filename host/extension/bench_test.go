@@ -2,7 +2,10 @@ package extension
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -53,8 +56,13 @@ func BenchmarkStart1(b *testing.B)  { benchStart(b, 1) }
 func BenchmarkStart10(b *testing.B) { benchStart(b, 10) }
 
 // benchHook fires req at one running extension b.N times and reports the
-// median duration of one Fire.
+// median duration of one Fire. The host runs with one P, as panto does once
+// its extensions are loaded (cmd/panto); go test -bench Hook -cpu 2 shows
+// the cost of a second one.
 func benchHook(b *testing.B, req *pb.EventRequest, wantEdits int) {
+	if os.Getenv("GOMAXPROCS") == "" && !cpuFlagSet() {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
 	rec := newRecorder()
 	errs := &syncBuffer{}
 	opts := benchOptions()
@@ -95,4 +103,12 @@ func BenchmarkHook(b *testing.B) {
 // AddSystemMessage callback.
 func BenchmarkHookCallback(b *testing.B) {
 	benchHook(b, &pb.EventRequest{Event: "session_start", Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{}}}, 1)
+}
+
+// cpuFlagSet reports whether go test was given -cpu, which sets GOMAXPROCS
+// for each run itself.
+func cpuFlagSet() bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.cpu" })
+	return set
 }
