@@ -117,6 +117,22 @@ type Ext struct {
 
 	mu       sync.Mutex
 	disabled error
+
+	stopOnce sync.Once
+}
+
+// stop ends the extension's process, once: with graceful, a Shutdown call
+// (bounded by timeout) first, then go-plugin's Kill (its own graceful
+// stop, then SIGKILL). A second call waits for the first to finish.
+func (e *Ext) stop(graceful bool, timeout time.Duration) {
+	e.stopOnce.Do(func() {
+		if graceful {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			e.conn.Extension.Shutdown(ctx, &pb.ShutdownRequest{})
+			cancel()
+		}
+		e.client.Kill()
+	})
 }
 
 // Name is the extension's name (from Init).

@@ -55,7 +55,7 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 		}
 		if seen[e.Name()] {
 			m.report(fmt.Errorf("extension %s (%s): another extension already has that name; not loaded", e.Name(), e.spec.Path))
-			e.client.Kill()
+			e.stop(true, opts.HookTimeout)
 			continue
 		}
 		seen[e.Name()] = true
@@ -95,7 +95,7 @@ func (m *Manager) disable(e *Ext, err error) {
 	e.disabled = err
 	e.mu.Unlock()
 	m.report(fmt.Errorf("extension %s disabled for this session: %w", e.Name(), err))
-	go e.client.Kill()
+	go e.stop(false, 0) // it crashed, hung or lied: no Shutdown call
 }
 
 // callErr classifies a gRPC error of a hook: a crash, hang or protocol
@@ -243,12 +243,9 @@ func (m *Manager) Close(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if e.Disabled() == nil {
-				sctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
-				e.conn.Extension.Shutdown(sctx, &pb.ShutdownRequest{})
-				cancel()
-			}
-			e.client.Kill() // go-plugin's graceful stop, then SIGKILL
+			// Shutdown unless it was disabled; one being stopped already
+			// (disabled) is waited for.
+			e.stop(e.Disabled() == nil, m.opts.HookTimeout)
 		}()
 	}
 	wg.Wait()
@@ -359,7 +356,7 @@ func (m *Manager) Disable(names []string) {
 				e.mu.Lock()
 				e.disabled = errors.New("disabled in config")
 				e.mu.Unlock()
-				go e.client.Kill()
+				go e.stop(true, m.opts.HookTimeout) // healthy: ask it to shut down
 			}
 		}
 	}
