@@ -192,6 +192,40 @@ func TestEditsFromBackgroundGoroutine(t *testing.T) {
 	require.Empty(t, h.errs.String())
 }
 
+// An extension still editing from a background goroutine while panto
+// closes: the edits are recorded, their system_prompt_changed events are
+// dropped after Close, and nothing panics.
+func TestBackgroundEditsDuringClose(t *testing.T) {
+	t.Parallel()
+	rec, errs, log := newRecorder(), &syncBuffer{}, &syncBuffer{}
+	m := Start(context.Background(), specs("bgspam", "watch"), rec, testOptions(errs, log))
+	require.Equal(t, []string{"bgspam", "watch"}, m.Names(), errs.String())
+	rec.setOnEdit(m.SystemChanged)
+	m.SessionStart(context.Background(), &pb.SessionStart{})
+	waitFor(t, 5*time.Second, "background edits", func() bool { return len(rec.Edits()) >= 50 })
+	m.Close(context.Background())
+	m.SystemChanged(appendMode, "after close", "panto") // dropped, not a panic
+	require.NotContains(t, errs.String(), "panic")
+}
+
+// Every change is told to a watcher, in order, however many arrive at
+// once (no queue to overflow).
+func TestSystemChangedDeliversEveryChange(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("watch")...)
+	require.Equal(t, []string{"watch"}, h.m.Names(), h.errs.String())
+	const n = 600
+	for i := range n {
+		h.m.SystemChanged(appendMode, fmt.Sprintf("change %d", i), "panto")
+	}
+	waitFor(t, 20*time.Second, "every change told", func() bool { return len(h.rec.Data()) >= n })
+	data := h.rec.Data()
+	require.Len(t, data, n)
+	for i, d := range data {
+		require.JSONEq(t, fmt.Sprintf(`{"by":"panto","text":"change %d"}`, i), string(d.Data))
+	}
+}
+
 func TestEditsInEventResponse(t *testing.T) {
 	t.Parallel()
 	h := startHarness(t, nil, specs("edits")...)

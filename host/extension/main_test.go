@@ -31,7 +31,7 @@ const childEnv = "PANTO_EXT_TEST_CHILD"
 // picks the behaviour (see testdata/plugins), the whole is the name.
 var sdkNames = []string{
 	"happy", "panic", "sigkill", "exit", "hang", "stdoutearly", "stdouthook",
-	"bg", "pid", "stdin", "bench-hook",
+	"bg", "bgspam", "watch", "pid", "stdin", "bench-hook",
 }
 
 const benchCopies = 10
@@ -133,6 +133,9 @@ type recorder struct {
 	edits []edit
 	msgs  []conversation.Message
 	data  []dataEntry
+	// onEdit, when set, is told of each edit after it is recorded, as
+	// the session's OnSystemChange is (Manager.SystemChanged).
+	onEdit func(mode conversation.Mode, text, by string)
 }
 
 var _ Recorder = (*recorder)(nil)
@@ -141,10 +144,20 @@ func newRecorder() *recorder { return &recorder{} }
 
 func (r *recorder) EditSystem(by string, mode conversation.Mode, text string) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.edits = append(r.edits, edit{by, mode, text})
 	r.msgs = append(r.msgs, conversation.SystemMessage(text, mode))
+	onEdit := r.onEdit
+	r.mu.Unlock()
+	if onEdit != nil {
+		onEdit(mode, text, by)
+	}
 	return nil
+}
+
+func (r *recorder) setOnEdit(f func(mode conversation.Mode, text, by string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onEdit = f
 }
 
 func (r *recorder) EffectiveSystem() []conversation.SystemText {

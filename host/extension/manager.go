@@ -21,10 +21,16 @@ type Manager struct {
 	rec  Recorder
 	exts []*Ext // load order: the order every event is delivered in
 
-	// changes queues system_prompt_changed events; one goroutine delivers
+	// queue holds system_prompt_changed events; one goroutine delivers
 	// them in order, never from inside a Host call (that could deadlock).
-	changes chan *pb.SystemPromptChanged
-	done    chan struct{}
+	// It is unbounded, so no change is ever dropped, and closed by Close:
+	// a change that arrives later (an extension's background goroutine
+	// still editing) is recorded but told to nobody.
+	qmu    sync.Mutex
+	queue  []*pb.SystemPromptChanged
+	closed bool
+	wake   chan struct{} // a token when queue is not empty or closed
+	done   chan struct{}
 }
 
 // Start launches the extensions concurrently and initialises them. The
@@ -32,7 +38,7 @@ type Manager struct {
 // opts.Errors and left out; the others run.
 func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manager {
 	opts.defaults()
-	m := &Manager{opts: opts, rec: rec, changes: make(chan *pb.SystemPromptChanged, 256), done: make(chan struct{})}
+	m := &Manager{opts: opts, rec: rec, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	started := make([]*Ext, len(specs))
 	var wg sync.WaitGroup
 	for i, spec := range specs {
@@ -215,20 +221,40 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 // SystemChanged queues a system_prompt_changed event for the extensions
 // that watch it. It never blocks on an extension.
 func (m *Manager) SystemChanged(mode conversation.Mode, text, by string) {
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
+	if m.closed {
+		m.opts.Logger.Debug("system prompt changed after the extensions closed; not delivered", "by", by)
+		return
+	}
+	m.queue = append(m.queue, &pb.SystemPromptChanged{Mode: string(mode), Text: text, By: by})
+	m.signal()
+}
+
+// signal leaves a wake token for deliverChanges (qmu held).
+func (m *Manager) signal() {
 	select {
-	case m.changes <- &pb.SystemPromptChanged{Mode: string(mode), Text: text, By: by}:
-	default:
-		m.opts.Logger.Warn("system_prompt_changed queue full; event dropped", "by", by)
+	case m.wake <- struct{}{}:
+	default: // one is already waiting
 	}
 }
 
 func (m *Manager) deliverChanges() {
 	defer close(m.done)
-	for ch := range m.changes {
-		m.Fire(context.Background(), &pb.EventRequest{
-			Event:   "system_prompt_changed",
-			Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
-		})
+	for range m.wake {
+		m.qmu.Lock()
+		batch, closed := m.queue, m.closed
+		m.queue = nil
+		m.qmu.Unlock()
+		for _, ch := range batch {
+			m.Fire(context.Background(), &pb.EventRequest{
+				Event:   "system_prompt_changed",
+				Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
+			})
+		}
+		if closed {
+			return
+		}
 	}
 }
 
@@ -236,8 +262,11 @@ func (m *Manager) deliverChanges() {
 // shut down and kills it. The Manager must not be used afterwards.
 func (m *Manager) Close(ctx context.Context) {
 	m.Fire(ctx, &pb.EventRequest{Event: "session_end", Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
-	close(m.changes)
-	<-m.done
+	m.qmu.Lock()
+	m.closed = true
+	m.signal()
+	m.qmu.Unlock()
+	<-m.done // the changes queued before now are delivered
 	var wg sync.WaitGroup
 	for _, e := range m.exts {
 		wg.Add(1)

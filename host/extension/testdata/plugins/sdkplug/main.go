@@ -54,6 +54,15 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEv
 				}
 			}
 		}()
+	case "bgspam":
+		// Edits from the background until the host stops answering.
+		go func() {
+			for i := 0; ; i++ {
+				if err := h.AddSystemMessage(context.Background(), fmt.Sprintf("spam %d", i)); err != nil {
+					return
+				}
+			}
+		}()
 	case "pid":
 		return h.AppendData(ctx, map[string]int{"pid": os.Getpid()})
 	case "stdin":
@@ -128,6 +137,14 @@ func readStdin() stdinResult {
 	}
 }
 
+// watcher records each system_prompt_changed event it is told of as an
+// extension_data entry, in the order it was told.
+type watcher struct{ sdk.Base }
+
+func (watcher) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) error {
+	return h.AppendData(ctx, map[string]string{"by": ev.By, "text": ev.Text})
+}
+
 func main() {
 	name := filepath.Base(os.Args[0])
 	behaviour, _, _ := strings.Cut(name, "-")
@@ -139,6 +156,9 @@ func main() {
 	}
 	if behaviour == "stdoutearly" {
 		fmt.Println("hello from main, before the handshake")
+	}
+	if behaviour == "watch" {
+		sdk.Serve(&watcher{})
 	}
 	sdk.Serve(&ext{behaviour: behaviour})
 }
