@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -39,6 +40,14 @@ type Info struct {
 type Describer interface {
 	Describe() Info
 }
+
+// Literal returns text escaped so that panto records it exactly as given.
+// panto renders {{variables}} in every system block an extension records
+// (docs/system-prompt.md), strictly: an unknown name is refused. Text that
+// is data — a file's contents, a path, a command's output — may hold "{{"
+// of its own (Go templates, Helm charts, Mustache) and must not be
+// rendered: pass it through Literal before AddSystemMessage.
+func Literal(text string) string { return strings.ReplaceAll(text, "{{", `\{{`) }
 
 // Host is panto, as an extension sees it. Every system edit is recorded at
 // once in the session log, in call order; an edit made while a model

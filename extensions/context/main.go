@@ -66,7 +66,9 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartE
 		if latestWithHeader(prompt, f.header()) == block {
 			continue
 		}
-		if err := h.AddSystemMessage(ctx, block); err != nil {
+		// Instruction files are written for every agent, not as panto
+		// templates: their "{{" (Helm, Go templates) is recorded as is.
+		if err := h.AddSystemMessage(ctx, sdk.Literal(block)); err != nil {
 			return fmt.Errorf("context: %s: %w", f.path, err)
 		}
 	}

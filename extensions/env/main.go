@@ -56,7 +56,8 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartE
 			return nil
 		}
 	}
-	return h.AddSystemMessage(ctx, block)
+	// The block is data (a path, a branch name), never a template.
+	return h.AddSystemMessage(ctx, sdk.Literal(block))
 }
 
 // git is what the block says about git.

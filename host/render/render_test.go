@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/sdk"
 )
 
 var vars = Map{
@@ -70,5 +72,18 @@ func FuzzRender(f *testing.F) {
 		if !strings.Contains(in, "{{") {
 			require.Equal(t, in, out, "text without {{ is unchanged")
 		}
+	})
+}
+
+// sdk.Literal is the inverse of rendering: whatever an extension passes
+// through it is recorded exactly, "{{" and "\{{" included.
+func FuzzLiteral(f *testing.F) {
+	for _, s := range []string{"{{ .Name }}", `\{{x}}`, "{{{cwd}}}", `\\{{`, "{{nope}}\n{{", "plain", "{{cookiecutter.slug}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		out, err := Render(sdk.Literal(data), "fuzz", vars)
+		require.NoError(t, err)
+		require.Equal(t, data, out)
 	})
 }
