@@ -95,6 +95,9 @@ type SessionStarter interface {
 // BeforeTurnEvent is sent when the user has sent a message, before the
 // model request is built.
 type BeforeTurnEvent struct {
+	// UserText is what the user typed: the message's last block, without
+	// the USER_PROMPT.md blocks panto puts before it (Host.Messages has
+	// the whole message; it is recorded before this event).
 	UserText string
 }
 
