@@ -24,7 +24,7 @@ func TestCompactOnDemand(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	threeLayers(h)
-	h.write(filepath.Join(h.projectDir(), "config.toml"), "compaction_keep_tokens = 10\n")
+	h.write(filepath.Join(h.projectDir(), "config.toml"), "compaction_keep_tokens = 10\ncompaction_model = \"claude-summariser\"\n")
 	for _, q := range []string{"first question about the parser", "second question about the lexer", "third question"} {
 		args := []string{"-p", q, "--provider", "echo"}
 		if q != "first question about the parser" {
@@ -45,8 +45,12 @@ func TestCompactOnDemand(t *testing.T) {
 	require.Contains(t, r.stdout, "compacted: the next request sends")
 	summarise := string(fake.request(t, 1).body)
 	require.Contains(t, summarise, "first question about the parser", "the model is sent the transcript to summarise")
-	var sreq struct{ System string }
+	var sreq struct{ System, Model string }
 	require.NoError(t, json.Unmarshal([]byte(summarise), &sreq))
+	require.Equal(t, "claude-summariser", sreq.Model, "compaction_model summarises")
+	var treq struct{ Model string }
+	require.NoError(t, json.Unmarshal(bodyBefore, &treq))
+	require.NotEqual(t, "claude-summariser", treq.Model, "the turns keep the session's model")
 	require.True(t, strings.HasPrefix(sreq.System, "You summarise a conversation"), "the summariser gets its own system prompt, not the session's")
 	cs := compactions(t, log)
 	require.Len(t, cs, 1)
