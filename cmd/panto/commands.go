@@ -144,7 +144,7 @@ func runSession(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := listSessions(dirs.SessionDir())
+	list, err := dirSessions(dirs)
 	if err != nil {
 		return err
 	}

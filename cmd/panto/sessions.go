@@ -18,6 +18,10 @@ type sessionFile struct {
 	path    string
 	id      string
 	modTime time.Time
+	// header is the log's first line; headerErr says why it could not be
+	// read (then the log's directory is unknown).
+	header    sessionlog.Header
+	headerErr error
 }
 
 // newSessionPath names the log of a new session in dir:
@@ -60,6 +64,27 @@ func listSessions(dir string) ([]sessionFile, error) {
 	return out, nil
 }
 
+// dirSessions returns the session logs of the working directory d.CWD,
+// newest first. Distinct directories can share a sessions folder
+// (layers.EncodePath), so a log counts only when its header's cwd is d.CWD.
+// A log whose header cannot be read is kept with headerErr set: whose it is
+// cannot be told, and the user should see it rather than lose it silently.
+func dirSessions(d layers.Dirs) ([]sessionFile, error) {
+	list, err := listSessions(d.SessionDir())
+	if err != nil {
+		return nil, err
+	}
+	out := list[:0]
+	for _, s := range list {
+		s.header, s.headerErr = sessionlog.ReadHeader(s.path)
+		if s.headerErr == nil && filepath.Clean(s.header.Cwd) != d.CWD {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // pickSession turns the session flags into a log path (empty with
 // --no-session) and, for a new session, its id.
 func pickSession(d layers.Dirs, o *options, now time.Time) (path, id string, err error) {
@@ -82,7 +107,7 @@ func pickSession(d layers.Dirs, o *options, now time.Time) (path, id string, err
 		}
 		return p, "", nil
 	case o.continueLast:
-		list, err := listSessions(d.SessionDir())
+		list, err := dirSessions(d)
 		if err != nil {
 			return "", "", err
 		}
@@ -99,31 +124,30 @@ func pickSession(d layers.Dirs, o *options, now time.Time) (path, id string, err
 }
 
 // findSession finds the session whose id is, or starts with, prefix: in
-// this directory's sessions first, then in every directory's.
+// this directory's sessions first (dirSessions), then in every directory's.
 func findSession(d layers.Dirs, prefix string) (string, error) {
-	search := func(dirs []string) ([]string, error) {
+	match := func(list []sessionFile) []string {
 		var hits []string
-		for _, dir := range dirs {
-			list, err := listSessions(dir)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range list {
-				if strings.HasPrefix(s.id, prefix) {
-					hits = append(hits, s.path)
-				}
+		for _, s := range list {
+			if strings.HasPrefix(s.id, prefix) {
+				hits = append(hits, s.path)
 			}
 		}
-		return hits, nil
+		return hits
 	}
-	hits, err := search([]string{d.SessionDir()})
+	here, err := dirSessions(d)
 	if err != nil {
 		return "", err
 	}
+	hits := match(here)
 	if len(hits) == 0 {
 		all, _ := filepath.Glob(filepath.Join(d.Sessions, "*"))
-		if hits, err = search(all); err != nil {
-			return "", err
+		for _, dir := range all {
+			list, err := listSessions(dir)
+			if err != nil {
+				return "", err
+			}
+			hits = append(hits, match(list)...)
 		}
 	}
 	switch len(hits) {
