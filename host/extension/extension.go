@@ -227,6 +227,9 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	if info.GetName() == "" {
 		return fail(errors.New("init: the extension gave no name"))
 	}
+	if err := checkTools(info.GetTools()); err != nil {
+		return fail(fmt.Errorf("extension %s: %w", info.GetName(), err))
+	}
 	ext.info = info
 	ext.events = map[string]bool{}
 	for _, ev := range info.GetEvents() {

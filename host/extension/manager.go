@@ -31,6 +31,10 @@ type Manager struct {
 	closed bool
 	wake   chan struct{} // a token when queue is not empty or closed
 	done   chan struct{}
+
+	// clashes holds the tool clashes already reported (see reportClash).
+	clashMu sync.Mutex
+	clashes map[string]bool
 }
 
 // Start launches the extensions concurrently and initialises them. The

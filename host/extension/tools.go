@@ -30,23 +30,42 @@ func (m *Manager) owner(name string) (*Ext, *pb.Tool) {
 }
 
 // Tools returns the tools of the enabled extensions, in load order; when
-// two offer the same name the first keeps it.
+// two offer the same name the first keeps it, and the clash is reported,
+// once.
 func (m *Manager) Tools() []serializers.Tool {
 	var out []serializers.Tool
-	seen := map[string]bool{}
+	owners := map[string]*Ext{}
 	for _, e := range m.exts {
 		if e.Disabled() != nil {
 			continue
 		}
 		for _, t := range e.info.GetTools() {
-			if seen[t.GetName()] {
+			if first := owners[t.GetName()]; first != nil {
+				m.reportClash(t.GetName(), first, e)
 				continue
 			}
-			seen[t.GetName()] = true
+			owners[t.GetName()] = e
 			out = append(out, serializers.Tool{Name: t.GetName(), Description: t.GetDescription(), Parameters: t.GetParameters()})
 		}
 	}
 	return out
+}
+
+// reportClash reports, once per tool and extension, that second's tool
+// name is hidden by first's.
+func (m *Manager) reportClash(name string, first, second *Ext) {
+	key := name + "\x00" + second.Name()
+	m.clashMu.Lock()
+	if m.clashes == nil {
+		m.clashes = map[string]bool{}
+	}
+	shown := m.clashes[key]
+	m.clashes[key] = true
+	m.clashMu.Unlock()
+	if !shown {
+		m.report(fmt.Errorf("extension %s: tool %q is also offered by extension %s, loaded first, which owns it; %s's is not offered",
+			second.Name(), name, first.Name(), second.Name()))
+	}
 }
 
 // NarrowTools delivers before_request; each extension may only shrink the
@@ -182,6 +201,67 @@ func checkInput(raw json.RawMessage) error {
 		return errors.New("the input is not a JSON object")
 	}
 	return nil
+}
+
+// maxToolName is the longest tool name both wire formats accept: the
+// Anthropic API allows 128 characters, the OpenAI API 64.
+const maxToolName = 64
+
+// checkTools checks the tools an extension declared in Init, so that one
+// a provider would refuse fails that extension's start instead of every
+// request of the session: each name is 1 to maxToolName letters, digits,
+// _ or -, and unique; the parameters, when set, are a JSON object schema.
+func checkTools(tools []*pb.Tool) error {
+	seen := map[string]bool{}
+	for _, t := range tools {
+		if err := checkTool(t); err != nil {
+			return fmt.Errorf("tool %q: %w", t.GetName(), err)
+		}
+		if seen[t.GetName()] {
+			return fmt.Errorf("tool %q is declared twice", t.GetName())
+		}
+		seen[t.GetName()] = true
+	}
+	return nil
+}
+
+func checkTool(t *pb.Tool) error {
+	if !validToolName(t.GetName()) {
+		return fmt.Errorf("the name must be 1 to %d letters, digits, _ or -", maxToolName)
+	}
+	params := t.GetParameters()
+	if len(params) == 0 {
+		return nil // any object
+	}
+	if !json.Valid(params) {
+		return errors.New("the parameters are not valid JSON")
+	}
+	var schema map[string]json.RawMessage
+	if err := json.Unmarshal(params, &schema); err != nil || !conversation.OpensObject(params) {
+		return errors.New(`the parameters are not a JSON object schema (want {"type":"object",...})`)
+	}
+	if typ, ok := schema["type"]; ok {
+		var s string
+		if err := json.Unmarshal(typ, &s); err != nil || s != "object" {
+			return fmt.Errorf(`the parameters have "type": %s; a tool's input schema must have "type": "object"`, typ)
+		}
+	}
+	return nil
+}
+
+// validToolName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$
+// (checked by hand, as the serializers do: a regexp costs start-up time).
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > maxToolName {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // RecordGuidance records, for each extension whose tools carry guidance,

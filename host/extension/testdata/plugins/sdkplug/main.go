@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 type ext struct {
 	sdk.Base
 	behaviour string
+	name      string // the whole base name: the extension's name
 }
 
 func (e *ext) Describe() sdk.Info {
@@ -98,6 +100,59 @@ func (e *ext) Commands() []sdk.Command {
 	}}
 }
 
+// Tools offers, for "tools", a tool per way to end a call: echo answers
+// with the extension's name and the input, panic and exit crash the
+// process, sleep waits for the call's deadline. For "badtool", a valid
+// tool and one made invalid the way the name's suffix says.
+func (e *ext) Tools() []sdk.Tool {
+	switch e.behaviour {
+	case "tools":
+		return []sdk.Tool{
+			{Name: "echo", Description: "echoes its input", Parameters: json.RawMessage(`{"type":"object"}`),
+				Run: func(_ context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
+					return sdk.ToolResult{Content: e.name + ": " + string(call.Input)}, nil
+				}},
+			{Name: "panic", Description: "panics", Run: func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
+				crash("panic")
+				return sdk.ToolResult{}, nil
+			}},
+			{Name: "exit", Description: "exits", Run: func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
+				crash("exit")
+				return sdk.ToolResult{}, nil
+			}},
+			{Name: "sleep", Description: "waits for its deadline", Run: func(ctx context.Context, _ sdk.Host, _ sdk.ToolCall) (sdk.ToolResult, error) {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Minute):
+				}
+				return sdk.ToolResult{Content: "slept"}, nil
+			}},
+		}
+	case "badtool":
+		run := func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) { return sdk.ToolResult{}, nil }
+		tools := []sdk.Tool{{Name: "fine", Description: "a valid tool", Run: run}}
+		bad := sdk.Tool{Name: "bad", Description: "an invalid tool", Run: run}
+		switch _, variant, _ := strings.Cut(e.name, "-"); variant {
+		case "name":
+			bad.Name = "bad name"
+		case "long":
+			bad.Name = strings.Repeat("x", 65)
+		case "empty":
+			bad.Name = ""
+		case "json":
+			bad.Parameters = json.RawMessage(`{"type":`)
+		case "array":
+			bad.Parameters = json.RawMessage(`[{"type":"object"}]`)
+		case "type":
+			bad.Parameters = json.RawMessage(`{"type":"string"}`)
+		case "dup":
+			bad.Name = "fine"
+		}
+		return append(tools, bad)
+	}
+	return nil
+}
+
 func crash(how string) {
 	switch how {
 	case "panic":
@@ -160,5 +215,5 @@ func main() {
 	if behaviour == "watch" {
 		sdk.Serve(&watcher{})
 	}
-	sdk.Serve(&ext{behaviour: behaviour})
+	sdk.Serve(&ext{behaviour: behaviour, name: name})
 }
