@@ -40,10 +40,17 @@ func editsBy(edits []edit, by string) []edit {
 	return out
 }
 
-// countingClient counts the HandleEvent calls that reach an extension.
+// countingClient counts the HandleEvent and CallTool calls that reach an
+// extension.
 type countingClient struct {
 	pb.ExtensionClient
 	events atomic.Int32
+	tools  atomic.Int32
+}
+
+func (c *countingClient) CallTool(ctx context.Context, in *pb.ToolCallRequest, opts ...grpc.CallOption) (*pb.ToolCallResponse, error) {
+	c.tools.Add(1)
+	return c.ExtensionClient.CallTool(ctx, in, opts...)
 }
 
 func (c *countingClient) HandleEvent(ctx context.Context, in *pb.EventRequest, opts ...grpc.CallOption) (*pb.EventResponse, error) {

@@ -197,7 +197,7 @@ func checkInput(raw json.RawMessage) error {
 		return nil
 	}
 	var v map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, &v); err != nil || !conversation.OpensObject(raw) { // null decodes into a map
 		return errors.New("the input is not a JSON object")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -89,4 +90,71 @@ func toolsFor(name, params string) []*pb.Tool {
 		t.Parameters = []byte(params)
 	}
 	return []*pb.Tool{t}
+}
+
+// A tool whose extension crashes mid-call answers the model with an
+// error result; the extension is disabled, once, and its tools are no
+// longer offered.
+func TestToolOwnerCrashesMidCall(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"panic", "exit"} {
+		t.Run(tool, func(t *testing.T) {
+			t.Parallel()
+			h := startHarness(t, nil, specs("tools")...)
+			require.Equal(t, []string{"tools"}, h.m.Names(), h.errs.String())
+			res := callTool(h.m, tool, `{}`)
+			require.Equal(t, conversation.TypeToolResult, res.Type)
+			require.Equal(t, "call_1", res.ToolUseID)
+			require.True(t, res.IsError)
+			require.Contains(t, res.ResultText(), tool+" failed: its extension tools stopped working")
+			err := h.ext(t, "tools").Disabled()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "crashed or exited")
+			msg := h.errs.String()
+			require.Equal(t, 1, strings.Count(msg, "extension tools disabled for this session"), msg)
+			require.Empty(t, h.m.Tools(), "a disabled extension's tools are not offered")
+
+			res = callTool(h.m, "echo", `{}`)
+			require.True(t, res.IsError)
+			require.Contains(t, res.ResultText(), `tool "echo" is unavailable: its extension tools was disabled`)
+			require.Equal(t, msg, h.errs.String(), "the error is shown once")
+		})
+	}
+}
+
+// A call past tool_timeout answers with an error result naming the
+// deadline; the extension stays.
+func TestToolTimeout(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, func(o *Options) { o.ToolTimeout = 300 * time.Millisecond }, specs("tools")...)
+	require.Equal(t, []string{"tools"}, h.m.Names(), h.errs.String())
+	t0 := time.Now()
+	res := callTool(h.m, "sleep", `{}`)
+	require.Less(t, time.Since(t0), 5*time.Second)
+	require.True(t, res.IsError)
+	require.Equal(t, "sleep did not finish within 300ms", res.ResultText())
+	require.NoError(t, h.ext(t, "tools").Disabled(), "a slow tool is not a broken extension")
+	res = callTool(h.m, "echo", `{}`)
+	require.False(t, res.IsError, res.ResultText())
+	require.Empty(t, h.errs.String())
+}
+
+// An input that is not a JSON object is refused by the host: the model
+// reads why, and the extension is not called.
+func TestToolInputNotAnObject(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")...)
+	require.Equal(t, []string{"tools"}, h.m.Names(), h.errs.String())
+	calls := countCalls(h.ext(t, "tools"))
+	for _, input := range []string{`[1,2]`, `"text"`, `42`, `null`, `{"a":`} {
+		res := callTool(h.m, "echo", input)
+		require.True(t, res.IsError, input)
+		require.Equal(t, "invalid arguments for echo: the input is not a JSON object", res.ResultText(), input)
+	}
+	require.Zero(t, calls.tools.Load(), "no call reached the extension")
+	res := callTool(h.m, "echo", `{"a":1}`)
+	require.False(t, res.IsError, res.ResultText())
+	require.Equal(t, int32(1), calls.tools.Load())
+	require.NoError(t, h.ext(t, "tools").Disabled())
+	require.Empty(t, h.errs.String())
 }
