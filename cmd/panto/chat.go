@@ -85,7 +85,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 			c.close()
 		}
 	}()
-	path, id, err := pickSession(a.dirs, o, time.Now())
+	path, id, err := pickSession(a.dirs, o, time.Now(), e.stderr)
 	if err != nil {
 		return nil, err
 	}

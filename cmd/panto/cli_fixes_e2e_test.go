@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 )
 
 // in runs panto in dir instead of the harness's project directory.
@@ -87,4 +91,52 @@ func TestSessionsOfDirectoriesSharingAFolder(t *testing.T) {
 func header(id, cwd string) string {
 	q, _ := json.Marshal(cwd)
 	return `{"type":"session","version":1,"id":"` + id + `","created":"2020-01-01T00:00:00Z","cwd":` + string(q) + "}\n"
+}
+
+// A crash while a session was created leaves a log with a torn header; -c
+// skips it with a warning and continues the newest readable session, and
+// session list marks it without hiding the others. The file is left as is.
+func TestContinueSkipsATornHeader(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "first", "--provider", "echo")
+	require.Len(t, h.sessionFiles(), 1)
+	good := h.sessionFiles()[0]
+
+	const torn = `{"type":"session","vers`
+	bad := filepath.Join(filepath.Dir(good), "29990101T000000Z_0badc0de-0000-4000-8000-000000000000.jsonl")
+	h.write(bad, torn)
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(bad, later, later))
+
+	r := h.ok("-p", "second", "--provider", "echo", "-c")
+	require.Contains(t, r.stderr, "warning: --continue skips an unreadable log: session log "+bad)
+	require.Equal(t, 1, strings.Count(r.stderr, bad), r.stderr)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "second")
+	data, err = os.ReadFile(bad)
+	require.NoError(t, err)
+	require.Equal(t, torn, string(data))
+
+	r = h.ok("prompt", "-c")
+	require.Contains(t, r.stderr, "skips an unreadable log")
+
+	list := strings.Split(strings.TrimSpace(h.ok("session", "list").stdout), "\n")
+	require.Len(t, list, 3, list)
+	require.Contains(t, list[1], "0badc0de-0000-4000-8000-000000000000")
+	require.Contains(t, list[1], "(unreadable: missing or garbled header (line 1)")
+	require.Contains(t, list[2], "first")
+
+	// Only the torn log: nothing to continue, and still nothing touched.
+	h2 := newHarness(t)
+	bad2 := filepath.Join(h2.home, "data", "panto", "sessions", layers.EncodePath(h2.project), "20260101T000000Z_0badc0de-0000-4000-8000-000000000000.jsonl")
+	h2.write(bad2, torn)
+	r = h2.run("", "-p", "hi", "--provider", "echo", "-c")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "skips an unreadable log")
+	require.Contains(t, r.stderr, "no readable session to continue")
+	data, err = os.ReadFile(bad2)
+	require.NoError(t, err)
+	require.Equal(t, torn, string(data))
 }

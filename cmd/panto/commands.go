@@ -78,7 +78,7 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 			blocks = append(blocks, promptBlock{Text: b.Text, Source: b.Source})
 		}
 	} else {
-		path, _, err := pickSession(dirs, &o, time.Now())
+		path, _, err := pickSession(dirs, &o, time.Now(), e.stderr)
 		if err != nil {
 			return err
 		}
@@ -155,9 +155,20 @@ func runSession(_ context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tFIRST MESSAGE")
 	for _, s := range list {
-		log, err := sessionlog.Read(s.path)
+		// An unreadable log keeps its row, marked, and hides nothing
+		// after it.
+		err := s.headerErr
+		var log *sessionlog.Log
+		if err == nil {
+			log, err = sessionlog.Read(s.path)
+		}
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t?\t(unreadable: %v)\n", s.id, s.modTime.Local().Format("2006-01-02 15:04"), err)
+			// The id names the file; the reason need not repeat its path.
+			why := err.Error()
+			if rest, ok := strings.CutPrefix(why, "session log "+s.path); ok {
+				why = strings.TrimLeft(rest, ": ")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t?\t(unreadable: %s)\n", s.id, s.modTime.Local().Format("2006-01-02 15:04"), oneLine(why, 160))
 			continue
 		}
 		first := "(none)"

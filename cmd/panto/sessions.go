@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -86,8 +87,8 @@ func dirSessions(d layers.Dirs) ([]sessionFile, error) {
 }
 
 // pickSession turns the session flags into a log path (empty with
-// --no-session) and, for a new session, its id.
-func pickSession(d layers.Dirs, o *options, now time.Time) (path, id string, err error) {
+// --no-session) and, for a new session, its id. Warnings go to stderr.
+func pickSession(d layers.Dirs, o *options, now time.Time, stderr io.Writer) (path, id string, err error) {
 	n := 0
 	for _, set := range []bool{o.session != "", o.continueLast, o.resume != "", o.noSession} {
 		if set {
@@ -111,10 +112,21 @@ func pickSession(d layers.Dirs, o *options, now time.Time) (path, id string, err
 		if err != nil {
 			return "", "", err
 		}
-		if len(list) == 0 {
-			return "", "", fmt.Errorf("--continue: no session to continue in %s (start one with plain panto)", d.CWD)
+		// A log whose header cannot be read (a crash while the session
+		// was created, a newer panto's log) must not block -c for good:
+		// skip it, say so, and leave the file alone.
+		skipped := 0
+		for _, s := range list {
+			if s.headerErr == nil {
+				return s.path, "", nil
+			}
+			skipped++
+			fmt.Fprintf(stderr, "panto: warning: --continue skips an unreadable log: %s\n", oneLine(s.headerErr.Error(), 300))
 		}
-		return list[0].path, "", nil
+		if skipped > 0 {
+			return "", "", fmt.Errorf("--continue: no readable session to continue in %s (start one with plain panto)", d.CWD)
+		}
+		return "", "", fmt.Errorf("--continue: no session to continue in %s (start one with plain panto)", d.CWD)
 	case o.resume != "":
 		p, err := findSession(d, o.resume)
 		return p, "", err
