@@ -16,17 +16,29 @@ import (
 	"github.com/panto-dev/panto/serializers"
 )
 
-// owner returns the enabled extension that offers the tool name: the first
-// in load order.
+// owner returns the extension that owns the tool name: the first enabled
+// one in load order that offers it, as Tools offers it. When every
+// extension offering it is disabled, it returns the first of them, so the
+// caller can say why the tool is unavailable.
 func (m *Manager) owner(name string) (*Ext, *pb.Tool) {
+	var (
+		off     *Ext
+		offTool *pb.Tool
+	)
 	for _, e := range m.exts {
 		for _, t := range e.info.GetTools() {
-			if t.GetName() == name {
+			if t.GetName() != name {
+				continue
+			}
+			if e.Disabled() == nil {
 				return e, t
+			}
+			if off == nil {
+				off, offTool = e, t
 			}
 		}
 	}
-	return nil, nil
+	return off, offTool
 }
 
 // Tools returns the tools of the enabled extensions, in load order; when
@@ -63,8 +75,8 @@ func (m *Manager) reportClash(name string, first, second *Ext) {
 	m.clashes[key] = true
 	m.clashMu.Unlock()
 	if !shown {
-		m.report(fmt.Errorf("extension %s: tool %q is also offered by extension %s, loaded first, which owns it; %s's is not offered",
-			second.Name(), name, first.Name(), second.Name()))
+		m.report(fmt.Errorf("extension %s: tool %q is also offered by extension %s, loaded first, which owns it; %s's is used only if %s is disabled",
+			second.Name(), name, first.Name(), second.Name(), first.Name()))
 	}
 }
 

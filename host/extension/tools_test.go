@@ -158,3 +158,23 @@ func TestToolInputNotAnObject(t *testing.T) {
 	require.NoError(t, h.ext(t, "tools").Disabled())
 	require.Empty(t, h.errs.String())
 }
+
+// When the owner of a tool name is disabled, a second extension offering
+// that name owns it: it is offered, and calls reach it.
+func TestToolOwnerFallsBackWhenDisabled(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools", "tools-b")...)
+	require.Equal(t, []string{"tools", "tools-b"}, h.m.Names(), h.errs.String())
+	require.Equal(t, "tools: {}", callTool(h.m, "echo", `{}`).ResultText())
+
+	res := callTool(h.m, "exit", `{}`)
+	require.True(t, res.IsError)
+	require.Contains(t, res.ResultText(), "exit failed: its extension tools stopped working")
+	require.Error(t, h.ext(t, "tools").Disabled())
+
+	require.Equal(t, []string{"echo", "panic", "exit", "sleep"}, toolNamesOf(h.m), "tools-b's tools are offered now")
+	res = callTool(h.m, "echo", `{"x":1}`)
+	require.False(t, res.IsError, res.ResultText())
+	require.Equal(t, `tools-b: {"x":1}`, res.ResultText())
+	require.Equal(t, 1, strings.Count(h.errs.String(), "disabled for this session"), h.errs.String())
+}
