@@ -2,14 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 )
 
@@ -139,4 +143,83 @@ func TestContinueSkipsATornHeader(t *testing.T) {
 	data, err = os.ReadFile(bad2)
 	require.NoError(t, err)
 	require.Equal(t, torn, string(data))
+}
+
+// --provider naming another provider than the config's drops the config's
+// base_url and model, which were set for that other provider.
+func TestProviderFlagDropsTheConfiguredProvidersURLAndModel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["ANTHROPIC_API_KEY"] = "sk-ant-test"
+	h.env["OPENAI_API_KEY"] = "sk-openai-test"
+	h.write(config.Path(h.userDir()), `provider = "openai"
+base_url = "http://127.0.0.1:1/v1"
+model = "qwen3-coder"
+compaction_model = "qwen3-small"
+retries = 0
+`)
+
+	// The environment's base URL, the provider's default model.
+	fake := newFake(t, anthropicText("one"), anthropicText("two"))
+	h.env["ANTHROPIC_BASE_URL"] = fake.srv.URL
+	require.Equal(t, "one\n", h.ok("-p", "hi", "--provider", "anthropic", "--no-session").stdout)
+	req := fake.request(t, 0)
+	require.Equal(t, "/v1/messages", req.path)
+	var body struct{ Model string }
+	require.NoError(t, json.Unmarshal(req.body, &body))
+	require.Equal(t, config.DefaultModel("anthropic"), body.Model)
+
+	// The flags win over the defaults.
+	delete(h.env, "ANTHROPIC_BASE_URL")
+	require.Equal(t, "two\n", h.ok("-p", "hi", "--provider", "anthropic", "--no-session", "--base-url", fake.srv.URL, "--model", "claude-test").stdout)
+	req = fake.request(t, 1)
+	require.Equal(t, "/v1/messages", req.path)
+	require.NoError(t, json.Unmarshal(req.body, &body))
+	require.Equal(t, "claude-test", body.Model)
+
+	// Neither: the provider's public API. A proxy sees where the request
+	// goes (requests to 127.0.0.1 never use a proxy).
+	var mu sync.Mutex
+	var hosts []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Method+" "+r.Host)
+		mu.Unlock()
+		http.Error(w, "no", http.StatusForbidden)
+	}))
+	t.Cleanup(proxy.Close)
+	h.env["HTTPS_PROXY"] = proxy.URL
+	r := h.run("", "-p", "hi", "--provider", "anthropic", "--no-session")
+	require.Equal(t, 1, r.code, r.stderr)
+	delete(h.env, "HTTPS_PROXY")
+	mu.Lock()
+	require.Equal(t, []string{"CONNECT api.anthropic.com:443"}, hosts)
+	mu.Unlock()
+
+	// --provider naming the configured provider keeps the config's values.
+	ofake := newFake(t, openaiText("three"))
+	h.write(config.Path(h.userDir()), `provider = "openai"
+base_url = "`+ofake.srv.URL+`/v1"
+model = "qwen3-coder"
+`)
+	require.Equal(t, "three\n", h.ok("-p", "hi", "--provider", "openai", "--no-session").stdout)
+	req = ofake.request(t, 0)
+	require.Equal(t, "/v1/chat/completions", req.path)
+	require.NoError(t, json.Unmarshal(req.body, &body))
+	require.Equal(t, "qwen3-coder", body.Model)
+
+	// compaction_model names a model of the configured provider too.
+	h = newHarness(t)
+	h.env["ANTHROPIC_API_KEY"] = "sk-ant-test"
+	h.write(config.Path(h.userDir()), `provider = "openai"
+compaction_model = "qwen3-small"
+compaction_keep_tokens = 10
+`)
+	h.ok("-p", "first question", "--provider", "echo")
+	h.ok("-p", "second question", "--provider", "echo", "-c")
+	fake = newFake(t, anthropicText("The user asked two questions."))
+	r = h.ok("-p", "/compact", "-c", "--provider", "anthropic", "--base-url", fake.srv.URL)
+	require.Contains(t, r.stdout, "compacted")
+	require.NoError(t, json.Unmarshal(fake.request(t, 0).body, &body))
+	require.Equal(t, config.DefaultModel("anthropic"), body.Model)
 }

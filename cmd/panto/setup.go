@@ -37,8 +37,13 @@ func loadApp(e *env, o *options) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.provider != "" {
+	if o.provider != "" && o.provider != cfg.Provider {
+		// The config's base_url, model and compaction_model were set for
+		// the configured provider; another provider's URL and model names
+		// would only misroute the request. Its own defaults apply, unless
+		// a flag or its environment variable says otherwise (below).
 		cfg.Provider = o.provider
+		cfg.BaseURL, cfg.Model, cfg.CompactionModel = "", "", ""
 	}
 	switch cfg.Provider {
 	case provider.Anthropic, provider.OpenAI, provider.Echo:
