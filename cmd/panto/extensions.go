@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/host/render"
 	"github.com/panto-dev/panto/sdk/pb"
 )
 
@@ -307,9 +309,11 @@ func describe(e *env, spec extension.Spec) (*pb.InitResponse, error) {
 
 const extCheckUsage = `Usage: panto ext check PATH
 
-Start the extension at PATH, run the go-plugin handshake and Init, fire
-session_start against a scratch in-memory session, run session_end and
-shut it down, printing what it saw. Exit status 1 on any failure.
+Start the extension at PATH, run the go-plugin handshake and Init, record
+its tool guidance and fire session_start against a scratch in-memory
+session that renders {{variables}} as a real one does, run session_end
+and shut it down, printing what it saw. Exit status 1 on any failure,
+a refused system edit included.
 `
 
 func extCheck(ctx context.Context, e *env, args []string) error {
@@ -356,6 +360,18 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 	for k, v := range info.GetVariables() {
 		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, oneLine(v, 60))
 	}
+	// Record as a real session does: variables rendered strictly (an
+	// unknown one refuses the edit), then the tool guidance, then
+	// session_start.
+	vars := checkVars(e, m.Variables())
+	rec.setRenderer(func(text, source string) (string, error) { return render.Render(text, source, vars) })
+	for _, t := range info.GetTools() {
+		if strings.TrimSpace(t.GetGuidance()) != "" {
+			fmt.Fprintln(e.stdout, "recording tool guidance (as a session does before session_start)")
+			break
+		}
+	}
+	m.RecordGuidance(rec)
 	fmt.Fprintln(e.stdout, "firing session_start (fresh scratch session)")
 	m.SessionStart(ctx, &pb.SessionStart{SessionId: "check"})
 	m.Close(ctx)
@@ -366,14 +382,49 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// checkVars are the variables a session would render extension text
+// with: the built-ins over the extensions' own (see app.vars). Without a
+// usable config, {{model}} and {{provider}} render empty.
+func checkVars(e *env, extVars map[string]string) render.Vars {
+	a, err := loadApp(e, &options{})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "panto: warning: %v; {{model}} and {{provider}} render empty\n", err)
+		return (&app{dirs: layers.Dirs{CWD: e.cwd}}).vars(e, extVars)
+	}
+	defer a.close()
+	return a.vars(e, extVars)
+}
+
 // scratch is an in-memory session for ext list and ext check; with out
-// set it prints what the extension records.
+// set it prints what the extension records. With a renderer set it
+// renders system text as a session does (host.Session.SetRenderer): a
+// rendering error refuses the edit.
 type scratch struct {
-	conv conversation.Conversation
-	out  io.Writer
+	mu     sync.Mutex
+	conv   conversation.Conversation
+	out    io.Writer
+	render func(text, source string) (string, error)
+}
+
+func (s *scratch) setRenderer(f func(text, source string) (string, error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.render = f
 }
 
 func (s *scratch) EditSystem(by string, mode conversation.Mode, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.render != nil {
+		rendered, err := s.render(text, "extension "+by)
+		if err != nil {
+			if s.out != nil {
+				fmt.Fprintf(s.out, "system %s by %s REFUSED: %q: %v\n", mode, by, text, err)
+			}
+			return err
+		}
+		text = rendered
+	}
 	s.conv.Append(conversation.SystemMessage(text, mode))
 	if s.out != nil {
 		fmt.Fprintf(s.out, "system %s by %s: %q\n", mode, by, text)
@@ -381,12 +432,21 @@ func (s *scratch) EditSystem(by string, mode conversation.Mode, text string) err
 	return nil
 }
 
-func (s *scratch) EffectiveSystem() []conversation.SystemText { return s.conv.EffectiveSystem() }
+func (s *scratch) EffectiveSystem() []conversation.SystemText {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conv.EffectiveSystem()
+}
+
 func (s *scratch) Messages() []conversation.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return append([]conversation.Message(nil), s.conv.Messages...)
 }
 
 func (s *scratch) AppendData(ext string, data json.RawMessage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.out != nil {
 		fmt.Fprintf(s.out, "data by %s: %s\n", ext, data)
 	}
