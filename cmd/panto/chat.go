@@ -74,6 +74,9 @@ func runChat(ctx context.Context, e *env, o *options) error {
 }
 
 func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
+	if err := checkPromptFlags(o); err != nil {
+		return nil, err // before a session log is created
+	}
 	a, err := loadApp(e, o)
 	if err != nil {
 		return nil, err

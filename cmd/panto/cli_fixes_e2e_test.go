@@ -223,3 +223,32 @@ compaction_keep_tokens = 10
 	require.NoError(t, json.Unmarshal(fake.request(t, 0).body, &body))
 	require.Equal(t, config.DefaultModel("anthropic"), body.Model)
 }
+
+// A --system-prompt / --append-system-prompt value that looks like a path
+// but names no file is a usage error, not the prompt's text.
+func TestPromptFlagNamingNoFile(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prompt", "--system-prompt", "./prompts/reviewer.md"}, "panto: --system-prompt ./prompts/reviewer.md: no such file\n"},
+		{[]string{"prompt", "--append-system-prompt", "/etc"}, "panto: --append-system-prompt /etc: a directory, want a file\n"},
+		{[]string{"prompt", "-c", "--append-system-prompt", "notes.txt"}, "panto: --append-system-prompt notes.txt: no such file (nor notes.txt.md)\n"},
+		{[]string{"-p", "hi", "--provider", "echo", "--system-prompt", "prompts/reviewer"}, "panto: --system-prompt prompts/reviewer: no such file (nor prompts/reviewer.md)\n"},
+	} {
+		r := h.run("", tc.args...)
+		require.Equal(t, 2, r.code, "%v: %s", tc.args, r.stderr)
+		require.True(t, strings.HasPrefix(r.stderr, tc.want), "%v: %s", tc.args, r.stderr)
+		require.Empty(t, r.stdout)
+	}
+	require.Empty(t, h.sessionFiles(), "no session is started for a mistaken flag")
+
+	// The .md retry stays; text that does not look like a path stays text.
+	h.write(filepath.Join(h.project, "prompts", "reviewer.md"), "You review code.\n")
+	r := h.ok("prompt", "--system-prompt", "./prompts/reviewer", "--append-system-prompt", "Be brief.", "--append-system-prompt", "terse")
+	require.Contains(t, r.stdout, "--- block 1 · --system-prompt (file ./prompts/reviewer.md) ---\nYou review code.\n")
+	require.Contains(t, r.stdout, "--- block 2 · --append-system-prompt ---\nBe brief.\n")
+	require.Contains(t, r.stdout, "--- block 3 · --append-system-prompt ---\nterse\n")
+}

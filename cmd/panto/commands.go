@@ -56,6 +56,9 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 	if err := parseSub(e, fset, args, promptUsage); err != nil {
 		return err
 	}
+	if err := checkPromptFlags(&o); err != nil {
+		return err
+	}
 	dirs, err := layers.Resolve(e.getenv, e.cwd)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/host/render"
 )
@@ -76,6 +78,18 @@ func loadApp(e *env, o *options) (*app, error) {
 		return nil, err
 	}
 	return &app{dirs: dirs, cfg: cfg, logger: logger, close: closeLog}, nil
+}
+
+// checkPromptFlags reads --system-prompt and --append-system-prompt as a
+// session will; a value that looks like a path but names no file is a
+// usage error.
+func checkPromptFlags(o *options) error {
+	err := sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem}.Check()
+	var fe *sysprompt.FileError
+	if errors.As(err, &fe) {
+		return usageErrorf("%v", err)
+	}
+	return err
 }
 
 func baseURLEnv(p string) string {

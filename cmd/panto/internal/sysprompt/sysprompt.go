@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/host/render"
@@ -56,9 +58,9 @@ type Flags struct {
 func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 	seed := Block{Text: Default, Source: "built-in default"}
 	if f.System != "" {
-		text, src, err := Value(f.System)
+		text, src, err := flagValue("--system-prompt", f.System)
 		if err != nil {
-			return nil, fmt.Errorf("--system-prompt: %w", err)
+			return nil, err
 		}
 		seed = Block{Text: text, Source: "--system-prompt" + src}
 	} else {
@@ -82,9 +84,9 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 		return nil, err
 	}
 	for _, v := range f.Appends {
-		text, src, err := Value(v)
+		text, src, err := flagValue("--append-system-prompt", v)
 		if err != nil {
-			return nil, fmt.Errorf("--append-system-prompt: %w", err)
+			return nil, err
 		}
 		b := Block{Text: text, Source: "--append-system-prompt" + src}
 		if err := f.render(&b); err != nil {
@@ -167,14 +169,37 @@ func Texts(blocks []Block) []string {
 	return out
 }
 
-// Value reads a TEXT|FILE flag value: if v names an existing file, or v +
-// ".md" does, the file's contents; otherwise v itself. src describes the
+// FileError is returned by Value, Check and Resolve for a flag value that
+// looks like a path (LooksLikePath) or names a directory, but names no
+// file: the user meant a file that is not there. It is a command-line
+// mistake; the message names the flag and the path, so the user can fix it.
+type FileError struct {
+	// Flag is "--system-prompt" or "--append-system-prompt"; empty from
+	// Value.
+	Flag string
+	// Path is the value as given.
+	Path string
+	// Problem says what is wrong: "no such file", "a directory, want a
+	// file", ...
+	Problem string
+}
+
+func (e *FileError) Error() string {
+	if e.Flag == "" {
+		return e.Path + ": " + e.Problem
+	}
+	return e.Flag + " " + e.Path + ": " + e.Problem
+}
+
+// Value reads a TEXT|FILE flag value: if v names a file, or v + ".md"
+// does, the file's contents; if v looks like a path (LooksLikePath) or
+// names a directory, a *FileError; otherwise v itself. src describes the
 // choice for people (" (file /p/x.md)" or "").
 func Value(v string) (text, src string, err error) {
 	for _, p := range []string{v, v + ".md"} {
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
-			continue
+			continue // a pipe or device (<(cmd), /dev/stdin) reads as a file
 		}
 		text, err := readFile(p)
 		if err != nil {
@@ -182,7 +207,67 @@ func Value(v string) (text, src string, err error) {
 		}
 		return text, " (file " + p + ")", nil
 	}
-	return v, "", nil
+	if !oneToken(v) {
+		return v, "", nil
+	}
+	st, err := os.Stat(v)
+	switch {
+	case err == nil && st.IsDir():
+		return "", "", &FileError{Path: v, Problem: "a directory, want a file"}
+	case !LooksLikePath(v):
+		return v, "", nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", "", &FileError{Path: v, Problem: err.Error()}
+	case strings.HasSuffix(strings.ToLower(v), ".md"):
+		return "", "", &FileError{Path: v, Problem: "no such file"}
+	}
+	return "", "", &FileError{Path: v, Problem: "no such file (nor " + v + ".md)"}
+}
+
+// flagValue is Value for the flag named flag; errors name the flag.
+func flagValue(flag, v string) (text, src string, err error) {
+	text, src, err = Value(v)
+	var fe *FileError
+	switch {
+	case errors.As(err, &fe):
+		fe.Flag = flag
+		return "", "", fe
+	case err != nil:
+		return "", "", fmt.Errorf("%s: %w", flag, err)
+	}
+	return text, src, nil
+}
+
+// LooksLikePath reports whether a TEXT|FILE value is meant as a file: one
+// word (no white space) holding a path separator or ending in .md or
+// .txt. Such a value that names no file is a mistake, not text.
+func LooksLikePath(v string) bool {
+	if !oneToken(v) {
+		return false
+	}
+	lower := strings.ToLower(v)
+	return strings.ContainsRune(v, '/') || strings.ContainsRune(v, filepath.Separator) ||
+		strings.HasSuffix(lower, ".md") || strings.HasSuffix(lower, ".txt")
+}
+
+func oneToken(v string) bool {
+	return v != "" && strings.IndexFunc(v, unicode.IsSpace) < 0
+}
+
+// Check reads the flags' values as Resolve will, so that a mistake (a
+// *FileError) shows before anything is started or written.
+func (f Flags) Check() error {
+	if f.System != "" {
+		if _, _, err := flagValue("--system-prompt", f.System); err != nil {
+			return err
+		}
+	}
+	for _, v := range f.Appends {
+		if _, _, err := flagValue("--append-system-prompt", v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func readFile(p string) (string, error) {

@@ -81,3 +81,55 @@ func TestResolveFlags(t *testing.T) {
 	require.Equal(t, "--system-prompt", blocks[0].Source)
 	require.True(t, strings.HasSuffix(blocks[1].Source, "extra.md)"), blocks[1].Source)
 }
+
+func TestValue(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "extra.md"), []byte("from extra.md"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain"), []byte("from plain"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub.md"), []byte("from sub.md"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "only-dir"), 0o755))
+
+	for _, tc := range []struct {
+		value, text, problem string
+	}{
+		{value: "Be brief.", text: "Be brief."},
+		{value: "literal", text: "literal"},
+		{value: "see docs/x.md first", text: "see docs/x.md first"},
+		{value: "two\nlines/x.md", text: "two\nlines/x.md"},
+		{value: filepath.Join(dir, "plain"), text: "from plain"},
+		{value: filepath.Join(dir, "extra"), text: "from extra.md"},
+		{value: filepath.Join(dir, "extra.md"), text: "from extra.md"},
+		{value: filepath.Join(dir, "sub"), text: "from sub.md"}, // a directory, but sub.md is a file
+		{value: filepath.Join(dir, "missing.md"), problem: "no such file"},
+		{value: filepath.Join(dir, "missing"), problem: "no such file (nor " + filepath.Join(dir, "missing") + ".md)"},
+		{value: "./prompts/reviewer.md", problem: "no such file"},
+		{value: "reviewer.md", problem: "no such file"},
+		{value: "notes.TXT", problem: "no such file (nor notes.TXT.md)"},
+		{value: filepath.Join(dir, "only-dir"), problem: "a directory, want a file"},
+		{value: dir + "/", problem: "a directory, want a file"},
+	} {
+		text, _, err := Value(tc.value)
+		if tc.problem == "" {
+			require.NoError(t, err, tc.value)
+			require.Equal(t, tc.text, text, tc.value)
+			continue
+		}
+		var fe *FileError
+		require.ErrorAs(t, err, &fe, tc.value)
+		require.Equal(t, tc.value, fe.Path)
+		require.Equal(t, tc.problem, fe.Problem, tc.value)
+	}
+}
+
+func TestResolveNamesTheFlagOfAMissingFile(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	_, err := Resolve(d, Flags{System: "./prompts/reviewer.md"})
+	require.EqualError(t, err, "--system-prompt ./prompts/reviewer.md: no such file")
+	_, err = Resolve(d, Flags{Appends: []string{"fine text", "/"}})
+	require.EqualError(t, err, "--append-system-prompt /: a directory, want a file")
+	require.EqualError(t, Flags{Appends: []string{"x", "a/b"}}.Check(), "--append-system-prompt a/b: no such file (nor a/b.md)")
+	require.NoError(t, Flags{System: "Be brief.", Appends: []string{"terse"}}.Check())
+}
