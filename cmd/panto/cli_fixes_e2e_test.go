@@ -252,3 +252,40 @@ func TestPromptFlagNamingNoFile(t *testing.T) {
 	require.Contains(t, r.stdout, "--- block 2 · --append-system-prompt ---\nBe brief.\n")
 	require.Contains(t, r.stdout, "--- block 3 · --append-system-prompt ---\nterse\n")
 }
+
+// session list, /session and prompt --at N count messages the same way,
+// system messages included; a negative --at is a usage error.
+func TestMessageCountsAgreeAndNegativeAt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "one", "--provider", "echo", "--append-system-prompt", "Be brief.")
+	h.ok("-p", "two", "--provider", "echo", "-c")
+
+	fields := strings.Fields(strings.Split(h.ok("session", "list").stdout, "\n")[1])
+	listed := fields[3] // id, date, time, count
+	r := h.ok("-p", "/session", "--provider", "echo", "-c")
+	require.Contains(t, r.stdout, "messages "+listed+"\n")
+	n := len(logMessages(t, h.sessionFiles()[0]))
+	require.Equal(t, itoa(n), listed)
+	h.ok("prompt", "-c", "--at", listed)
+	r = h.run("", "prompt", "-c", "--at", itoa(n+1))
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "has only "+listed+" messages")
+
+	r = h.run("", "prompt", "-c", "--at", "-5")
+	require.Equal(t, 2, r.code, r.stderr)
+	require.Contains(t, r.stderr, "panto: --at -5: want the number of messages, 0 or more")
+	require.Empty(t, r.stdout)
+}
+
+// logMessages returns the message entries of a log.
+func logMessages(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range logLines(t, path) {
+		if l["type"] == "message" {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -29,7 +29,8 @@ Show the effective system prompt:
     the current SYSTEM.md / APPEND_SYSTEM.md files and flags, and which layer
     file each block came from;
   - with a session, the prompt recorded in its log;
-  - with --at N, the prompt as it was after the log's first N messages.
+  - with --at N, the prompt as it was after the log's first N messages
+    (N >= 0; panto session list shows how many a log has).
 
 --json prints {"blocks": [{"text": ..., "source" or "message": ...}]}.
 `
@@ -64,6 +65,11 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	fromLog := o.session != "" || o.continueLast || o.resume != ""
+	atSet := false
+	fset.Visit(func(f *flag.Flag) { atSet = atSet || f.Name == "at" })
+	if atSet && at < 0 {
+		return usageErrorf("--at %d: want the number of messages, 0 or more", at)
+	}
 	if at >= 0 && !fromLog {
 		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
 	}
@@ -127,7 +133,8 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 const sessionUsage = `Usage: panto session list
 
 List this directory's sessions, newest first: id, last change, message
-count and the first user line. Resume one with panto --resume ID.
+count (system messages included, as panto prompt --at N counts them) and
+the first user line. Resume one with panto --resume ID.
 `
 
 func runSession(_ context.Context, e *env, args []string) error {
@@ -181,12 +188,9 @@ func runSession(_ context.Context, e *env, args []string) error {
 				break
 			}
 		}
-		count := 0
-		for _, m := range log.Messages() {
-			if m.Role != conversation.RoleSystem {
-				count++
-			}
-		}
+		// Every message counts, system ones too, as in /session and
+		// --at N: the count given to --at shows the whole conversation.
+		count := len(log.Messages())
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", log.Header.ID, s.modTime.Local().Format("2006-01-02 15:04"), count, first)
 	}
 	return tw.Flush()
