@@ -289,3 +289,14 @@ func logMessages(t *testing.T, path string) []map[string]any {
 	}
 	return out
 }
+
+// A config value of the wrong type is reported in the user's terms.
+func TestConfigWrongTypeMessage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	path := config.Path(h.userDir())
+	h.write(path, "model = \"echo\"\nretries = \"2\"\n")
+	r := h.run("", "-p", "hi", "--provider", "echo")
+	require.Equal(t, 1, r.code)
+	require.Equal(t, "panto: config "+path+" line 2 column 11: retries wants an integer, not a string (see docs/config.md)\n", r.stderr)
+}

@@ -78,3 +78,32 @@ func FuzzParse(f *testing.F) {
 		_, _ = Parse("fuzz.toml", []byte(in)) // must not panic
 	})
 }
+
+// A value of the wrong type names the key as written and the type it
+// wants, never Go's names (config.file.Retries, int).
+func TestParseWrongTypeSaysKeyAndType(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"retries = \"2\"\n", `config c.toml line 1 column 11: retries wants an integer, not a string (see docs/config.md)`},
+		{"model = \"x\"\n\nmax_tokens = 1.5\n", `config c.toml line 3 column 14: max_tokens wants an integer, not a float (see docs/config.md)`},
+		{"stream = 1\n", `config c.toml line 1 column 10: stream wants true or false, not an integer (see docs/config.md)`},
+		{"temperature = \"hot\"\n", `config c.toml line 1 column 15: temperature wants a number, not a string (see docs/config.md)`},
+		{"model = 3\n", `config c.toml line 1 column 9: model wants a string, not an integer (see docs/config.md)`},
+		{"disabled_extensions = \"x\"\n", `config c.toml line 1 column 23: disabled_extensions wants an array of strings, not a string (see docs/config.md)`},
+		{"disabled_extensions = [\"a\", 1]\n", `config c.toml line 1 column 29: disabled_extensions wants an array of strings, not an array holding an integer (see docs/config.md)`},
+		{"[retries]\na = 1\n", `config c.toml line 1 column 2: retries wants an integer, not a table (see docs/config.md)`},
+		// go-toml gives no position here; panto finds the key.
+		{"model = \"x\"\n  request_timeout =  5\n", `config c.toml line 2 column 22: request_timeout wants a duration string such as "90s" or "10m", not an integer (see docs/config.md)`},
+		{"hook_timeout = true\n", `config c.toml line 1 column 16: hook_timeout wants a duration string such as "90s" or "10m", not a boolean (see docs/config.md)`},
+		{"tool_timeout = \"soon\"\n", `config c.toml line 1 column 16: tool_timeout: want a duration such as "90s" or "10m": time: invalid duration "soon"`},
+		{"tool_timeout = \"-1s\"\n", `config c.toml line 1 column 16: tool_timeout: want a positive duration`},
+	}
+	for _, tt := range tests {
+		_, err := Parse("c.toml", []byte(tt.in))
+		require.EqualError(t, err, tt.want, "input %q", tt.in)
+	}
+	f, err := Parse("c.toml", []byte("request_timeout = \"90s\"\ntemperature = 1\n"))
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Second, f.RequestTimeout.d)
+	require.Equal(t, 1.0, *f.Temperature, "an integer is a number")
+}
