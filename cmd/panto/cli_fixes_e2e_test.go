@@ -281,13 +281,7 @@ func TestMessageCountsAgreeAndNegativeAt(t *testing.T) {
 // logMessages returns the message entries of a log.
 func logMessages(t *testing.T, path string) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for _, l := range logLines(t, path) {
-		if l["type"] == "message" {
-			out = append(out, l)
-		}
-	}
-	return out
+	return entriesOfType(t, path, "message")
 }
 
 // A config value of the wrong type is reported in the user's terms.

@@ -11,13 +11,7 @@ import (
 
 func compactions(t *testing.T, log string) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for _, l := range logLines(t, log) {
-		if l["type"] == "compaction" {
-			out = append(out, l)
-		}
-	}
-	return out
+	return entriesOfType(t, log, "compaction")
 }
 
 func TestCompactOnDemand(t *testing.T) {

@@ -154,6 +154,18 @@ func logLines(t *testing.T, path string) []map[string]any {
 	return out
 }
 
+// entriesOfType returns the decoded entries of a log whose type is typ.
+func entriesOfType(t *testing.T, path, typ string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range logLines(t, path) {
+		if l["type"] == typ {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // systemEntries returns "mode:text" for each system message of a log, in
 // order.
 func systemEntries(t *testing.T, path string) []string {

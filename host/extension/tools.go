@@ -238,7 +238,7 @@ func checkTools(tools []*pb.Tool) error {
 }
 
 func checkTool(t *pb.Tool) error {
-	if !validToolName(t.GetName()) {
+	if !serializers.ValidToolName(t.GetName(), maxToolName) {
 		return fmt.Errorf("the name must be 1 to %d letters, digits, _ or -", maxToolName)
 	}
 	params := t.GetParameters()
@@ -259,21 +259,6 @@ func checkTool(t *pb.Tool) error {
 		}
 	}
 	return nil
-}
-
-// validToolName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$
-// (checked by hand, as the serializers do: a regexp costs start-up time).
-func validToolName(name string) bool {
-	if len(name) == 0 || len(name) > maxToolName {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // RecordGuidance records, for each extension whose tools carry guidance,

@@ -11,6 +11,10 @@ import (
 	"github.com/panto-dev/panto/serializers"
 )
 
+// maxToolName is the longest tool name the Messages API accepts
+// (^[a-zA-Z0-9_-]{1,128}$).
+const maxToolName = 128
+
 // The API versions EncodeRequest knows. The version is sent by the caller
 // as the anthropic-version header; it matters here because the two accept
 // different bodies.
@@ -41,20 +45,6 @@ type Options struct {
 }
 
 // toolNamePattern is the published constraint on a tool definition's name.
-// validToolName reports whether name matches the published pattern
-// ^[a-zA-Z0-9_-]{1,128}$ (checked by hand: a regexp costs start-up time).
-func validToolName(name string) bool {
-	if len(name) == 0 || len(name) > 128 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
 
 // EncodeRequest encodes req as a Messages API request body.
 //
@@ -435,8 +425,8 @@ func appendTools(b []byte, tools []serializers.Tool) ([]byte, error) {
 	b = appendKey(b, "tools", false)
 	b = append(b, '[')
 	for i, t := range tools {
-		if !validToolName(t.Name) {
-			return nil, fmt.Errorf("tool %d: name %q must be 1 to 128 letters, digits, _ or -", i, t.Name)
+		if !serializers.ValidToolName(t.Name, maxToolName) {
+			return nil, fmt.Errorf("tool %d: name %q must be 1 to %d letters, digits, _ or -", i, t.Name, maxToolName)
 		}
 		if i > 0 {
 			b = append(b, ',')
