@@ -43,10 +43,7 @@ func readTool(dir string) sdk.Tool {
 			"as its number, a tab, then the text; the numbers are not part of the file, so leave them out of an edit's " +
 			"old_text. A long file is cut at 2000 lines or 50 KB with a note giving the offset to continue from; for a " +
 			"big file, find the place with grep first and read around it with offset and limit. Binary files are refused.",
-		Run: bind(readParams, func(_ context.Context, in readInput) (sdk.ToolResult, error) {
-			out, err := readFile(dir, in)
-			return sdk.ToolResult{Content: out}, err
-		}),
+		Run: bindText(readParams, func(_ context.Context, in readInput) (string, error) { return readFile(dir, in) }),
 	}
 }
 
@@ -146,10 +143,7 @@ func writeTool(dir string) sdk.Tool {
 		Guidance: "Use write to create a new file or to rewrite one completely; to change part of an existing file use " +
 			"edit, which is cheaper and cannot lose the rest of the file by mistake. Read a file before overwriting it. " +
 			"The content is written as given: no line numbers, and end it with a newline as text files should.",
-		Run: bind(writeParams, func(_ context.Context, in writeInput) (sdk.ToolResult, error) {
-			out, err := writeFile(dir, in)
-			return sdk.ToolResult{Content: out}, err
-		}),
+		Run: bindText(writeParams, func(_ context.Context, in writeInput) (string, error) { return writeFile(dir, in) }),
 	}
 }
 
@@ -237,10 +231,7 @@ func editTool(dir string) sdk.Tool {
 			"enough surrounding lines that it occurs only once. Put several changes to one file in one call, in " +
 			"order; if any edit's old_text is missing or occurs more than once, the error names that edit and " +
 			"nothing is written, so fix it and send the whole call again.",
-		Run: bind(editParams, func(_ context.Context, in editInput) (sdk.ToolResult, error) {
-			out, err := editFile(dir, in)
-			return sdk.ToolResult{Content: out}, err
-		}),
+		Run: bindText(editParams, func(_ context.Context, in editInput) (string, error) { return editFile(dir, in) }),
 	}
 }
 

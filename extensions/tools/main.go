@@ -65,6 +65,14 @@ func bind[T any](params json.RawMessage, fn runFunc[T]) func(context.Context, sd
 	}
 }
 
+// bindText is bind for a tool whose result is the text fn returns.
+func bindText[T any](params json.RawMessage, fn func(context.Context, T) (string, error)) func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
+	return bind(params, func(ctx context.Context, in T) (sdk.ToolResult, error) {
+		out, err := fn(ctx, in)
+		return sdk.ToolResult{Content: out}, err
+	})
+}
+
 func main() {
 	dir, err := os.Getwd()
 	if err != nil {

@@ -91,10 +91,7 @@ func lsTool(dir string) sdk.Tool {
 		Parameters:  lsParams,
 		Guidance: "Use ls to see what a directory holds, instead of ls in bash. It lists one level; to find files by " +
 			"name across a tree use find, and to find text in files use grep.",
-		Run: bind(lsParams, func(_ context.Context, in lsInput) (sdk.ToolResult, error) {
-			out, err := listDir(dir, in)
-			return sdk.ToolResult{Content: out}, err
-		}),
+		Run: bindText(lsParams, func(_ context.Context, in lsInput) (string, error) { return listDir(dir, in) }),
 	}
 }
 
@@ -167,10 +164,7 @@ func findTool(dir string) sdk.Tool {
 		Guidance: "Use find to locate files by name, e.g. pattern *.go for every Go file at any depth, or " +
 			"internal/**/*_test.go for a subtree. Paths come back as you can pass them to read, in walk order, " +
 			"directories with a trailing /. To search file contents use grep instead.",
-		Run: bind(findParams, func(ctx context.Context, in findInput) (sdk.ToolResult, error) {
-			out, err := findFiles(ctx, dir, in)
-			return sdk.ToolResult{Content: out}, err
-		}),
+		Run: bindText(findParams, func(ctx context.Context, in findInput) (string, error) { return findFiles(ctx, dir, in) }),
 	}
 }
 
@@ -283,10 +277,7 @@ func grepTool(dir string) sdk.Tool {
 			"Go RE2 syntax (no backreferences or lookaround); escape regexp metacharacters to match them literally. " +
 			"Narrow a search with path and glob (e.g. glob *.go), then read the file around the line numbers " +
 			"it reports. Lines longer than 500 bytes are cut.",
-		Run: bind(grepParams, func(ctx context.Context, in grepInput) (sdk.ToolResult, error) {
-			out, err := grepFiles(ctx, dir, in)
-			return sdk.ToolResult{Content: out}, err
-		}),
+		Run: bindText(grepParams, func(ctx context.Context, in grepInput) (string, error) { return grepFiles(ctx, dir, in) }),
 	}
 }
 
