@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // BlockType names the kind of a content block.
@@ -191,4 +193,19 @@ func OpensObject(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// ValidText returns s with every run of bytes that is not valid UTF-8
+// replaced by U+FFFD; a valid s is returned as it is, without a copy.
+//
+// Text in a conversation is valid UTF-8: the session log is JSON and the
+// extension protocol is protobuf, and both require it. Bytes become text
+// at the edges where they enter panto (what the user types or pipes in,
+// what a tool prints), and there they are passed through ValidText, so
+// an invalid byte shows as a visible U+FFFD instead of failing later.
+func ValidText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

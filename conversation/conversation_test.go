@@ -3,6 +3,7 @@ package conversation
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -62,4 +63,24 @@ func TestTextAndToolUses(t *testing.T) {
 	require.Len(t, uses, 2)
 	require.Equal(t, "y", uses[1].Name)
 	require.JSONEq(t, `{}`, string(uses[0].Input))
+}
+
+func FuzzValidText(f *testing.F) {
+	f.Add("café")
+	f.Add("caf\xe9")
+	f.Add("\xf0\x9f\x98")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := ValidText(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("ValidText(%q) = %q, not valid", s, out)
+		}
+		if utf8.ValidString(s) && out != s {
+			t.Fatalf("ValidText changed valid %q to %q", s, out)
+		}
+	})
+}
+
+func TestValidTextShowsEachInvalidRun(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "caf\uFFFD and \uFFFDx", ValidText("caf\xe9 and \xff\xfex"))
 }

@@ -14,7 +14,7 @@ import "google.golang.org/grpc"
 //     workers still each get their own goroutine).
 //
 // And for safety: every message either end sends has its strings made
-// valid UTF-8 (see ValidText), and a message may be up to MaxMessageSize
+// valid UTF-8 (see conversation.ValidText), and a message may be up to MaxMessageSize
 // (gRPC's default of 4 MB refused a large tool input, and the call failed
 // as if the extension had crashed).
 const (

@@ -205,7 +205,8 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 	case *pb.EventRequest_ToolResult:
 		if h, ok := s.ext.(ToolResultWatcher); ok {
 			ev := ToolResultEvent{Call: toolCall(p.ToolResult.GetCall()),
-				Result: ToolResult{Content: p.ToolResult.GetContent(), IsError: p.ToolResult.GetIsError()}}
+				Result:    ToolResult{Content: p.ToolResult.GetContent(), IsError: p.ToolResult.GetIsError()},
+				Truncated: p.ToolResult.GetTruncated(), Size: int(p.ToolResult.GetSize())}
 			ch, err := h.ToolResult(ctx, s.host.Load().Host, ev)
 			return &pb.EventResponse{Error: errMsg(err), Amend: ch.Amend, Content: ch.Result.Content, IsError: ch.Result.IsError}, nil
 		}

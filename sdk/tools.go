@@ -56,6 +56,11 @@ type ToolCallWatcher interface {
 type ToolResultEvent struct {
 	Call   ToolCall
 	Result ToolResult
+	// Truncated is set when panto cut the result (it keeps at most 1 MiB
+	// of a result); Size is then the result's length in bytes before the
+	// cut. Result is what the model reads.
+	Truncated bool
+	Size      int
 }
 
 // ToolResultChange amends a result when Amend is set.

@@ -2,12 +2,13 @@ package sdk
 
 import (
 	"context"
-	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/panto-dev/panto/conversation"
 )
 
 // Every string of the protocol is valid UTF-8: proto3 refuses to marshal
@@ -17,19 +18,6 @@ import (
 // repairs what it reads from stdin); as the last line, both ends repair
 // every string field of every message they send, replacing each invalid
 // byte sequence with U+FFFD, so that no text can make a call fail.
-
-// replacement stands for each run of invalid bytes: visible, and what
-// encoding/json writes for the same bytes in the session log.
-const replacement = "\uFFFD"
-
-// ValidText returns s with every run of invalid UTF-8 replaced by U+FFFD;
-// a valid s is returned as it is, without a copy.
-func ValidText(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, replacement)
-}
 
 // repairUTF8 replaces invalid UTF-8 in every string field of m, nested
 // messages, lists and maps included. It reports whether it changed
@@ -48,7 +36,7 @@ func repairUTF8(m protoreflect.Message) bool {
 				switch fd.Kind() {
 				case protoreflect.StringKind:
 					if s := l.Get(i).String(); !utf8.ValidString(s) {
-						l.Set(i, protoreflect.ValueOfString(ValidText(s)))
+						l.Set(i, protoreflect.ValueOfString(conversation.ValidText(s)))
 						changed = true
 					}
 				case protoreflect.MessageKind, protoreflect.GroupKind:
@@ -59,7 +47,7 @@ func repairUTF8(m protoreflect.Message) bool {
 			}
 		case fd.Kind() == protoreflect.StringKind:
 			if s := v.String(); !utf8.ValidString(s) {
-				m.Set(fd, protoreflect.ValueOfString(ValidText(s)))
+				m.Set(fd, protoreflect.ValueOfString(conversation.ValidText(s)))
 				changed = true
 			}
 		case fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind:
@@ -86,7 +74,7 @@ func repairMap(fd protoreflect.FieldDescriptor, mp protoreflect.Map) bool {
 		badKey := stringKeys && !utf8.ValidString(k.String())
 		switch {
 		case val == protoreflect.StringKind && !utf8.ValidString(v.String()):
-			v = protoreflect.ValueOfString(ValidText(v.String()))
+			v = protoreflect.ValueOfString(conversation.ValidText(v.String()))
 			if !badKey {
 				mp.Set(k, v)
 			}
@@ -97,7 +85,7 @@ func repairMap(fd protoreflect.FieldDescriptor, mp protoreflect.Map) bool {
 			}
 		}
 		if badKey {
-			fixes = append(fixes, fix{k, ValidText(k.String()), v})
+			fixes = append(fixes, fix{k, conversation.ValidText(k.String()), v})
 		}
 		return true
 	})

@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
@@ -36,19 +35,4 @@ func TestRepairUTF8ReachesEveryString(t *testing.T) {
 
 	ok := &pb.EventRequest{Event: "before_turn", Payload: &pb.EventRequest_BeforeTurn{BeforeTurn: &pb.BeforeTurn{UserText: "fine é"}}}
 	require.False(t, repairUTF8(ok.ProtoReflect()))
-}
-
-func FuzzValidText(f *testing.F) {
-	f.Add("café")
-	f.Add("caf\xe9")
-	f.Add("\xf0\x9f\x98")
-	f.Fuzz(func(t *testing.T, s string) {
-		out := ValidText(s)
-		if !utf8.ValidString(out) {
-			t.Fatalf("ValidText(%q) = %q, not valid", s, out)
-		}
-		if utf8.ValidString(s) && out != s {
-			t.Fatalf("ValidText changed valid %q to %q", s, out)
-		}
-	})
 }

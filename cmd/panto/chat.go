@@ -59,6 +59,8 @@ func runChat(ctx context.Context, e *env, o *options) error {
 		if strings.TrimSpace(text) == "" {
 			return usageErrorf("nothing to send: give -p TEXT or pipe a prompt on stdin")
 		}
+		// Bytes become text here: what is not UTF-8 shows as U+FFFD.
+		text = conversation.ValidText(text)
 	}
 
 	c, err := startChat(ctx, e, o)
@@ -313,7 +315,7 @@ func (c *chat) loop(ctx context.Context) error {
 			fmt.Fprintln(c.e.stdout, "\n(Ctrl-D or /quit to leave)")
 			continue
 		}
-		line = strings.TrimSpace(line)
+		line = conversation.ValidText(strings.TrimSpace(line))
 		if line == "" {
 			continue
 		}

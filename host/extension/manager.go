@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk"
 	"github.com/panto-dev/panto/sdk/pb"
 )
 
@@ -108,8 +111,8 @@ func (m *Manager) disable(e *Ext, err error) {
 	go e.stop(false, 0) // it crashed, hung or lied: no Shutdown call
 }
 
-// callErr classifies a gRPC error of a hook: a crash, hang or protocol
-// failure disables the extension.
+// callErr classifies a gRPC error of a call to an extension: a crash,
+// hang or protocol failure disables the extension.
 func callErr(err error, timeout bool) error {
 	switch {
 	case timeout || status.Code(err) == codes.DeadlineExceeded:
@@ -120,6 +123,28 @@ func callErr(err error, timeout bool) error {
 	return fmt.Errorf("bad reply: %w", err)
 }
 
+// errNotSent is wrapped by the error of a call panto could not send: the
+// extension did nothing wrong and stays enabled.
+var errNotSent = errors.New("panto could not send the call")
+
+// checkSend returns an error wrapping errNotSent when req is too large to
+// send (over sdk.MaxMessageSize), so it is never sent.
+func checkSend(what string, req proto.Message) error {
+	if n := proto.Size(req); n > sdk.MaxMessageSize {
+		return fmt.Errorf("%w: %s is %d bytes, over the protocol's limit of %d", errNotSent, what, n, sdk.MaxMessageSize)
+	}
+	return nil
+}
+
+// sendSide reports whether err, from a call, is a failure on panto's side
+// (the request could not be marshalled or was too large): not the
+// extension's fault.
+func sendSide(err error) bool {
+	st := status.Convert(err)
+	return st.Code() == codes.ResourceExhausted ||
+		(st.Code() == codes.Internal && strings.HasPrefix(st.Message(), "grpc: error while marshaling"))
+}
+
 // Fire delivers an event to every extension that handles it, in load
 // order, each under the hook deadline. Edits returned in a response are
 // recorded when it returns. Domain errors are shown; the extension stays.
@@ -128,25 +153,43 @@ func (m *Manager) Fire(ctx context.Context, req *pb.EventRequest) {
 		if e.Disabled() != nil || !e.Handles(req.Event) {
 			continue
 		}
-		m.fireOne(ctx, e, req)
+		m.ask(ctx, e, req)
 	}
 }
 
-func (m *Manager) fireOne(ctx context.Context, e *Ext, req *pb.EventRequest) {
+// ask delivers one event to one extension under the hook deadline and
+// returns its response. The error says why there is no usable answer: the
+// call failed (the extension is then disabled, unless the failure was on
+// panto's side or panto is stopping), or it answered a domain error
+// (shown). Edits in the response are recorded either way.
+func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) (*pb.EventResponse, error) {
+	if err := checkSend("the "+req.Event+" event", req); err != nil {
+		m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
+		return nil, err
+	}
 	hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
 	defer cancel()
 	resp, err := e.conn.Extension.HandleEvent(hctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return // panto itself is stopping
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("interrupted: %w", context.Cause(ctx))
+		case sendSide(err):
+			err = fmt.Errorf("%w: the %s event: %v", errNotSent, req.Event, status.Convert(err).Message())
+			m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
+			return nil, err
 		}
-		m.disable(e, callErr(err, hctx.Err() == context.DeadlineExceeded))
-		return
+		err = callErr(err, hctx.Err() == context.DeadlineExceeded)
+		m.disable(e, err)
+		return nil, err
 	}
 	m.applyEdits(e, resp.GetEdits())
-	if resp.GetError() != nil {
-		m.report(fmt.Errorf("extension %s: %s: %s", e.Name(), req.Event, resp.GetError().GetMessage()))
+	if d := resp.GetError(); d != nil {
+		err := fmt.Errorf("%s: %s", req.Event, d.GetMessage())
+		m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
+		return resp, err
 	}
+	return resp, nil
 }
 
 func (m *Manager) applyEdits(e *Ext, edits []*pb.SystemEdit) {
@@ -207,6 +250,9 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 			hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
 			defer cancel()
 			resp, err := e.conn.Extension.RunCommand(hctx, &pb.CommandRequest{Name: name, Args: args})
+			if err != nil && sendSide(err) {
+				return "", fmt.Errorf("/%s: %w: %v", name, errNotSent, status.Convert(err).Message())
+			}
 			if err != nil {
 				err = callErr(err, hctx.Err() == context.DeadlineExceeded)
 				m.disable(e, err)
@@ -380,6 +426,10 @@ func (m *Manager) TurnEnd(ctx context.Context, reply conversation.Message, stopR
 	m.Fire(ctx, &pb.EventRequest{Event: "turn_end", Payload: &pb.EventRequest_TurnEnd{TurnEnd: &pb.TurnEnd{AssistantMessage: data, StopReason: stopReason}}})
 }
 
+// errDisabledInConfig is why an extension named in disabled_extensions
+// is disabled: the user's choice, not a failure.
+var errDisabledInConfig = errors.New("disabled in config")
+
 // Disable stops the named extensions (config disabled_extensions) before
 // any event reaches them.
 func (m *Manager) Disable(names []string) {
@@ -387,7 +437,7 @@ func (m *Manager) Disable(names []string) {
 		for _, e := range m.exts {
 			if e.Name() == n {
 				e.mu.Lock()
-				e.disabled = errors.New("disabled in config")
+				e.disabled = errDisabledInConfig
 				e.mu.Unlock()
 				go e.stop(true, m.opts.HookTimeout) // healthy: ask it to shut down
 			}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk"
 	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
 )
@@ -81,16 +83,24 @@ func (m *Manager) reportClash(name string, first, second *Ext) {
 }
 
 // NarrowTools delivers before_request; each extension may only shrink the
-// offer.
+// offer. Narrowing is a safeguard, so it fails closed: when an extension
+// that narrows the tools cannot be asked (disabled after a failure, or
+// failing now), no tool is offered on this request.
 func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []string {
 	keep := append([]string(nil), names...)
 	for _, e := range m.exts {
-		if e.Disabled() != nil || !e.Handles("before_request") {
+		if !e.Handles(sdk.EventBeforeRequest) || configDisabled(e) {
 			continue
 		}
-		resp := m.ask(ctx, e, &pb.EventRequest{Event: "before_request",
+		if err := e.Disabled(); err != nil {
+			return nil
+		}
+		resp, err := m.ask(ctx, e, &pb.EventRequest{Event: sdk.EventBeforeRequest,
 			Payload: &pb.EventRequest_BeforeRequest{BeforeRequest: &pb.BeforeRequest{Tools: keep, Step: uint32(step)}}})
-		if resp == nil || !resp.GetNarrow() {
+		if err != nil {
+			return nil
+		}
+		if !resp.GetNarrow() {
 			continue
 		}
 		allowed := map[string]bool{}
@@ -108,40 +118,56 @@ func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []s
 	return keep
 }
 
-// ask delivers one event to one extension and returns its response, or
-// nil when the call failed (the extension is then disabled) or carried a
-// domain error (shown).
-func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) *pb.EventResponse {
-	hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
-	defer cancel()
-	resp, err := e.conn.Extension.HandleEvent(hctx, req)
-	if err != nil {
-		if ctx.Err() == nil {
-			m.disable(e, callErr(err, hctx.Err() == context.DeadlineExceeded))
-		}
-		return nil
+// configDisabled reports whether e was disabled by the user's config
+// (disabled_extensions), which is not a failure: it watches nothing.
+func configDisabled(e *Ext) bool { return errors.Is(e.Disabled(), errDisabledInConfig) }
+
+// MaxResultBytes is the longest tool result panto keeps: a longer one is
+// cut to its first MaxResultBytes (on a character boundary) with a note,
+// before the model, the log or any tool_result watcher sees it.
+const MaxResultBytes = 1 << 20
+
+// capResult cuts text to MaxResultBytes; truncated reports whether it did.
+func capResult(text string) (out string, truncated bool) {
+	if len(text) <= MaxResultBytes {
+		return text, false
 	}
-	m.applyEdits(e, resp.GetEdits())
-	if resp.GetError() != nil {
-		m.report(fmt.Errorf("extension %s: %s: %s", e.Name(), req.Event, resp.GetError().GetMessage()))
-		return nil
+	cut := MaxResultBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
 	}
-	return resp
+	return text[:cut] + fmt.Sprintf("\n[panto cut this result at 1 MiB: the tool returned %d bytes]", len(text)), true
 }
 
-// RunTool runs one tool call: tool_call watchers may block it, the owner
-// runs it under the tool deadline, tool_result watchers may amend the
-// result. Every failure is an is_error result.
+// RunTool runs one call: tool_call watchers may block it, the owner runs
+// it under the tool deadline, tool_result watchers may amend the result.
+// Every failure is an is_error result.
+//
+// Watchers are safeguards, so they fail closed: when a tool_call watcher
+// cannot be asked (it was disabled after a failure, or it crashes, times
+// out or answers an error now) the call is blocked, and when a
+// tool_result watcher cannot be asked the result is withheld. An
+// extension disabled in the config watches nothing.
 func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversation.Block {
 	fail := func(format string, args ...any) conversation.Block {
 		return conversation.ToolResult(call.ID, fmt.Sprintf(format, args...), true)
 	}
 	pcall := &pb.ToolCall{Id: call.ID, Name: call.Name, Input: call.Input}
 	for _, e := range m.exts {
-		if e.Disabled() != nil || !e.Handles("tool_call") {
+		if !e.Handles(sdk.EventToolCall) || configDisabled(e) {
 			continue
 		}
-		resp := m.ask(ctx, e, &pb.EventRequest{Event: "tool_call", Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
+		var resp *pb.EventResponse
+		err := e.Disabled()
+		if err == nil {
+			resp, err = m.ask(ctx, e, &pb.EventRequest{Event: sdk.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
+		}
+		if ctx.Err() != nil {
+			return fail("not run: interrupted by the user")
+		}
+		if err != nil {
+			return fail("blocked: the %s extension checks tool calls and could not check this one (%v); panto does not run a call it cannot check", e.Name(), err)
+		}
 		if resp.GetBlock() {
 			reason := resp.GetBlockReason()
 			if reason == "" {
@@ -163,30 +189,51 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 	if ctx.Err() != nil {
 		return fail("not run: interrupted by the user")
 	}
+	req := &pb.ToolCallRequest{Call: pcall}
+	if err := checkSend("the call's input", req); err != nil {
+		return fail("%s not run: %v", call.Name, err)
+	}
 	tctx, cancel := context.WithTimeout(ctx, m.opts.ToolTimeout)
 	defer cancel()
-	resp, err := e.conn.Extension.CallTool(tctx, &pb.ToolCallRequest{Call: pcall})
+	resp, err := e.conn.Extension.CallTool(tctx, req)
 	var result conversation.Block
+	truncated, size := false, 0
 	switch {
 	case err == nil:
-		result = conversation.ToolResult(call.ID, resp.GetContent(), resp.GetIsError())
+		size = len(resp.GetContent())
+		var text string
+		text, truncated = capResult(resp.GetContent())
+		result = conversation.ToolResult(call.ID, text, resp.GetIsError())
 	case ctx.Err() != nil:
 		return fail("interrupted by the user while running")
 	case tctx.Err() == context.DeadlineExceeded || status.Code(err) == codes.DeadlineExceeded:
 		return fail("%s did not finish within %s", call.Name, m.opts.ToolTimeout)
+	case sendSide(err):
+		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
 	default:
 		m.disable(e, callErr(err, false))
 		return fail("%s failed: its extension %s stopped working (%v)", call.Name, e.Name(), status.Convert(err).Message())
 	}
 	for _, w := range m.exts {
-		if w.Disabled() != nil || !w.Handles("tool_result") {
+		if !w.Handles(sdk.EventToolResult) || configDisabled(w) {
 			continue
 		}
-		resp := m.ask(ctx, w, &pb.EventRequest{Event: "tool_result", Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
-			Call: pcall, Content: result.ResultText(), IsError: result.IsError,
-		}}})
+		var resp *pb.EventResponse
+		err := w.Disabled()
+		if err == nil {
+			resp, err = m.ask(ctx, w, &pb.EventRequest{Event: sdk.EventToolResult, Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
+				Call: pcall, Content: result.ResultText(), IsError: result.IsError, Truncated: truncated, Size: uint64(size),
+			}}})
+		}
+		if ctx.Err() != nil {
+			return fail("interrupted by the user while running")
+		}
+		if err != nil {
+			return fail("%s ran, but its result is withheld: the %s extension checks tool results and could not check this one (%v)", call.Name, w.Name(), err)
+		}
 		if resp.GetAmend() {
-			result = conversation.ToolResult(call.ID, resp.GetContent(), resp.GetIsError())
+			text, _ := capResult(resp.GetContent())
+			result = conversation.ToolResult(call.ID, text, resp.GetIsError())
 		}
 	}
 	return result

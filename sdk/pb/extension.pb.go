@@ -694,10 +694,16 @@ func (x *ToolCall) GetInput() []byte {
 }
 
 type ToolResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Call          *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
-	Content       string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
-	IsError       bool                   `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Call  *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	// content is the result as the model reads it. panto cuts a result
+	// longer than 1 MiB to its first 1 MiB (on a character boundary, with a
+	// note), and then sets truncated; size is the result's length in bytes
+	// before the cut.
+	Content       string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	IsError       bool   `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	Truncated     bool   `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	Size          uint64 `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -751,6 +757,20 @@ func (x *ToolResult) GetIsError() bool {
 		return x.IsError
 	}
 	return false
+}
+
+func (x *ToolResult) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *ToolResult) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
 }
 
 type BeforeRequest struct {
@@ -2012,12 +2032,14 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05input\x18\x03 \x01(\fR\x05input\"s\n" +
+	"\x05input\x18\x03 \x01(\fR\x05input\"\xa5\x01\n" +
 	"\n" +
 	"ToolResult\x120\n" +
 	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x19\n" +
-	"\bis_error\x18\x03 \x01(\bR\aisError\"9\n" +
+	"\bis_error\x18\x03 \x01(\bR\aisError\x12\x1c\n" +
+	"\ttruncated\x18\x04 \x01(\bR\ttruncated\x12\x12\n" +
+	"\x04size\x18\x05 \x01(\x04R\x04size\"9\n" +
 	"\rBeforeRequest\x12\x14\n" +
 	"\x05tools\x18\x01 \x03(\tR\x05tools\x12\x12\n" +
 	"\x04step\x18\x02 \x01(\rR\x04step\"\x86\x01\n" +
