@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -159,30 +160,48 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // String returns the kept tail, with a note first when anything was cut.
+// The tail is valid UTF-8 (bytes that are not read as U+FFFD) and at most
+// max bytes as shown; a cut never splits a character.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tail, cut := t.buf, t.total > len(t.buf)
-	if len(tail) > t.max {
-		atLineStart := tail[len(tail)-t.max-1] == '\n'
-		tail, cut = tail[len(tail)-t.max:], true
-		// Start at a whole line when the cut fell inside one.
-		if i := bytes.IndexByte(tail, '\n'); !atLineStart && i >= 0 && i+1 < len(tail) {
-			tail = tail[i+1:]
+	raw, cut := t.buf, t.total > len(t.buf)
+	atLineStart := true
+	if cut {
+		// Write keeps one byte more than max: the one before the tail.
+		atLineStart, raw = raw[0] == '\n', raw[1:]
+	}
+	if cut {
+		// Write's cut may have split a character: drop its rest.
+		for i := 0; i < utf8.UTFMax-1 && len(raw) > 0 && !utf8.RuneStart(raw[0]); i++ {
+			raw, atLineStart = raw[1:], false
 		}
 	}
+	tail := validText(string(raw))
+	if len(tail) > t.max {
+		start := len(tail) - t.max
+		atLineStart = tail[start-1] == '\n'
+		for !utf8.RuneStart(tail[start]) { // tail is valid: at most 3 steps
+			start++
+		}
+		tail, cut = tail[start:], true
+	}
+	// Start at a whole line when the cut fell inside one.
+	if i := strings.IndexByte(tail, '\n'); cut && !atLineStart && i >= 0 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
 	// At most maxLines lines: drop whole lines from the front.
-	if body := bytes.TrimSuffix(tail, []byte{'\n'}); bytes.Count(body, []byte{'\n'}) >= maxLines {
+	if body := strings.TrimSuffix(tail, "\n"); strings.Count(body, "\n") >= maxLines {
 		i := len(body)
 		for range maxLines {
-			i = bytes.LastIndexByte(body[:i], '\n')
+			i = strings.LastIndexByte(body[:i], '\n')
 		}
 		tail, cut = tail[i+1:], true
 	}
 	if !cut {
-		return string(tail)
+		return tail
 	}
 	return fmt.Sprintf("[output cut: showing the last %s (%s) of %s (%s); redirect the output to a file and read or grep it to see the rest]\n%s",
-		plural(bytes.Count(tail, []byte{'\n'}), "line"), plural(len(tail), "byte"),
+		plural(strings.Count(tail, "\n"), "line"), plural(len(tail), "byte"),
 		plural(t.lines, "line"), plural(t.total, "byte"), tail)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -294,6 +295,10 @@ func applyEdits(content string, edits []Edit) (out string, lines []int, err erro
 			hint := ""
 			if strings.Contains(content, "\r\n") && !strings.Contains(e.Old, "\r\n") && strings.Contains(e.Old, "\n") {
 				hint = " (the file has CRLF line endings: use \\r\\n in old_text)"
+			}
+			if strings.ContainsRune(e.Old, utf8.RuneError) && !utf8.ValidString(content) {
+				hint = " (the file is not valid UTF-8: read shows the bytes that are not as U+FFFD, which old_text cannot match; " +
+					"choose old_text around them, or change them with bash)"
 			}
 			return "", nil, fmt.Errorf("%s: old_text not found%s: %q", name, hint, firstLine(e.Old))
 		case 1:

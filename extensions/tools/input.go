@@ -120,17 +120,33 @@ func isBinary(b []byte) bool {
 	return bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0
 }
 
-// cutLine shortens s to at most n bytes, on a rune boundary, with a marker
-// saying how long it was.
+// validText returns s with each run of bytes that are not UTF-8 replaced
+// by U+FFFD, so that it can be shown (and sent: a proto3 string must be
+// valid UTF-8). Valid text is returned as it is, without a copy.
+func validText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// runeCut returns the largest i <= n at which s can be cut without
+// splitting a UTF-8 character: it backs off over at most three
+// continuation bytes (more cannot belong to one character).
+func runeCut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// cutLine shortens s to at most n bytes, on a character boundary, with a
+// marker saying how long it was; the result is valid UTF-8.
 func cutLine(s string, n int) string {
 	if len(s) <= n {
-		return s
+		return validText(s)
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… [line cut: %d bytes]", s[:cut], len(s))
+	return fmt.Sprintf("%s… [line cut: %d bytes]", validText(s[:runeCut(s, n)]), len(s))
 }
 
 // checkLimit validates an optional limit field: absent (0) is def, and

@@ -54,14 +54,23 @@ func (e *ext) Tools() []sdk.Tool {
 type runFunc[T any] func(ctx context.Context, in T) (sdk.ToolResult, error)
 
 // bind turns a tool's logic into an sdk Run function that decodes and
-// checks the model's JSON input first.
+// checks the model's JSON input first. It is the one place every result
+// is made: an error becomes an error result, and the text is made valid
+// UTF-8 (invalid bytes read as U+FFFD), since file contents, file names
+// and command output may hold any bytes and a proto3 string must not.
 func bind[T any](params json.RawMessage, fn runFunc[T]) func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
 	return func(ctx context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
 		var in T
-		if err := decodeInput(call.Input, params, &in); err != nil {
-			return sdk.ToolResult{}, err
+		err := decodeInput(call.Input, params, &in)
+		var res sdk.ToolResult
+		if err == nil {
+			res, err = fn(ctx, in)
 		}
-		return fn(ctx, in)
+		if err != nil {
+			res = sdk.ToolResult{Content: err.Error(), IsError: true}
+		}
+		res.Content = validText(res.Content)
+		return res, nil
 	}
 }
 

@@ -46,6 +46,7 @@ type results struct {
 
 // add keeps line unless a limit is reached; it returns false once full.
 func (r *results) add(line string) bool {
+	line = validText(line) // measured as shown
 	if r.n >= r.limit || r.b.Len()+len(line)+1 > maxBytes {
 		r.more = true
 		return false
