@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,21 +165,57 @@ func writeFile(dir string, in writeInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer lockFile(p)()
-	verb := "Created"
-	if fi, err := os.Stat(p); err == nil {
-		if fi.IsDir() {
-			return "", fmt.Errorf("write %s: is a directory", p)
-		}
-		verb = "Overwrote"
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := os.WriteFile(p, []byte(in.Content), 0o644); err != nil {
+	target, err := linkTarget(p)
+	if err != nil {
 		return "", fmt.Errorf("write %s: %w", p, cause(err))
 	}
-	return fmt.Sprintf("%s %s: wrote %s.", verb, p, plural(len(in.Content), "byte")), nil
+	defer lockFile(target)()
+	verb := "Created"
+	old, err := os.Stat(target)
+	switch {
+	case err == nil && old.IsDir():
+		return "", fmt.Errorf("write %s: is a directory", p)
+	case err == nil && !old.Mode().IsRegular():
+		return "", fmt.Errorf("write %s: is %s; write only writes regular files", p, kind(old.Mode()))
+	case err == nil:
+		verb = "Overwrote"
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return "", fmt.Errorf("write %s: %w", p, err)
+		}
+	default:
+		return "", fmt.Errorf("write %s: %w", p, cause(err))
+	}
+	// WriteString does not copy the content.
+	if err := writeAtomic(target, old, func(f *os.File) error { _, err := f.WriteString(in.Content); return err }); err != nil {
+		return "", fmt.Errorf("write %s: %w", target, err)
+	}
+	return fmt.Sprintf("%s %s%s: wrote %s.%s", verb, p, through(p, target), plural(len(in.Content), "byte"), linksNote(old)), nil
+}
+
+// through says which file a write through symlink p replaced.
+func through(p, target string) string {
+	if p == target {
+		return ""
+	}
+	return " (a symlink to " + target + ")"
+}
+
+// linksNote warns that a file with other hard links was replaced by a
+// new one: those names keep the old content.
+func linksNote(old fs.FileInfo) string {
+	if old == nil {
+		return ""
+	}
+	switch n := linkCount(old) - 1; n {
+	case 0:
+		return ""
+	case 1:
+		return " The file had 1 other hard link; that name keeps the old content."
+	default:
+		return fmt.Sprintf(" The file had %d other hard links; those names keep the old content.", n)
+	}
 }
 
 // edit
@@ -254,8 +291,16 @@ func editFile(dir string, in editInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer lockFile(p)()
-	data, err := os.ReadFile(p)
+	target, err := linkTarget(p)
+	if err != nil {
+		return "", fmt.Errorf("edit %s: %w", p, cause(err))
+	}
+	defer lockFile(target)()
+	data, err := os.ReadFile(target)
+	if err != nil {
+		return "", fmt.Errorf("edit %s: %w", p, cause(err))
+	}
+	fi, err := os.Stat(target)
 	if err != nil {
 		return "", fmt.Errorf("edit %s: %w", p, cause(err))
 	}
@@ -269,14 +314,15 @@ func editFile(dir string, in editInput) (string, error) {
 	if out == string(data) {
 		return "", fmt.Errorf("edit %s: the edits leave the file unchanged; nothing was written", p)
 	}
-	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
-		return "", fmt.Errorf("edit %s: %w", p, cause(err))
+	if err := writeAtomic(target, fi, func(f *os.File) error { _, err := f.WriteString(out); return err }); err != nil {
+		return "", fmt.Errorf("edit %s: %w", target, err)
 	}
 	at := make([]string, len(lines))
 	for i, l := range lines {
 		at[i] = fmt.Sprint(l)
 	}
-	return fmt.Sprintf("Edited %s: applied %s (at line %s).", p, plural(len(edits), "edit"), strings.Join(at, ", ")), nil
+	return fmt.Sprintf("Edited %s%s: applied %s (at line %s).%s", p, through(p, target), plural(len(edits), "edit"),
+		strings.Join(at, ", "), linksNote(fi)), nil
 }
 
 // applyEdits applies edits to content in order, each to the result of the
