@@ -156,7 +156,37 @@ func OpenSession(path, cwd, id string) (*Session, error) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", path, compaction.FirstKeptID))
 		}
 	}
+	if uses := unanswered(s.conv.Messages); len(uses) > 0 {
+		// panto was killed (SIGKILL, a crash, power loss) while the last
+		// reply's tool calls ran: the log holds the calls but no results,
+		// and both providers refuse a request like that. Answer them now,
+		// by appending, before anything else is recorded.
+		msg := conversation.Message{Role: conversation.RoleTool, Content: notRun(uses,
+			"interrupted: panto stopped before this call finished, and no result was recorded; it may have run in part or in full")}
+		if err := s.appendLocked(sessionlog.MessageEntry(msg)); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("repair session log %s: %w", path, err)
+		}
+		s.conv.Append(msg)
+		s.Warnings = append(s.Warnings, fmt.Sprintf("session log %s: the last reply's %d tool call(s) had no result (panto was stopped while they ran); recorded them as interrupted", path, len(uses)))
+	}
 	return s, nil
+}
+
+// unanswered returns the tool calls of the conversation's last reply when
+// no results follow them (system messages aside): what a log holds when
+// panto was killed while the calls ran.
+func unanswered(msgs []conversation.Message) []conversation.Block {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch msgs[i].Role {
+		case conversation.RoleSystem:
+			continue
+		case conversation.RoleAssistant:
+			return msgs[i].ToolUses()
+		}
+		return nil
+	}
+	return nil
 }
 
 // ID returns the session id.

@@ -188,7 +188,7 @@ func (c *chat) close() {
 
 // turn sends one user message and streams the reply's text to out.
 func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
-	ctx, stop := c.e.interruptible(ctx)
+	ctx, stop := c.e.sig.foreground(ctx)
 	defer stop()
 	// Tool calls show as they happen: on stderr in print mode (stdout
 	// carries only the reply), inline in interactive mode.
@@ -222,8 +222,8 @@ func (c *chat) turn(ctx context.Context, text string, out io.Writer) error {
 		return nil
 	}
 	if err != nil {
-		if errors.Is(context.Cause(ctx), errInterrupted) {
-			return fmt.Errorf("%w (no half reply was recorded; tool calls cut short have error results)", errInterrupted)
+		if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) || errors.As(cause, new(*stopSignal)) {
+			return fmt.Errorf("%w (no half reply was recorded; tool calls cut short have error results)", cause)
 		}
 		return err
 	}
@@ -260,6 +260,7 @@ func (c *chat) command(ctx context.Context, name, args string, out io.Writer) er
 
 // builtin slash commands of interactive mode; /help lists them.
 var builtinCommands = map[string]func(*chat, context.Context, io.Writer) error{
+	"help":    (*chat).help,
 	"prompt":  (*chat).showPrompt,
 	"session": (*chat).showSession,
 	"compact": (*chat).compact,
@@ -292,7 +293,14 @@ func (c *chat) loop(ctx context.Context) error {
 	fmt.Fprintf(c.e.stdout, "panto %s · %s/%s · session %s\n/help for commands, Ctrl-D to quit.\n",
 		version, c.app.cfg.Provider, c.app.cfg.Model, where)
 	// A Ctrl-C at the prompt only reminds how to leave; during a turn the
-	// turn's own handler takes it.
+	// turn's own handler takes it. SIGTERM and SIGHUP end the loop (ctx).
+	intr := make(chan struct{}, 1)
+	defer c.e.sig.onInterrupt(func() {
+		select {
+		case intr <- struct{}{}:
+		default:
+		}
+	})()
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go func() {
@@ -311,9 +319,12 @@ func (c *chat) loop(ctx context.Context) error {
 		case err := <-readErr:
 			fmt.Fprintln(c.e.stdout)
 			return err
-		case <-c.e.signals:
+		case <-intr:
 			fmt.Fprintln(c.e.stdout, "\n(Ctrl-D or /quit to leave)")
 			continue
+		case <-ctx.Done():
+			fmt.Fprintln(c.e.stdout)
+			return context.Cause(ctx)
 		}
 		line = conversation.ValidText(strings.TrimSpace(line))
 		if line == "" {
@@ -323,9 +334,6 @@ func (c *chat) loop(ctx context.Context) error {
 			switch name {
 			case "quit", "exit":
 				return nil
-			case "help":
-				c.help()
-				continue
 			}
 			if err := c.command(ctx, name, args, c.e.stdout); err != nil {
 				fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
@@ -338,26 +346,27 @@ func (c *chat) loop(ctx context.Context) error {
 	}
 }
 
-func (c *chat) help() {
-	fmt.Fprint(c.e.stdout, interactiveHelp)
+func (c *chat) help(_ context.Context, out io.Writer) error {
+	fmt.Fprint(out, interactiveHelp)
 	if c.exts == nil {
-		return
+		return nil
 	}
 	cmds := c.exts.Commands()
 	if len(cmds) > 0 {
-		fmt.Fprintln(c.e.stdout, "Extension commands:")
+		fmt.Fprintln(out, "Extension commands:")
 	}
 	for _, cmd := range cmds {
 		usage := "/" + cmd.Name
 		if cmd.Usage != "" {
 			usage += " " + cmd.Usage
 		}
-		fmt.Fprintf(c.e.stdout, "  %-24s %s (%s)\n", usage, cmd.Description, cmd.Extension)
+		fmt.Fprintf(out, "  %-24s %s (%s)\n", usage, cmd.Description, cmd.Extension)
 	}
+	return nil
 }
 
 func (c *chat) compact(ctx context.Context, out io.Writer) error {
-	ctx, stop := c.e.interruptible(ctx)
+	ctx, stop := c.e.sig.foreground(ctx)
 	defer stop()
 	before := len(c.sess.RequestMessages())
 	if err := c.sess.Compact(ctx, c.prov, c.req); err != nil {

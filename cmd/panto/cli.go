@@ -110,6 +110,20 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 func run(ctx context.Context, e *env, args []string) int {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	e.sig = &signalRouter{cancel: cancel, exit: e.exit}
+	e.sig.route(e.signals)
+	code := dispatch(ctx, e, args)
+	if c := exitCode(ctx); c >= 0 {
+		// A signal ended panto: its status, whatever the command made of
+		// the cancellation.
+		return c
+	}
+	return code
+}
+
+func dispatch(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "prompt":
@@ -175,6 +189,9 @@ func finish(e *env, err error) int {
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(e.stderr, "panto: interrupted")
 		return 130
+	case errors.As(err, new(*stopSignal)):
+		fmt.Fprintf(e.stderr, "panto: %v\n", err)
+		return exitError // run replaces it with the signal's status
 	default:
 		fmt.Fprintf(e.stderr, "panto: %v\n", err)
 		return exitError

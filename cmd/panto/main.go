@@ -6,28 +6,35 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 )
 
 func main() {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// A reader of stdout that goes away (panto -p hi | head -c 10) must
+	// not kill panto before the reply is recorded: with SIGPIPE ignored a
+	// write returns EPIPE, which stdoutWriter takes as the reader gone.
+	signal.Ignore(syscall.SIGPIPE)
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "."
 	}
 	os.Exit(run(context.Background(), &env{
 		stdin:    os.Stdin,
-		stdout:   os.Stdout,
+		stdout:   &stdoutWriter{w: os.Stdout},
 		stderr:   os.Stderr,
 		getenv:   os.Getenv,
 		cwd:      cwd,
 		terminal: isTerminal(os.Stdin),
 		signals:  sigs,
+		exit:     os.Exit,
 		maxProcs: runtime.GOMAXPROCS,
 	}, os.Args[1:]))
 }
@@ -41,26 +48,17 @@ type env struct {
 	getenv   func(string) string
 	cwd      string
 	terminal bool // stdin is a terminal: interactive mode
-	// signals delivers Ctrl-C (SIGINT) and SIGTERM; nil never fires.
+	// signals delivers SIGINT (Ctrl-C), SIGTERM and SIGHUP; nil never
+	// fires.
 	signals <-chan os.Signal
+	// exit ends the process at once (a second signal while stopping); nil
+	// in tests that run the CLI in-process.
+	exit func(code int)
+	// sig routes the signals; run sets it.
+	sig *signalRouter
 	// maxProcs is runtime.GOMAXPROCS; nil (in tests that run the CLI
 	// in-process) leaves the process's setting alone.
 	maxProcs func(int) int
-}
-
-// interruptible returns a context cancelled (with cause errInterrupted)
-// when a signal arrives, and a stop function to call when done.
-func (e *env) interruptible(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-e.signals:
-			cancel(errInterrupted)
-		case <-done:
-		}
-	}()
-	return ctx, func() { close(done); cancel(nil) }
 }
 
 // Exit codes.
@@ -69,6 +67,26 @@ const (
 	exitError = 1
 	exitUsage = 2
 )
+
+// stdoutWriter is stdout that outlives its reader: once a write fails
+// with EPIPE (the reader went away), it drops what is written, so panto
+// goes on and records the reply instead of dying or failing the turn.
+type stdoutWriter struct {
+	w    io.Writer
+	gone atomic.Bool
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	if s.gone.Load() {
+		return len(p), nil
+	}
+	n, err := s.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		s.gone.Store(true)
+		return len(p), nil
+	}
+	return n, err
+}
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
