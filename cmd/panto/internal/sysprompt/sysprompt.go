@@ -12,10 +12,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/host/render"
@@ -195,17 +198,24 @@ func (e *FileError) Error() string {
 // does, the file's contents; if v looks like a path (LooksLikePath) or
 // names a directory, a *FileError; otherwise v itself. src describes the
 // choice for people (" (file /p/x.md)" or "").
+//
+// A file is read as a prompt file is (at most layers.MaxFileSize, UTF-8);
+// it may also be a pipe (<(cmd), /dev/stdin, a FIFO), read once per run
+// (see readPipe), but not a device (a *FileError).
 func Value(v string) (text, src string, err error) {
 	for _, p := range []string{v, v + ".md"} {
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
-			continue // a pipe or device (<(cmd), /dev/stdin) reads as a file
+			continue
 		}
-		text, err := readFile(p)
+		text, err := readFlagFile(p, st.Mode())
 		if err != nil {
 			return "", "", err
 		}
 		return text, " (file " + p + ")", nil
+	}
+	if off, line, bad := invalidUTF8(v); bad {
+		return "", "", &valueError{problem: fmt.Sprintf("the text is not valid UTF-8 at byte %d (line %d): pass UTF-8 text", off, line)}
 	}
 	if !oneToken(v) {
 		return v, "", nil
@@ -224,14 +234,89 @@ func Value(v string) (text, src string, err error) {
 	return "", "", &FileError{Path: v, Problem: "no such file (nor " + v + ".md)"}
 }
 
+// valueError is what is wrong with a flag's file (path set) or text.
+type valueError struct {
+	path, problem string
+}
+
+func (e *valueError) Error() string {
+	if e.path == "" {
+		return e.problem
+	}
+	return e.path + ": " + e.problem
+}
+
+// readFlagFile reads the file p a flag names; mode is its type.
+func readFlagFile(p string, mode fs.FileMode) (string, error) {
+	if !mode.IsRegular() {
+		if mode&fs.ModeNamedPipe == 0 {
+			return "", &FileError{Path: p, Problem: layers.Kind(mode) + ", want a file or a pipe"}
+		}
+		return readPipe(p)
+	}
+	return readFlagPath(p)
+}
+
+func readFlagPath(p string) (string, error) {
+	b, err := layers.ReadFile(p, layers.MaxFileSize, layers.PipesToo)
+	switch {
+	case errors.Is(err, layers.ErrNotRegular): // replaced since the Stat
+		return "", &FileError{Path: p, Problem: err.Error()}
+	case err != nil && (errors.Is(err, layers.ErrTooLarge) || errors.Is(err, os.ErrNotExist)):
+		return "", &valueError{path: p, problem: err.Error()}
+	case err != nil:
+		return "", err
+	}
+	text := string(b)
+	if err := checkUTF8(p, text); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// pipes holds what was read from each pipe a flag named. A run reads the
+// flags twice — Check, before anything starts, then Resolve — but a pipe
+// gives its contents only once: the second read takes them from here. This
+// is the package's one piece of state, and it mirrors the process's own
+// (what was read from its pipes).
+var pipes struct {
+	sync.Mutex
+	read map[string]pipeRead
+}
+
+type pipeRead struct {
+	text string
+	err  error
+}
+
+// readPipe reads the pipe p, bounded, once per process.
+func readPipe(p string) (string, error) {
+	pipes.Lock()
+	defer pipes.Unlock()
+	if r, ok := pipes.read[p]; ok {
+		return r.text, r.err
+	}
+	text, err := readFlagPath(p)
+	if pipes.read == nil {
+		pipes.read = map[string]pipeRead{}
+	}
+	pipes.read[p] = pipeRead{text, err}
+	return text, err
+}
+
 // flagValue is Value for the flag named flag; errors name the flag.
 func flagValue(flag, v string) (text, src string, err error) {
 	text, src, err = Value(v)
 	var fe *FileError
+	var ve *valueError
 	switch {
 	case errors.As(err, &fe):
 		fe.Flag = flag
 		return "", "", fe
+	case errors.As(err, &ve) && ve.path == "":
+		return "", "", fmt.Errorf("%s: %s", flag, ve.problem)
+	case errors.As(err, &ve):
+		return "", "", fmt.Errorf("%s %s: %s", flag, ve.path, ve.problem)
 	case err != nil:
 		return "", "", fmt.Errorf("%s: %w", flag, err)
 	}
@@ -270,13 +355,53 @@ func (f Flags) Check() error {
 	return nil
 }
 
+// readFile reads a prompt file found in a layer: a regular file of at most
+// layers.MaxFileSize bytes, in UTF-8. Errors name the file.
 func readFile(p string) (string, error) {
-	b, err := os.ReadFile(p)
+	b, err := layers.ReadFile(p, layers.MaxFileSize, layers.RegularOnly)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("read system prompt file %s: it vanished while being read", p)
+			return "", fmt.Errorf("read prompt file %s: it vanished while being read", p)
 		}
-		return "", fmt.Errorf("read system prompt file %s: %w", p, err)
+		if errors.Is(err, layers.ErrNotRegular) || errors.Is(err, layers.ErrTooLarge) {
+			return "", fmt.Errorf("read prompt file %s: %w", p, err)
+		}
+		return "", fmt.Errorf("read prompt file: %w", err) // an *fs.PathError names it
 	}
-	return string(b), nil
+	text := string(b)
+	if err := checkUTF8(p, text); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// checkUTF8 refuses text that is not UTF-8. Such text could never be
+// recorded as it is (the log is JSON, which keeps U+FFFD in its place), so
+// it would never match the log again and every resume would re-seed. The
+// error names the file and the first bad byte, counted from 1.
+func checkUTF8(path, text string) error {
+	if off, line, bad := invalidUTF8(text); bad {
+		return &valueError{path: path, problem: fmt.Sprintf("not valid UTF-8 at byte %d (line %d): save it as UTF-8", off, line)}
+	}
+	return nil
+}
+
+// invalidUTF8 finds the first byte of s that is not part of valid UTF-8:
+// its offset and line, both counted from 1.
+func invalidUTF8(s string) (off, line int, bad bool) {
+	if utf8.ValidString(s) {
+		return 0, 0, false
+	}
+	line = 1
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i + 1, line, true
+			}
+		}
+		if r == '\n' {
+			line++
+		}
+	}
+	return 0, 0, false
 }
