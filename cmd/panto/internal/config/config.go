@@ -12,16 +12,18 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/serializers/anthropic"
 )
 
 // FileName is the config file looked for in each layer.
@@ -60,8 +62,17 @@ type Config struct {
 	ExtensionStartTimeout time.Duration
 	// DisabledExtensions are extension names not to load.
 	DisabledExtensions []string
+	// ExtensionAPIKeys are the extensions, by executable file name, whose
+	// environment gets the provider API key variables (ANTHROPIC_API_KEY,
+	// OPENAI_API_KEY, ANTHROPIC_AUTH_TOKEN). Every layer's list counts;
+	// empty means no extension gets them.
+	ExtensionAPIKeys []string
 	// Sources lists the config files that were read, lowest layer first.
 	Sources []string
+	// from says, for each key a file set, where the winning value was
+	// written ("config /p/config.toml line 3 column 14"), for Validate's
+	// errors.
+	from map[string]string
 }
 
 // Defaults returns the built-in configuration.
@@ -131,6 +142,7 @@ type file struct {
 	CompModel        *string   `toml:"compaction_model"`
 	ExtStartTimeout  *duration `toml:"extension_start_timeout"`
 	DisabledExts     []string  `toml:"disabled_extensions"`
+	ExtAPIKeys       []string  `toml:"extension_api_keys"`
 }
 
 // duration is a duration string ("90s"). A struct, not an integer type:
@@ -152,7 +164,10 @@ func (d *duration) UnmarshalText(b []byte) error {
 }
 
 // Load reads config.toml from each layer of d that has one and merges them
-// over Defaults.
+// over Defaults. Each file must be a regular file of at most
+// layers.MaxFileSize bytes. Each file's values are checked on their own
+// (Parse); the rules that need the merged configuration with the flags
+// applied are Validate's.
 func Load(d layers.Dirs) (Config, error) {
 	cfg := Defaults()
 	files, err := d.Find(FileName)
@@ -160,15 +175,24 @@ func Load(d layers.Dirs) (Config, error) {
 		return Config{}, err
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f.Path)
+		data, err := layers.ReadFile(f.Path, layers.MaxFileSize, layers.RegularOnly)
 		if err != nil {
-			return Config{}, fmt.Errorf("read config %s: %w", f.Path, err)
+			if errors.Is(err, layers.ErrNotRegular) || errors.Is(err, layers.ErrTooLarge) {
+				return Config{}, fmt.Errorf("read config %s: %w", f.Path, err)
+			}
+			return Config{}, fmt.Errorf("read config: %w", err) // an *fs.PathError names the file
 		}
 		fc, err := Parse(f.Path, data)
 		if err != nil {
 			return Config{}, err
 		}
 		fc.mergeInto(&cfg)
+		for _, key := range fc.keys() {
+			if cfg.from == nil {
+				cfg.from = map[string]string{}
+			}
+			cfg.from[key] = at(f.Path, data, key)
+		}
 		cfg.Sources = append(cfg.Sources, f.Path)
 	}
 	return cfg, nil
@@ -182,10 +206,31 @@ func Parse(name string, data []byte) (f file, err error) {
 	if err := dec.Decode(&f); err != nil {
 		return file{}, describe(name, data, err)
 	}
-	if err := f.check(); err != nil {
-		return file{}, fmt.Errorf("config %s: %w", name, err)
+	if bad := f.check(); bad != nil {
+		return file{}, fmt.Errorf("%s: %s (see docs/config.md)", at(name, data, bad.key), bad)
 	}
 	return f, nil
+}
+
+// at names where a key's value is written: "config NAME line 3 column
+// 14", or "config NAME" when it cannot be told.
+func at(name string, data []byte, key string) string {
+	if row, col, ok := locate(data, key); ok {
+		return fmt.Sprintf("config %s line %d column %d", name, row, col)
+	}
+	return "config " + name
+}
+
+// keys returns the keys f sets.
+func (f file) keys() []string {
+	var out []string
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		if !v.Field(i).IsNil() {
+			out = append(out, v.Type().Field(i).Tag.Get("toml"))
+		}
+	}
+	return out
 }
 
 // describe turns a decoding error into one that names the file, the line
@@ -359,38 +404,123 @@ func fits(t reflect.Type, v any) bool {
 	return false
 }
 
-func (f file) check() error {
+// badValue is a value outside what its key allows.
+type badValue struct {
+	key   string
+	value string // as TOML writes it
+	want  string // what the key allows
+}
+
+func (b *badValue) Error() string { return b.key + " " + b.value + ": " + b.want }
+
+// check checks each value f sets on its own; the rules between keys and
+// the provider's own limits are Validate's.
+func (f file) check() *badValue {
+	bad := func(key, value, want string) *badValue { return &badValue{key, value, want} }
+	atLeast := func(key string, v *int, min int, want string) *badValue {
+		if v != nil && *v < min {
+			return bad(key, strconv.Itoa(*v), want)
+		}
+		return nil
+	}
 	if f.Provider != nil {
 		switch *f.Provider {
 		case "anthropic", "openai", "echo":
 		default:
-			return fmt.Errorf("provider %q: want anthropic, openai or echo", *f.Provider)
+			return bad("provider", strconv.Quote(*f.Provider), "want anthropic, openai or echo")
 		}
 	}
-	if f.MaxTokens != nil && *f.MaxTokens <= 0 {
-		return fmt.Errorf("max_tokens %d: want a positive number", *f.MaxTokens)
+	for _, b := range []*badValue{
+		atLeast("max_tokens", f.MaxTokens, 1, "want a positive number"),
+		atLeast("thinking_budget", f.ThinkingBudget, 0, "want 0 (off) or at least 1024"),
+		atLeast("context_window", f.ContextWindow, 0, "want 0 (the provider's default) or more"),
+		atLeast("max_steps", f.MaxSteps, 0, "want 0 (no bound) or more"),
+		atLeast("retries", f.Retries, 0, "want 0 to 10"),
+		atLeast("compaction_keep_tokens", f.CompKeepTokens, 0, "want 0 or more"),
+	} {
+		if b != nil {
+			return b
+		}
 	}
-	if f.ThinkingBudget != nil && *f.ThinkingBudget < 0 {
-		return fmt.Errorf("thinking_budget %d: want 0 (off) or at least 1024", *f.ThinkingBudget)
+	if f.Retries != nil && *f.Retries > 10 {
+		return bad("retries", strconv.Itoa(*f.Retries), "want 0 to 10")
 	}
-	if f.CompThreshold != nil && (*f.CompThreshold <= 0 || *f.CompThreshold > 1) {
-		return fmt.Errorf("compaction_threshold %g: want a share of the window above 0 and at most 1", *f.CompThreshold)
+	// Written so that NaN, which compares false with everything, fails.
+	if v := f.CompThreshold; v != nil && !(*v > 0 && *v <= 1) {
+		return bad("compaction_threshold", tomlFloat(*v), "want a share of the window above 0 and at most 1")
 	}
-	if f.ContextWindow != nil && *f.ContextWindow < 0 {
-		return fmt.Errorf("context_window %d: want 0 (the provider's default) or more", *f.ContextWindow)
+	if v := f.Temperature; v != nil && !(*v >= 0 && *v <= maxTemperature) {
+		return bad("temperature", tomlFloat(*v), "want a number from 0 to 2")
 	}
-	if f.MaxSteps != nil && *f.MaxSteps < 0 {
-		return fmt.Errorf("max_steps %d: want 0 (no bound) or more", *f.MaxSteps)
+	if f.LogLevel != nil && CheckLogLevel(*f.LogLevel) != nil {
+		return bad("log_level", strconv.Quote(*f.LogLevel), "want trace, debug, info, warn, error or off")
 	}
-	if f.Retries != nil && (*f.Retries < 0 || *f.Retries > 10) {
-		return fmt.Errorf("retries %d: want 0 to 10", *f.Retries)
-	}
-	if f.LogLevel != nil {
-		if err := CheckLogLevel(*f.LogLevel); err != nil {
-			return err
+	for _, name := range f.ExtAPIKeys {
+		if name == "" || strings.ContainsAny(name, `/\`) {
+			return bad("extension_api_keys", strconv.Quote(name), "want an extension's file name, such as \"tools\", not a path")
 		}
 	}
 	return nil
+}
+
+// maxTemperature is the highest temperature any provider takes (OpenAI's;
+// Anthropic's is 1, which Validate checks).
+const maxTemperature = 2
+
+// tomlFloat writes a float as TOML does: nan, inf and -inf by those names.
+func tomlFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// Validate checks what needs the merged configuration with the flags
+// applied: the provider's own limits, which --provider may change. Call it
+// once the flags are applied, before anything is started. Errors name the
+// file and key that set the value and the range the provider allows.
+func (c Config) Validate() error {
+	bad := func(key, value, want string) error {
+		where := c.from[key]
+		if where == "" {
+			where = "config" // only files set the keys checked here; defaults pass
+		}
+		return fmt.Errorf("%s: %s %s: %s (see docs/config.md)", where, key, value, want)
+	}
+	if c.Provider != "anthropic" {
+		return nil
+	}
+	if b := c.ThinkingBudget; b > 0 {
+		if b < anthropic.MinThinkingBudget {
+			return bad("thinking_budget", strconv.Itoa(b), fmt.Sprintf("anthropic wants 0 (off) or at least %d", anthropic.MinThinkingBudget))
+		}
+		if b >= c.MaxTokens {
+			return bad("thinking_budget", strconv.Itoa(b), fmt.Sprintf("anthropic wants it below max_tokens, %d (%s)", c.MaxTokens, c.origin("max_tokens")))
+		}
+	}
+	if t := c.Temperature; t != nil {
+		if c.AnthropicVersion == anthropic.Version20261021 {
+			return bad("temperature", tomlFloat(*t), fmt.Sprintf("anthropic_version %s takes no temperature (%s): remove one of them", c.AnthropicVersion, c.origin("anthropic_version")))
+		}
+		if *t > 1 {
+			return bad("temperature", tomlFloat(*t), "anthropic wants a number from 0 to 1")
+		}
+	}
+	return nil
+}
+
+// origin says where key's value came from, for a message: the file and
+// line, or "the default".
+func (c Config) origin(key string) string {
+	if w := c.from[key]; w != "" {
+		return "from " + w
+	}
+	return "the default"
 }
 
 // CheckLogLevel accepts the levels hclog knows.
@@ -434,6 +564,7 @@ func (f file) mergeInto(c *Config) {
 		c.ExtensionStartTimeout = f.ExtStartTimeout.d
 	}
 	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
+	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
 }
 
 func set[T any](dst *T, v *T) {

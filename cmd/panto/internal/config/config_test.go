@@ -3,6 +3,8 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +62,7 @@ func TestParseErrorsNameFileLineColumn(t *testing.T) {
 		{"max_tokens = \"lots\"\n", "config c.toml line 1 column"},
 		{"request_timeout = \"soon\"\n", `want a duration`},
 		{"provider = \"gemini\"\n", `provider "gemini": want anthropic, openai or echo`},
-		{"log_level = \"loud\"\n", `log level "loud"`},
+		{"log_level = \"loud\"\n", `config c.toml line 1 column 13: log_level "loud": want trace, debug, info, warn, error or off (see docs/config.md)`},
 		{"model = \n", "config c.toml line 1 column"},
 		{"retries = 99\n", "retries 99"},
 	}
@@ -74,8 +76,27 @@ func FuzzParse(f *testing.F) {
 	f.Add("model = \"x\"\n")
 	f.Add("[a]\nb = 1\n")
 	f.Add("request_timeout = \"1s\"\ntemperature = 1.0\n")
+	f.Add("compaction_threshold = nan\ntemperature = -inf\n")
+	f.Add("extension_api_keys = [\"tools\", \"\"]\n'thinking_budget' = 5\n")
+	f.Add("[x]\nmax_tokens = -1\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		_, _ = Parse("fuzz.toml", []byte(in)) // must not panic
+		fc, err := Parse("fuzz.toml", []byte(in)) // must not panic
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "config fuzz.toml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		// What Parse accepts is in range.
+		if v := fc.CompThreshold; v != nil && !(*v > 0 && *v <= 1) {
+			t.Fatalf("compaction_threshold %v accepted", *v)
+		}
+		if v := fc.Temperature; v != nil && !(*v >= 0 && *v <= 2) {
+			t.Fatalf("temperature %v accepted", *v)
+		}
+		c := Defaults()
+		fc.mergeInto(&c)
+		_ = c.Validate() // must not panic
 	})
 }
 
@@ -106,4 +127,97 @@ func TestParseWrongTypeSaysKeyAndType(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 90*time.Second, f.RequestTimeout.d)
 	require.Equal(t, 1.0, *f.Temperature, "an integer is a number")
+}
+
+// Values out of range, NaN and infinities are errors at load that name
+// the file, line and column, the key and what it allows.
+func TestParseChecksRanges(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"compaction_threshold = nan\n", "line 1 column 24: compaction_threshold nan: want a share of the window above 0 and at most 1"},
+		{"compaction_threshold = inf\n", "line 1 column 24: compaction_threshold inf: want a share of the window above 0 and at most 1"},
+		{"compaction_threshold = 0\n", "line 1 column 24: compaction_threshold 0: want a share of the window above 0 and at most 1"},
+		{"temperature = nan\n", "line 1 column 15: temperature nan: want a number from 0 to 2"},
+		{"temperature = -inf\n", "line 1 column 15: temperature -inf: want a number from 0 to 2"},
+		{"temperature = 2.5\n", "line 1 column 15: temperature 2.5: want a number from 0 to 2"},
+		{"temperature = -0.1\n", "line 1 column 15: temperature -0.1: want a number from 0 to 2"},
+		{"max_tokens = 0\n", "line 1 column 14: max_tokens 0: want a positive number"},
+		{"thinking_budget = -1\n", "line 1 column 19: thinking_budget -1: want 0 (off) or at least 1024"},
+		{"retries = -1\n", "line 1 column 11: retries -1: want 0 to 10"},
+		{"max_steps = -1\n", "line 1 column 13: max_steps -1: want 0 (no bound) or more"},
+		{"context_window = -1\n", "line 1 column 18: context_window -1: want 0 (the provider's default) or more"},
+		{"compaction_keep_tokens = -1\n", "line 1 column 26: compaction_keep_tokens -1: want 0 or more"},
+		{"provider = \"gemini\"\n", `line 1 column 12: provider "gemini": want anthropic, openai or echo`},
+		{"extension_api_keys = [\"bin/tools\"]\n", `line 1 column 22: extension_api_keys "bin/tools": want an extension's file name, such as "tools", not a path`},
+		{"extension_api_keys = [\"\"]\n", `line 1 column 22: extension_api_keys "": want an extension's file name, such as "tools", not a path`},
+	}
+	for _, tt := range tests {
+		_, err := Parse("c.toml", []byte(tt.in))
+		require.EqualError(t, err, "config c.toml "+tt.want+" (see docs/config.md)", "input %q", tt.in)
+	}
+	for _, ok := range []string{"temperature = 0\n", "temperature = 2\n", "compaction_threshold = 1\n", "thinking_budget = 0\n", "thinking_budget = 500\n", "max_steps = 0\n"} {
+		_, err := Parse("c.toml", []byte(ok))
+		require.NoError(t, err, ok)
+	}
+}
+
+// The provider's own limits need the merged config, flags applied.
+func TestValidateChecksTheProvidersLimits(t *testing.T) {
+	t.Parallel()
+	d := dirs(t)
+	user := put(t, d, layers.User, "provider = \"openai\"\nthinking_budget = 500\ntemperature = 1.5\n")
+	c, err := Load(d)
+	require.NoError(t, err)
+	require.NoError(t, c.Validate(), "openai takes any budget and temperatures up to 2")
+
+	c.Provider = "anthropic" // as --provider anthropic does
+	require.EqualError(t, c.Validate(), "config "+user+" line 2 column 19: thinking_budget 500: anthropic wants 0 (off) or at least 1024 (see docs/config.md)")
+	c.ThinkingBudget = 8192
+	require.EqualError(t, c.Validate(), "config "+user+" line 2 column 19: thinking_budget 8192: anthropic wants it below max_tokens, 8192 (the default) (see docs/config.md)")
+	c.ThinkingBudget = 2048
+	require.EqualError(t, c.Validate(), "config "+user+" line 3 column 15: temperature 1.5: anthropic wants a number from 0 to 1 (see docs/config.md)")
+
+	project := put(t, d, layers.Project, "provider = \"anthropic\"\nmax_tokens = 2000\nthinking_budget = 3000\ntemperature = 0.5\n")
+	c, err = Load(d)
+	require.NoError(t, err)
+	require.EqualError(t, c.Validate(), "config "+project+" line 3 column 19: thinking_budget 3000: anthropic wants it below max_tokens, 2000 (from config "+project+" line 2 column 14) (see docs/config.md)")
+	put(t, d, layers.Project, "provider = \"anthropic\"\nanthropic_version = \"2026-10-21\"\nthinking_budget = 0\n")
+	c, err = Load(d)
+	require.NoError(t, err)
+	require.EqualError(t, c.Validate(), "config "+user+" line 3 column 15: temperature 1.5: anthropic_version 2026-10-21 takes no temperature (from config "+project+" line 2 column 21): remove one of them (see docs/config.md)")
+
+	require.NoError(t, Defaults().Validate())
+	c = Defaults()
+	c.ThinkingBudget = 1024
+	require.NoError(t, c.Validate())
+}
+
+func TestExtensionAPIKeysMerge(t *testing.T) {
+	t.Parallel()
+	d := dirs(t)
+	put(t, d, layers.Base, "extension_api_keys = [\"tools\"]\n")
+	put(t, d, layers.Project, "extension_api_keys = [\"review-bot\"]\n")
+	c, err := Load(d)
+	require.NoError(t, err)
+	require.Equal(t, []string{"tools", "review-bot"}, c.ExtensionAPIKeys)
+	c, err = Load(dirs(t))
+	require.NoError(t, err)
+	require.Empty(t, c.ExtensionAPIKeys, "by default no extension gets a key")
+}
+
+// config.toml must be a regular file of at most 1 MiB; a FIFO no longer
+// blocks panto.
+func TestLoadRefusesSpecialAndHugeFiles(t *testing.T) {
+	t.Parallel()
+	d := dirs(t)
+	p := Path(d.Layer(layers.Project))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, syscall.Mkfifo(p, 0o644))
+	_, err := Load(d)
+	require.EqualError(t, err, "read config "+p+": a named pipe (FIFO), want a regular file")
+
+	d = dirs(t)
+	p = put(t, d, layers.User, "# "+strings.Repeat("x", layers.MaxFileSize)+"\n")
+	_, err = Load(d)
+	require.EqualError(t, err, "read config "+p+": larger than 1 MiB, the limit for this file")
 }
