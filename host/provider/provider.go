@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -51,8 +53,8 @@ type Config struct {
 	// {base}/chat/completions), as the official SDKs do. Empty means the
 	// provider's public API.
 	BaseURL string
-	// APIKey authenticates; required for anthropic, optional for openai
-	// (local servers need none).
+	// APIKey authenticates; required for anthropic, and for openai unless
+	// BaseURL is a local server (LocalURL), which needs none.
 	APIKey string
 	// AnthropicVersion is the anthropic-version header; empty means
 	// 2023-06-01.
@@ -72,7 +74,7 @@ type Config struct {
 }
 
 // ErrNoAPIKey is returned when a provider that needs a key has none. Set
-// the provider's environment variable (ANTHROPIC_API_KEY).
+// the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY).
 var ErrNoAPIKey = errors.New("no API key")
 
 // New returns the provider cfg names.
@@ -99,6 +101,11 @@ func New(cfg Config) (Provider, error) {
 		if cfg.BaseURL == "" {
 			cfg.BaseURL = DefaultOpenAIURL
 		}
+		if cfg.APIKey == "" && !LocalURL(cfg.BaseURL) {
+			// Without a key a remote server can only refuse (or, on a
+			// network without DNS, never answer): say so now.
+			return nil, fmt.Errorf("provider openai: %w: set OPENAI_API_KEY (only a local server, such as http://localhost:11434/v1, needs none)", ErrNoAPIKey)
+		}
 		return &openaiProvider{http: newHTTP(cfg)}, nil
 	case Echo:
 		return echoProvider{}, nil
@@ -116,6 +123,41 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// LocalURL reports whether rawURL names a server on this machine or the
+// local network, which may need no API key: a loopback, private, link-local
+// or carrier-grade NAT (Tailscale's 100.64.0.0/10) address, localhost, a
+// one-label host name ("ollama", as a container network names it), or a
+// name under .localhost, .local, .internal, .lan or .home.arpa. Nothing is
+// resolved: the name decides.
+func LocalURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.Unmap()
+		return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() ||
+			cgnat.Contains(ip)
+	}
+	if host == "" {
+		return false
+	}
+	if !strings.Contains(host, ".") {
+		return true
+	}
+	for _, suffix := range []string{".localhost", ".local", ".internal", ".lan", ".home.arpa"} {
+		if strings.HasSuffix(host, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// cgnat is the shared address space of RFC 6598, where Tailscale puts its
+// machines.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
 // joinURL appends path to base without doubling the slash.
 func joinURL(base, path string) string {

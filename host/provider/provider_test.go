@@ -159,9 +159,35 @@ func TestNewChecks(t *testing.T) {
 	require.ErrorContains(t, err, "ANTHROPIC_API_KEY")
 	_, err = New(Config{Name: "gemini"})
 	require.ErrorContains(t, err, `unknown provider "gemini"`)
-	p, err := New(Config{Name: OpenAI})
+	_, err = New(Config{Name: OpenAI})
+	require.ErrorIs(t, err, ErrNoAPIKey, "the public API needs a key")
+	require.ErrorContains(t, err, "provider openai: no API key: set OPENAI_API_KEY")
+	_, err = New(Config{Name: OpenAI, BaseURL: "https://openrouter.ai/api/v1"})
+	require.ErrorIs(t, err, ErrNoAPIKey)
+	p, err := New(Config{Name: OpenAI, BaseURL: "http://localhost:11434/v1"})
 	require.NoError(t, err, "local OpenAI-compatible servers need no key")
 	require.Equal(t, OpenAI, p.Name())
+	_, err = New(Config{Name: OpenAI, APIKey: "k"})
+	require.NoError(t, err)
+}
+
+func TestLocalURL(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{
+		"http://localhost:11434/v1", "http://LOCALHOST/v1", "http://127.0.0.1:8080/v1", "http://127.1.2.3/",
+		"http://[::1]:8000/v1", "http://10.0.0.5/v1", "http://172.16.1.1/v1", "http://192.168.1.20:1234/v1",
+		"http://[fd00::1]/v1", "http://169.254.1.1/", "http://100.101.102.103:11434/v1", "http://0.0.0.0:8000/v1",
+		"http://ollama:11434/v1", "http://gpu-box.local/v1", "http://app.localhost/v1", "http://llm.internal/v1",
+		"http://nas.lan/v1", "http://box.home.arpa/v1", "http://[::ffff:127.0.0.1]/v1", "http://localhost./v1",
+	} {
+		require.True(t, LocalURL(u), u)
+	}
+	for _, u := range []string{
+		"https://api.openai.com/v1", "https://openrouter.ai/api/v1", "http://8.8.8.8/v1", "http://[2001:db8::1]/v1",
+		"http://172.32.0.1/v1", "http://localhost.example.com/v1", "not a url", "", "/v1", "http://:8080/v1",
+	} {
+		require.False(t, LocalURL(u), u)
+	}
 }
 
 func TestEchoDescribesTheRequest(t *testing.T) {
