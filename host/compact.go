@@ -26,9 +26,6 @@ type Compaction struct {
 	KeepTokens int
 }
 
-// SetCompaction installs the compaction settings.
-func (s *Session) SetCompaction(c Compaction) { s.compaction = c }
-
 // ErrNothingToCompact is returned by Compact when the conversation is too
 // short to summarise anything.
 var ErrNothingToCompact = errors.New("nothing to compact: the conversation is shorter than what is kept")
@@ -119,12 +116,35 @@ func (s *Session) cutLocked() int {
 	return -1
 }
 
-// Compact summarises the messages before the cut with p and records a
-// compaction entry. The messages stay in the log; requests send the
-// summary in their place. The effective system prompt is unchanged. req
-// gives the model settings (the compaction model, if set, replaces its
-// model); its messages and tools are not used.
-func (s *Session) Compact(ctx context.Context, p Sender, req serializers.Request) error {
+// CompactResult says what a compaction changed.
+type CompactResult struct {
+	// MessagesBefore and MessagesAfter count the messages the next
+	// request sends, before and after.
+	MessagesBefore, MessagesAfter int
+}
+
+// Compact summarises the older messages now (/compact), between turns:
+// it records a compaction entry, and the next requests send the summary in
+// place of those messages. The messages stay in the log, and the effective
+// system prompt is unchanged. Its CompactionStart and CompactionDone
+// events come on Events.
+func (s *Session) Compact(ctx context.Context) (CompactResult, error) {
+	if !s.turnMu.TryLock() {
+		return CompactResult{}, ErrBusy
+	}
+	defer s.turnMu.Unlock()
+	before := len(s.RequestMessages())
+	if err := s.compact(ctx, false); err != nil {
+		return CompactResult{}, err
+	}
+	return CompactResult{MessagesBefore: before, MessagesAfter: len(s.RequestMessages())}, nil
+}
+
+// compact summarises the messages before the cut with the session's
+// provider and records a compaction entry; auto says the threshold was
+// crossed (else the user asked). The summarising request uses the
+// compaction model, when set, and no tools.
+func (s *Session) compact(ctx context.Context, auto bool) error {
 	s.mu.Lock()
 	cut := s.cutLocked()
 	if cut < 0 || cut >= len(s.conv.Messages) {
@@ -135,6 +155,18 @@ func (s *Session) Compact(ctx context.Context, p Sender, req serializers.Request
 	transcript := transcriptOf(s.summary, s.conv.Messages[s.keptFrom:cut])
 	s.mu.Unlock()
 
+	s.emit(CompactionStart{Auto: auto, Tokens: before})
+	err := s.summarise(ctx, cut, before, transcript)
+	done := CompactionDone{Err: err}
+	if err == nil {
+		done.Tokens = approxTokens(s.RequestMessages())
+	}
+	s.emit(done)
+	return err
+}
+
+func (s *Session) summarise(ctx context.Context, cut, before int, transcript string) error {
+	req := s.req
 	if s.compaction.Model != "" {
 		req.Model = s.compaction.Model
 	}
@@ -143,7 +175,7 @@ func (s *Session) Compact(ctx context.Context, p Sender, req serializers.Request
 		conversation.SystemMessage(compactionPrompt, conversation.ModeAppend),
 		conversation.UserText("Summarise this conversation:\n\n" + transcript),
 	}
-	reply, err := p.Send(ctx, req, nil)
+	reply, err := s.prov.Send(ctx, req, nil)
 	if err != nil {
 		return fmt.Errorf("compact: summarise: %w", err)
 	}

@@ -4,11 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/serializers"
 )
+
+// Sender sends one model request; provider.Provider fits. With req.Stream
+// set, fn receives the reply's pieces as they arrive.
+type Sender interface {
+	Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error)
+}
 
 // ToolRunner offers tools to the model and runs their calls; the extension
 // manager fits.
@@ -25,39 +34,152 @@ type ToolRunner interface {
 	RunTool(ctx context.Context, call conversation.Block) conversation.Block
 }
 
-// SetTools installs the tool runner; nil means no tools are offered.
-func (s *Session) SetTools(r ToolRunner) { s.tools = r }
-
-// SetMaxSteps bounds the model requests of one turn; 0 means no bound.
-func (s *Session) SetMaxSteps(n int) { s.maxSteps = n }
-
-// ToolObserver is told of each tool call as it starts and ends, for
-// display. It may be called from several goroutines at once.
-type ToolObserver interface {
-	ToolStarted(call conversation.Block)
-	ToolDone(call, result conversation.Block)
-}
-
-// SetToolObserver installs o; nil removes it.
-func (s *Session) SetToolObserver(o ToolObserver) { s.observer = o }
-
-// ErrMaxSteps is returned (wrapped, with the reply) when a turn stopped
-// because it reached max_steps. The conversation is valid: every tool call
-// of the last reply has an (error) result. Send another message to go on.
+// ErrMaxSteps is the TurnEnd error of a turn that stopped because it
+// reached max_steps. The conversation is valid: every tool call of the last
+// reply has an (error) result. Send another message to go on.
 var ErrMaxSteps = errors.New("the turn reached max_steps")
 
+// ErrBusy is the TurnEnd error of a turn asked for while another runs.
+var ErrBusy = errors.New("a turn is already running")
+
+// Turn records text as the user's message (after the USER_PROMPT.md
+// blocks) and runs the agent loop: send the conversation, record the
+// reply, run its tool calls (several at once, results recorded in call
+// order), and send again, until a reply calls no tool or max_steps is
+// reached. It returns at once; the turn's events arrive on the channel,
+// which is closed after the last one, TurnEnd. Cancel ctx to stop the
+// turn. Read the channel to its end.
+//
+// Nothing half-done is recorded: a failed or cancelled request records no
+// reply, and every recorded tool call gets a result — calls cut short get
+// an "interrupted" error result — so the log stays valid and resumable.
+func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
+	st := newStream()
+	if !s.turnMu.TryLock() {
+		st.send(TurnEnd{Err: ErrBusy})
+		st.close()
+		return st.out
+	}
+	s.evMu.Lock()
+	s.turn = st
+	s.evMu.Unlock()
+	go func() {
+		defer s.turnMu.Unlock()
+		end := s.runTurn(ctx, text)
+		s.evMu.Lock()
+		s.turn = nil
+		s.evMu.Unlock()
+		st.send(end)
+		st.close()
+	}()
+	return st.out
+}
+
+// runTurn is the turn; it returns its TurnEnd.
+func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
+	user := conversation.Message{Role: conversation.RoleUser}
+	for _, up := range s.userPrompt {
+		user.Content = append(user.Content, conversation.Text(up))
+	}
+	user.Content = append(user.Content, conversation.Text(text))
+	if err := s.Record(user); err != nil {
+		return TurnEnd{Err: err}
+	}
+	s.emit(TurnStart{Text: text})
+	if s.hooks != nil {
+		// What the user typed, without the USER_PROMPT.md blocks.
+		s.hooks.BeforeTurn(ctx, text)
+	}
+	ctx = provider.WithRetryHook(ctx, func(r provider.RetryInfo) {
+		s.emit(Retry{Attempt: r.Attempt, Max: r.Max, Wait: r.Wait, Reason: r.Reason})
+	})
+	req := s.req
+	for step := 1; ; step++ {
+		if s.needsCompaction() {
+			if err := s.compact(ctx, true); err != nil && !errors.Is(err, ErrNothingToCompact) {
+				return TurnEnd{Err: err}
+			}
+		}
+		req.Tools = s.offer(ctx, step)
+		req.Messages = s.RequestMessages()
+		streamed := false
+		reply, err := s.prov.Send(ctx, req, func(d serializers.Delta) {
+			switch {
+			case d.Kind == serializers.DeltaText && d.Text != "":
+				streamed = true
+				s.emit(TextDelta{Text: d.Text})
+			case d.Kind == serializers.DeltaThinking && d.Text != "":
+				s.emit(ThinkingDelta{Text: d.Text})
+			}
+		})
+		if err != nil {
+			return TurnEnd{Err: turnErr(ctx, err)}
+		}
+		s.emit(Usage{Usage: reply.Usage, Model: reply.Model})
+		if len(reply.Message.Content) == 0 {
+			// An empty reply (a refusal, a max_tokens cut before any
+			// text) is still the model's turn; record it as an empty
+			// text so the conversation keeps its shape.
+			reply.Message = conversation.AssistantText("")
+		}
+		if err := s.Record(reply.Message); err != nil {
+			return TurnEnd{Err: fmt.Errorf("record reply: %w", err)}
+		}
+		s.emit(Reply{Message: reply.Message, StopReason: reply.StopReason, Streamed: streamed})
+		end := TurnEnd{Reply: reply.Message, StopReason: reply.StopReason}
+		uses := reply.Message.ToolUses()
+		if len(uses) == 0 {
+			if s.hooks != nil {
+				s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
+			}
+			return end
+		}
+		if s.maxSteps > 0 && step >= s.maxSteps {
+			why := fmt.Sprintf("not run: the turn reached max_steps (%d); the user can send a message to go on", s.maxSteps)
+			if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: notRun(uses, why)}); err != nil {
+				return TurnEnd{Reply: reply.Message, Err: fmt.Errorf("record tool results: %w", err)}
+			}
+			if s.hooks != nil {
+				s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
+			}
+			end.Err = fmt.Errorf("%w (%d requests)", ErrMaxSteps, step)
+			return end
+		}
+		var results []conversation.Block
+		if ctx.Err() != nil {
+			results = notRun(uses, "not run: interrupted by the user")
+		} else {
+			results = s.runTools(ctx, uses)
+		}
+		if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: results}); err != nil {
+			return TurnEnd{Reply: reply.Message, Err: fmt.Errorf("record tool results: %w", err)}
+		}
+		if ctx.Err() != nil {
+			return TurnEnd{Reply: reply.Message, Err: fmt.Errorf("turn stopped after its tool calls: %w", context.Cause(ctx))}
+		}
+	}
+}
+
+// turnErr is err, or when ctx was cancelled, why it was.
+func turnErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", context.Cause(ctx), err)
+	}
+	return err
+}
+
 // runTools runs the tool calls of one reply, several at once, and returns
-// their results in call order.
+// their results in call order. Their ToolStart events come in call order
+// first; their ToolEnd events as they finish.
 func (s *Session) runTools(ctx context.Context, uses []conversation.Block) []conversation.Block {
 	results := make([]conversation.Block, len(uses))
+	for _, use := range uses {
+		s.emit(ToolStart{ID: use.ID, Name: use.Name, Input: use.Input})
+	}
 	var wg sync.WaitGroup
 	for i, use := range uses {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if s.observer != nil {
-				s.observer.ToolStarted(use)
-			}
+		wg.Go(func() {
+			start := time.Now()
 			var res conversation.Block
 			if s.tools == nil {
 				res = conversation.ToolResult(use.ID, fmt.Sprintf("unknown tool %q: no tools are available", use.Name), true)
@@ -65,14 +187,33 @@ func (s *Session) runTools(ctx context.Context, uses []conversation.Block) []con
 				res = s.tools.RunTool(ctx, use)
 			}
 			res.ToolUseID = use.ID // whatever the runner did, the result answers this call
-			if s.observer != nil {
-				s.observer.ToolDone(use, res)
-			}
 			results[i] = res
-		}()
+			text := res.ResultText()
+			s.emit(ToolEnd{ID: use.ID, Name: use.Name, Input: use.Input, Result: text, Excerpt: excerpt(text, 200),
+				Lines: lineCount(text), IsError: res.IsError, Duration: time.Since(start)})
+		})
 	}
 	wg.Wait()
 	return results
+}
+
+// excerpt is the first non-blank line of text, cut to n runes.
+func excerpt(text string, n int) string {
+	line := strings.TrimSpace(text)
+	line, _, _ = strings.Cut(line, "\n")
+	if r := []rune(line); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return line
+}
+
+// lineCount counts the lines of text, a final newline not starting one.
+func lineCount(text string) int {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return 0
+	}
+	return strings.Count(text, "\n") + 1
 }
 
 // notRun answers every call with an error result saying why it did not

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -75,28 +76,49 @@ func (r *runner) RunTool(ctx context.Context, call conversation.Block) conversat
 	return conversation.ToolResult(call.ID, call.Name+" done "+string(call.Input), false)
 }
 
-func newSession(t *testing.T) (*Session, string) {
+// newSession opens a session on a new log, seeded with "seed", that
+// sends its requests to model.
+func newSession(t *testing.T, model Sender) (*Session, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	s, err := OpenSession(path, "/p", "")
+	s, err := Open(context.Background(), Config{
+		Log: Log{Path: path}, CWD: "/p", Provider: model,
+		Prompt: func(rules.Vars) (Prompt, error) { return Prompt{Blocks: []PromptBlock{{Text: "seed"}}}, nil },
+	})
 	require.NoError(t, err)
-	t.Cleanup(func() { s.Close() })
-	_, err = s.Seed([]string{"seed"}, nil)
-	require.NoError(t, err)
+	t.Cleanup(func() { s.Close(context.Background()) })
 	return s, path
+}
+
+// turn runs one turn and returns its events, TurnEnd last.
+func turn(ctx context.Context, s *Session, text string) []Event {
+	var evs []Event
+	for ev := range s.Turn(ctx, text) {
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// end is the TurnEnd of a turn's events.
+func end(t *testing.T, evs []Event) TurnEnd {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	e, ok := evs[len(evs)-1].(TurnEnd)
+	require.True(t, ok, "the last event is TurnEnd, not %T", evs[len(evs)-1])
+	return e
 }
 
 func TestLoopParallelCallsRecordedInCallOrder(t *testing.T) {
 	t.Parallel()
-	s, path := newSession(t)
-	s.SetTools(&runner{})
 	model := &script{replies: []conversation.Message{
 		calls(use("a", "slow", `{"n":1}`), use("b", "fast", `{"n":2}`)),
 		conversation.AssistantText("all done"),
 	}}
-	reply, err := s.Turn(context.Background(), model, serializers.Request{}, conversation.UserText("go"), nil)
-	require.NoError(t, err)
-	require.Equal(t, "all done", reply.Message.Text())
+	s, path := newSession(t, model)
+	s.tools = &runner{}
+	e := end(t, turn(context.Background(), s, "go"))
+	require.NoError(t, e.Err)
+	require.Equal(t, "all done", e.Reply.Text())
 	require.Len(t, model.requests, 2)
 	require.Equal(t, []string{"fast", "slow"}, names(model.requests[0].Tools))
 
@@ -116,14 +138,13 @@ func TestLoopParallelCallsRecordedInCallOrder(t *testing.T) {
 
 func TestLoopStopsAtMaxSteps(t *testing.T) {
 	t.Parallel()
-	s, _ := newSession(t)
-	s.SetTools(&runner{})
-	s.SetMaxSteps(2)
 	model := &script{replies: []conversation.Message{
 		calls(use("1", "fast", `{}`)), calls(use("2", "fast", `{}`)), calls(use("3", "fast", `{}`)),
 	}}
-	_, err := s.Turn(context.Background(), model, serializers.Request{}, conversation.UserText("loop"), nil)
-	require.ErrorIs(t, err, ErrMaxSteps)
+	s, _ := newSession(t, model)
+	s.tools = &runner{}
+	s.maxSteps = 2
+	require.ErrorIs(t, end(t, turn(context.Background(), s, "loop")).Err, ErrMaxSteps)
 	require.Len(t, model.requests, 2)
 	msgs := s.Messages()
 	last := msgs[len(msgs)-1]
@@ -134,10 +155,9 @@ func TestLoopStopsAtMaxSteps(t *testing.T) {
 
 func TestLoopWithoutToolsAnswersUnknown(t *testing.T) {
 	t.Parallel()
-	s, _ := newSession(t)
 	model := &script{replies: []conversation.Message{calls(use("x", "read", `{}`)), conversation.AssistantText("ok")}}
-	_, err := s.Turn(context.Background(), model, serializers.Request{}, conversation.UserText("hi"), nil)
-	require.NoError(t, err)
+	s, _ := newSession(t, model)
+	require.NoError(t, end(t, turn(context.Background(), s, "hi")).Err)
 	require.Empty(t, model.requests[0].Tools)
 	msgs := model.requests[1].Messages
 	require.Contains(t, msgs[len(msgs)-1].Content[0].ResultText(), `unknown tool "read"`)
@@ -145,14 +165,12 @@ func TestLoopWithoutToolsAnswersUnknown(t *testing.T) {
 
 func TestLoopCancelledMidToolLeavesNoCallWithoutResult(t *testing.T) {
 	t.Parallel()
-	s, path := newSession(t)
-	r := &runner{block: make(chan struct{})}
-	s.SetTools(r)
 	model := &script{replies: []conversation.Message{calls(use("a", "fast", `{}`), use("b", "slow", `{}`))}}
+	s, path := newSession(t, model)
+	s.tools = &runner{block: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err := s.Turn(ctx, model, serializers.Request{}, conversation.UserText("go"), nil)
-	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, end(t, turn(ctx, s, "go")).Err, context.Canceled)
 
 	log, err := sessionlog.Read(path)
 	require.NoError(t, err)
@@ -170,4 +188,58 @@ func names(tools []serializers.Tool) []string {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+// The events of a turn with parallel tool calls: the calls start in call
+// order even though the second finishes first, every event comes between
+// TurnStart and TurnEnd, and the usage of each request is told.
+func TestTurnEventOrder(t *testing.T) {
+	t.Parallel()
+	model := &script{replies: []conversation.Message{
+		calls(use("a", "slow", `{"n":1}`), use("b", "fast", `{"n":2}`), use("c", "fast", `{"n":3}`)),
+		conversation.AssistantText("all done"),
+	}}
+	s, _ := newSession(t, model)
+	s.tools = &runner{}
+	var kinds []string
+	var started, ended []string
+	for _, ev := range turn(context.Background(), s, "go") {
+		kinds = append(kinds, ev.Kind())
+		switch ev := ev.(type) {
+		case ToolStart:
+			started = append(started, ev.ID)
+		case ToolEnd:
+			ended = append(ended, ev.ID)
+			require.False(t, ev.IsError)
+			require.Positive(t, ev.Duration)
+		case TurnEnd:
+			require.NoError(t, ev.Err)
+			require.Equal(t, "all done", ev.Reply.Text())
+		}
+	}
+	require.Equal(t, []string{"a", "b", "c"}, started, "tool starts come in call order")
+	require.Equal(t, "a", ended[2], "the slow call ends last")
+	require.Equal(t, []string{
+		"turn_start", "usage", "reply", "tool_start", "tool_start", "tool_start", "tool_end", "tool_end", "tool_end",
+		"usage", "reply", "turn_end",
+	}, kinds)
+}
+
+// A second turn asked for while one runs ends at once with ErrBusy.
+func TestOneTurnAtATime(t *testing.T) {
+	t.Parallel()
+	model := &script{replies: []conversation.Message{calls(use("a", "fast", `{}`)), conversation.AssistantText("ok")}}
+	s, _ := newSession(t, model)
+	r := &runner{block: make(chan struct{})}
+	s.tools = r
+	first := s.Turn(context.Background(), "one")
+	for ev := range first {
+		if _, ok := ev.(ToolStart); ok {
+			break
+		}
+	}
+	require.ErrorIs(t, end(t, turn(context.Background(), s, "two")).Err, ErrBusy)
+	close(r.block)
+	for range first {
+	}
 }

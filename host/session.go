@@ -10,37 +10,60 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
-// Session owns one conversation while panto runs: every change goes to the
-// session log first (durable when the call returns) and then to the
-// conversation in memory, under one lock, so the two never disagree and
-// changes from several goroutines are recorded in call order.
+// Session is one running conversation: what every front end (print
+// mode, the line loop, the full-screen UI, the JSON stream) drives. Open
+// starts it; Turn runs a turn and returns its events; Close ends it.
+//
+// Every change goes to the session log first (durable when the call
+// returns) and then to the conversation in memory, under one lock, so the
+// two never disagree and changes from several goroutines (extensions
+// calling back from their own) are recorded in call order. A Session is
+// safe for concurrent use; one turn runs at a time.
 type Session struct {
 	mu      sync.Mutex
 	conv    conversation.Conversation
-	w       *sessionlog.Writer // nil: nothing is written (--no-session)
+	w       *sessionlog.Writer // nil: nothing is written (in memory, read-only)
 	path    string
 	id      string
 	resumed bool
 	// entries are the log entries on the current branch (system and
 	// lifecycle entries included), for the reconciliation window.
 	entries []sessionlog.Entry
-	// Warnings are what reading the log noticed (a repaired torn line).
-	Warnings []string
-
-	hooks    TurnHooks
-	onSystem func(mode conversation.Mode, text, by string)
-	tools    ToolRunner
-	observer ToolObserver
-	maxSteps int
-	render   func(text, source string) (string, error)
+	// warnings are what reading the log noticed (a repaired torn line),
+	// told as notices once the session's events exist.
+	warnings []string
 	created  bool // the log was created by this run
 
+	// Set by Open, never changed afterwards.
+	events     *stream // events between turns
+	logger     hclog.Logger
+	exts       *extension.Manager // nil: none loaded
+	hooks      TurnHooks
+	tools      ToolRunner
+	render     func(text, source string) (string, error)
+	prov       Sender
+	req        serializers.Request
+	userPrompt []string
+	maxSteps   int
 	compaction Compaction
+	fresh      bool
+	reseeded   bool
+
+	// turnMu makes turns (and compactions) one at a time.
+	turnMu sync.Mutex
+	// evMu guards turn: the stream of the running turn, which receives
+	// every event while it runs.
+	evMu sync.Mutex
+	turn *stream
+
 	// summary and keptFrom are the latest compaction: requests send
 	// summary in place of the non-system messages before keptFrom.
 	summary  string
@@ -58,21 +81,44 @@ type TurnHooks interface {
 	TurnEnd(ctx context.Context, reply conversation.Message, stopReason string)
 }
 
-// SetHooks installs the turn hooks; nil removes them.
-func (s *Session) SetHooks(h TurnHooks) { s.hooks = h }
+// emit sends ev to the running turn's events, or between turns to the
+// session's. It never blocks, so it may be called with s.mu held.
+func (s *Session) emit(ev Event) {
+	s.evMu.Lock()
+	st := s.turn
+	s.evMu.Unlock()
+	if st == nil {
+		st = s.events
+	}
+	if st != nil {
+		st.send(ev)
+	}
+}
 
-// OnSystemChange installs f, called after each system block is recorded,
-// with who recorded it ("panto" for the configured prompt). f runs with
-// the session's lock held: it must only queue work.
-func (s *Session) OnSystemChange(f func(mode conversation.Mode, text, by string)) { s.onSystem = f }
+// notice emits a Notice and logs it.
+func (s *Session) notice(level NoticeLevel, text string) {
+	if s.logger != nil {
+		switch level {
+		case NoticeError:
+			s.logger.Error(text)
+		case NoticeWarning:
+			s.logger.Warn(text)
+		default:
+			s.logger.Info(text)
+		}
+	}
+	s.emit(Notice{Level: level, Text: text})
+}
 
-// SetRenderer installs f, which expands the {{variables}} of every system
-// text an extension records (source names the extension); an error
-// rejects the edit.
-func (s *Session) SetRenderer(f func(text, source string) (string, error)) { s.render = f }
+// Events returns the events that happen between turns: a notice, an
+// extension editing the prompt from the background. During a turn every
+// event goes to the turn's own channel instead. Read it until it is closed
+// (by Close), or not at all.
+func (s *Session) Events() <-chan Event { return s.events.out }
 
 // EditSystem records a system block on behalf of by (an extension's
-// name), its variables rendered first.
+// name), its variables rendered first. Extensions call it (through the
+// extension host).
 func (s *Session) EditSystem(by string, mode conversation.Mode, text string) error {
 	if s.render != nil {
 		rendered, err := s.render(text, "extension "+by)
@@ -91,41 +137,59 @@ func (s *Session) AppendData(extension string, data json.RawMessage) error {
 	return s.appendLocked(sessionlog.ExtensionDataEntry(extension, data))
 }
 
-// OpenSession opens the session log at path, creating it (and its
-// directory) if it does not exist, or resuming it if it does. A new log's
-// header records cwd and id (empty: a new id). An empty path gives a
-// session that writes nothing.
-func OpenSession(path, cwd, id string) (*Session, error) {
+// openLog opens the session's log as l says (see Log): a new session, a
+// resumed one, one read but not written, or one in memory.
+func openLog(l Log, cwd string) (*Session, error) {
+	id := l.ID
 	if id == "" {
 		id = sessionlog.NewID()
 	}
-	s := &Session{path: path, id: id}
-	if path == "" {
+	s := &Session{path: l.Path, id: id}
+	if l.Path == "" {
 		return s, nil
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		h := sessionlog.Header{Version: sessionlog.Version, ID: id, Created: time.Now().UTC(), Cwd: cwd}
-		w, err := sessionlog.Create(path, h)
-		if err != nil {
+	var (
+		w   *sessionlog.Writer
+		log *sessionlog.Log
+		err error
+	)
+	_, statErr := os.Stat(l.Path)
+	switch {
+	case l.ReadOnly && errors.Is(statErr, os.ErrNotExist):
+		// Nothing to read: a fresh session, in memory.
+		return s, nil
+	case l.ReadOnly:
+		if log, err = sessionlog.Read(l.Path); err != nil {
 			return nil, err
 		}
-		s.w, s.id, s.created = w, h.ID, true
+	case errors.Is(statErr, os.ErrNotExist):
+		h := sessionlog.Header{Version: sessionlog.Version, ID: id, Created: time.Now().UTC(), Cwd: cwd}
+		if s.w, err = sessionlog.Create(l.Path, h); err != nil {
+			return nil, err
+		}
+		s.id, s.created = h.ID, true
 		return s, nil
+	default:
+		if w, log, err = sessionlog.Open(l.Path); err != nil {
+			return nil, err
+		}
 	}
-	w, log, err := sessionlog.Open(path)
-	if err != nil {
-		return nil, err
+	closeW := func() {
+		if w != nil {
+			w.Close()
+		}
 	}
+	path := l.Path
 	var branch []sessionlog.Entry
 	if leaf := log.Leaf(); leaf != nil {
 		if branch, err = log.Branch(leaf.ID); err != nil {
-			w.Close()
+			closeW()
 			return nil, err
 		}
 	}
 	s.w, s.id, s.resumed = w, log.Header.ID, true
 	s.entries = branch
-	s.Warnings = log.Warnings
+	s.warnings = log.Warnings
 	// The conversation is the branch's messages (what log.Messages would
 	// walk the chain again for).
 	n := 0
@@ -153,7 +217,7 @@ func OpenSession(path, cwd, id string) (*Session, error) {
 			}
 		}
 		if s.summary == "" {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", path, compaction.FirstKeptID))
+			s.warnings = append(s.warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", path, compaction.FirstKeptID))
 		}
 	}
 	if uses := unanswered(s.conv.Messages); len(uses) > 0 {
@@ -164,11 +228,11 @@ func OpenSession(path, cwd, id string) (*Session, error) {
 		msg := conversation.Message{Role: conversation.RoleTool, Content: notRun(uses,
 			"interrupted: panto stopped before this call finished, and no result was recorded; it may have run in part or in full")}
 		if err := s.appendLocked(sessionlog.MessageEntry(msg)); err != nil {
-			w.Close()
+			closeW()
 			return nil, fmt.Errorf("repair session log %s: %w", path, err)
 		}
 		s.conv.Append(msg)
-		s.Warnings = append(s.Warnings, fmt.Sprintf("session log %s: the last reply's %d tool call(s) had no result (panto was stopped while they ran); recorded them as interrupted", path, len(uses)))
+		s.warnings = append(s.warnings, fmt.Sprintf("session log %s: the last reply's %d tool call(s) had no result (panto was stopped while they ran); recorded them as interrupted", path, len(uses)))
 	}
 	return s, nil
 }
@@ -198,8 +262,16 @@ func (s *Session) Path() string { return s.path }
 // Resumed reports whether the log existed before this run.
 func (s *Session) Resumed() bool { return s.resumed }
 
-// Close releases the log. The session must not be used afterwards.
-func (s *Session) Close() error {
+// Close ends the session: it tells the extensions (session_end), stops
+// them, each within its deadline, and releases the log. Close it once;
+// the session must not be used afterwards.
+func (s *Session) Close(ctx context.Context) error {
+	if s.exts != nil {
+		s.exts.Close(ctx)
+	}
+	if s.events != nil {
+		s.events.abandon()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil {
@@ -231,16 +303,6 @@ func (s *Session) EffectiveSystem() []conversation.SystemText {
 	return s.conv.EffectiveSystem()
 }
 
-// AddSystemMessage records an append-mode system block.
-func (s *Session) AddSystemMessage(text string) error {
-	return s.Record(conversation.SystemMessage(text, conversation.ModeAppend))
-}
-
-// ReplaceSystemMessage records a replace-mode system block.
-func (s *Session) ReplaceSystemMessage(text string) error {
-	return s.Record(conversation.SystemMessage(text, conversation.ModeReplace))
-}
-
 // Record appends messages to the log (one durable write) and then to the
 // conversation. On a log error nothing is added.
 func (s *Session) Record(msgs ...conversation.Message) error {
@@ -266,15 +328,15 @@ func (s *Session) record(by string, msgs ...conversation.Message) error {
 }
 
 func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
-	if s.onSystem == nil {
-		return
-	}
 	for _, m := range msgs {
 		if m.Role != conversation.RoleSystem {
 			continue
 		}
 		for _, b := range m.Content {
-			s.onSystem(b.Mode.Normalize(), b.Text, by)
+			s.emit(SystemChanged{By: by, Mode: b.Mode.Normalize(), Text: b.Text})
+			if s.exts != nil {
+				s.exts.SystemChanged(b.Mode.Normalize(), b.Text, by)
+			}
 		}
 	}
 }
@@ -306,7 +368,7 @@ type SeedResult struct {
 	Reseeded bool
 }
 
-// Seed brings the session's system prompt in line with the configured
+// seed brings the session's system prompt in line with the configured
 // blocks (seed first, then appends) and records a lifecycle entry naming
 // the loaded extensions.
 //
@@ -317,7 +379,11 @@ type SeedResult struct {
 // block; otherwise nothing. The lifecycle entry that follows ends the
 // window, so system edits made afterwards (by extensions at session start
 // or later) are never mistaken for configuration by the next resume.
-func (s *Session) Seed(blocks []string, extensions []string) (SeedResult, error) {
+func (s *Session) seed(configured []PromptBlock, extensions []string) (SeedResult, error) {
+	blocks := make([]string, len(configured))
+	for i, b := range configured {
+		blocks[i] = b.Text
+	}
 	if len(blocks) == 0 {
 		return SeedResult{}, errors.New("seed session: no system blocks (the seed is required)")
 	}
@@ -389,87 +455,3 @@ func systemBlock(e sessionlog.Entry) (conversation.Block, bool) {
 	return e.Message.Content[0], true
 }
 
-// TurnRequest is what a turn sends besides the conversation.
-type TurnRequest = serializers.Request
-
-// Sender sends one model request; provider.Provider fits.
-type Sender interface {
-	Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error)
-}
-
-// Turn records the user's message and runs the agent loop: send the
-// conversation to p, record the reply, run its tool calls (several at
-// once, results recorded in call order), and send again, until a reply
-// calls no tool or max_steps is reached (ErrMaxSteps, wrapped, with the
-// last reply). req supplies the model settings; its Messages and Tools are
-// filled in here.
-//
-// Nothing half-done is recorded: a failed or cancelled request records no
-// reply, and every recorded tool call gets a result — calls cut short by
-// cancellation get an "interrupted" error result — so the log stays valid
-// and resumable.
-func (s *Session) Turn(ctx context.Context, p Sender, req TurnRequest, user conversation.Message, fn serializers.DeltaFunc) (serializers.Reply, error) {
-	if err := s.Record(user); err != nil {
-		return serializers.Reply{}, err
-	}
-	if s.hooks != nil {
-		// What the user typed: the last block (per-turn prompt blocks
-		// come before it).
-		typed := ""
-		if n := len(user.Content); n > 0 {
-			typed = user.Content[n-1].Text
-		}
-		s.hooks.BeforeTurn(ctx, typed)
-	}
-	for step := 1; ; step++ {
-		if s.needsCompaction() {
-			if err := s.Compact(ctx, p, req); err != nil && !errors.Is(err, ErrNothingToCompact) {
-				return serializers.Reply{}, err
-			}
-		}
-		req.Tools = s.offer(ctx, step)
-		req.Messages = s.RequestMessages()
-		reply, err := p.Send(ctx, req, fn)
-		if err != nil {
-			return serializers.Reply{}, err
-		}
-		if len(reply.Message.Content) == 0 {
-			// An empty reply (a refusal, a max_tokens cut before any
-			// text) is still the model's turn; record it as an empty
-			// text so the conversation keeps its shape.
-			reply.Message = conversation.AssistantText("")
-		}
-		if err := s.Record(reply.Message); err != nil {
-			return serializers.Reply{}, fmt.Errorf("record reply: %w", err)
-		}
-		uses := reply.Message.ToolUses()
-		if len(uses) == 0 {
-			if s.hooks != nil {
-				s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
-			}
-			return reply, nil
-		}
-		if s.maxSteps > 0 && step >= s.maxSteps {
-			why := fmt.Sprintf("not run: the turn reached max_steps (%d); the user can send a message to go on", s.maxSteps)
-			if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: notRun(uses, why)}); err != nil {
-				return serializers.Reply{}, fmt.Errorf("record tool results: %w", err)
-			}
-			if s.hooks != nil {
-				s.hooks.TurnEnd(ctx, reply.Message, string(reply.StopReason))
-			}
-			return reply, fmt.Errorf("%w (%d requests)", ErrMaxSteps, step)
-		}
-		var results []conversation.Block
-		if ctx.Err() != nil {
-			results = notRun(uses, "not run: interrupted by the user")
-		} else {
-			results = s.runTools(ctx, uses)
-		}
-		if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: results}); err != nil {
-			return serializers.Reply{}, fmt.Errorf("record tool results: %w", err)
-		}
-		if err := ctx.Err(); err != nil {
-			return serializers.Reply{}, fmt.Errorf("turn stopped after its tool calls: %w", context.Cause(ctx))
-		}
-	}
-}

@@ -179,20 +179,3 @@ func (e *APIError) Error() string {
 	}
 	return s
 }
-
-// ValidToolName reports whether name is 1 to max ASCII letters, digits, '_'
-// or '-': the tool-name pattern the wire formats publish, each with its own
-// max (Anthropic 128, OpenAI 64). Checked by hand: a regexp costs start-up
-// time.
-func ValidToolName(name string, max int) bool {
-	if len(name) == 0 || len(name) > max {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}

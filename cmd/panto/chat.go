@@ -16,7 +16,7 @@ import (
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/provider"
-	"github.com/panto-dev/panto/host/render"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
 )
@@ -131,7 +131,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		}
 	}
 	vars := a.vars(e, extVars)
-	c.sess.SetRenderer(func(text, source string) (string, error) { return render.Render(text, source, vars) })
+	c.sess.SetRenderer(func(text, source string) (string, error) { return rules.Render(text, source, vars) })
 	blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem, Vars: vars})
 	if err != nil {
 		return nil, err

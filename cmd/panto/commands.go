@@ -17,7 +17,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/host/render"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -289,7 +289,7 @@ var errHelpShown = errors.New("help shown")
 
 // freshVars are the variables a fresh session would render with: the
 // built-ins and those of the extensions that would load.
-func freshVars(e *env, dirs layers.Dirs) (render.Vars, error) {
+func freshVars(e *env, dirs layers.Dirs) (rules.Vars, error) {
 	a, err := loadApp(e, &options{})
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/host/render"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk/pb"
 )
 
@@ -364,7 +364,7 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 	// unknown one refuses the edit), then the tool guidance, then
 	// session_start.
 	vars := checkVars(e, m.Variables())
-	rec.setRenderer(func(text, source string) (string, error) { return render.Render(text, source, vars) })
+	rec.setRenderer(func(text, source string) (string, error) { return rules.Render(text, source, vars) })
 	for _, t := range info.GetTools() {
 		if strings.TrimSpace(t.GetGuidance()) != "" {
 			fmt.Fprintln(e.stdout, "recording tool guidance (as a session does before session_start)")
@@ -385,7 +385,7 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 // checkVars are the variables a session would render extension text
 // with: the built-ins over the extensions' own (see app.vars). Without a
 // usable config, {{model}} and {{provider}} render empty.
-func checkVars(e *env, extVars map[string]string) render.Vars {
+func checkVars(e *env, extVars map[string]string) rules.Vars {
 	a, err := loadApp(e, &options{})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "panto: warning: %v; {{model}} and {{provider}} render empty\n", err)

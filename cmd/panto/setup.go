@@ -17,7 +17,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/host/provider"
-	"github.com/panto-dev/panto/host/render"
+	"github.com/panto-dev/panto/rules"
 )
 
 // app is what every command that talks to a model needs, resolved once.
@@ -159,7 +159,7 @@ func openLog(stateDir, level string) (hclog.Logger, func(), error) {
 
 // vars are the {{name}} variables of prompt text: panto's built-ins (cwd,
 // os, arch, date, model, provider, env.NAME) over the extensions' own.
-func (a *app) vars(e *env, extVars map[string]string) render.Vars {
+func (a *app) vars(e *env, extVars map[string]string) rules.Vars {
 	values := map[string]string{}
 	for k, v := range extVars {
 		values[k] = v
@@ -170,5 +170,5 @@ func (a *app) vars(e *env, extVars map[string]string) render.Vars {
 	} {
 		values[k] = v
 	}
-	return render.Map{Values: values, Env: func(k string) (string, bool) { return e.getenv(k), true }}
+	return rules.Map{Values: values, Env: func(k string) (string, bool) { return e.getenv(k), true }}
 }

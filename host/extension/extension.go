@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -68,9 +67,10 @@ type Options struct {
 	// Logger receives panto's log lines; each extension's own log lines
 	// appear under its name.
 	Logger hclog.Logger
-	// Errors receives the one-line message shown to the user when an
-	// extension fails (os.Stderr in the CLI); nil means none.
-	Errors io.Writer
+	// Report is told, once, of each failure the user should see: an
+	// extension that did not start, was disabled, or answered an error.
+	// nil means none (they are logged either way).
+	Report func(error)
 	// StartTimeout bounds one extension's start (default 10 s).
 	StartTimeout time.Duration
 	// HookTimeout bounds each hook and command (default 5 s).
@@ -87,9 +87,6 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
-	}
-	if o.Errors == nil {
-		o.Errors = io.Discard
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 10 * time.Second

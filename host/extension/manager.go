@@ -42,7 +42,7 @@ type Manager struct {
 
 // Start launches the extensions concurrently and initialises them. The
 // result keeps the order of specs. One that fails to start is reported on
-// opts.Errors and left out; the others run.
+// opts.Report and left out; the others run.
 func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manager {
 	opts.defaults()
 	m := &Manager{opts: opts, rec: rec, wake: make(chan struct{}, 1), done: make(chan struct{})}
@@ -94,7 +94,9 @@ func (m *Manager) Names() []string {
 
 func (m *Manager) report(err error) {
 	m.opts.Logger.Error("extension failed", "error", err)
-	fmt.Fprintf(m.opts.Errors, "panto: %v\n", err)
+	if m.opts.Report != nil {
+		m.opts.Report(err)
+	}
 }
 
 // disable stops using e for the rest of the session: the error is shown
@@ -406,9 +408,21 @@ func (h *hostServer) Log(_ context.Context, req *pb.LogRequest) (*pb.LogResponse
 	return &pb.LogResponse{}, nil
 }
 
+// SessionStart is what session_start tells the extensions.
+type SessionStart struct {
+	SessionID string
+	// SessionPath is the log; empty when nothing is recorded.
+	SessionPath string
+	// Resumed is set for an existing log; Reseeded when the configured
+	// prompt had changed and was recorded again.
+	Resumed, Reseeded bool
+}
+
 // SessionStart delivers session_start.
-func (m *Manager) SessionStart(ctx context.Context, ev *pb.SessionStart) {
-	m.Fire(ctx, &pb.EventRequest{Event: "session_start", Payload: &pb.EventRequest_SessionStart{SessionStart: ev}})
+func (m *Manager) SessionStart(ctx context.Context, ev SessionStart) {
+	m.Fire(ctx, &pb.EventRequest{Event: sdk.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
+		SessionId: ev.SessionID, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
+	}}})
 }
 
 // BeforeTurn delivers before_turn; edits made in it shape this turn.

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk"
 	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
@@ -262,48 +263,19 @@ func checkInput(raw json.RawMessage) error {
 	return nil
 }
 
-// maxToolName is the longest tool name both wire formats accept: the
-// Anthropic API allows 128 characters, the OpenAI API 64.
-const maxToolName = 64
-
-// checkTools checks the tools an extension declared in Init, so that one
-// a provider would refuse fails that extension's start instead of every
-// request of the session: each name is 1 to maxToolName letters, digits,
-// _ or -, and unique; the parameters, when set, are a JSON object schema.
+// checkTools checks the tools an extension declared in Init (see
+// rules.CheckTool), each name unique, so that one a provider would refuse
+// fails that extension's start instead of every request of the session.
 func checkTools(tools []*pb.Tool) error {
 	seen := map[string]bool{}
 	for _, t := range tools {
-		if err := checkTool(t); err != nil {
+		if err := rules.CheckTool(t.GetName(), t.GetParameters()); err != nil {
 			return fmt.Errorf("tool %q: %w", t.GetName(), err)
 		}
 		if seen[t.GetName()] {
 			return fmt.Errorf("tool %q is declared twice", t.GetName())
 		}
 		seen[t.GetName()] = true
-	}
-	return nil
-}
-
-func checkTool(t *pb.Tool) error {
-	if !serializers.ValidToolName(t.GetName(), maxToolName) {
-		return fmt.Errorf("the name must be 1 to %d letters, digits, _ or -", maxToolName)
-	}
-	params := t.GetParameters()
-	if len(params) == 0 {
-		return nil // any object
-	}
-	if !json.Valid(params) {
-		return errors.New("the parameters are not valid JSON")
-	}
-	var schema map[string]json.RawMessage
-	if err := json.Unmarshal(params, &schema); err != nil || !conversation.OpensObject(params) {
-		return errors.New(`the parameters are not a JSON object schema (want {"type":"object",...})`)
-	}
-	if typ, ok := schema["type"]; ok {
-		var s string
-		if err := json.Unmarshal(typ, &s); err != nil || s != "object" {
-			return fmt.Errorf(`the parameters have "type": %s; a tool's input schema must have "type": "object"`, typ)
-		}
 	}
 	return nil
 }

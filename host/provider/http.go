@@ -17,6 +17,25 @@ import (
 // longer one falls back to the backoff (as the official SDKs do).
 const maxRetryAfter = 60 * time.Second
 
+// RetryInfo describes a model request about to be retried.
+type RetryInfo struct {
+	// Attempt counts the retries from 1, of Max.
+	Attempt, Max int
+	// Wait is how long the provider waits before it.
+	Wait time.Duration
+	// Reason is the failure that is retried.
+	Reason string
+}
+
+type retryKey struct{}
+
+// WithRetryHook returns a copy of ctx with which a request calls f before
+// each retry, as net/http/httptrace carries its hooks: the caller that
+// shows progress learns of retries without the provider knowing it.
+func WithRetryHook(ctx context.Context, f func(RetryInfo)) context.Context {
+	return context.WithValue(ctx, retryKey{}, f)
+}
+
 // httpCore is what the HTTP providers share: one POST with retries.
 type httpCore struct {
 	cfg Config
@@ -60,6 +79,9 @@ func (h httpCore) post(ctx context.Context, w wire, body []byte, stream bool, fn
 		}
 		h.cfg.Logger.Warn("retrying model request", "provider", w.name, "attempt", attempt+1,
 			"of", h.cfg.Retries, "wait", wait.String(), "error", err.Error())
+		if f, ok := ctx.Value(retryKey{}).(func(RetryInfo)); ok {
+			f(RetryInfo{Attempt: attempt + 1, Max: h.cfg.Retries, Wait: wait, Reason: err.Error()})
+		}
 		if err := h.cfg.Sleep(ctx, wait); err != nil {
 			return serializers.Reply{}, fmt.Errorf("%s: request cancelled: %w", w.name, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/serializers"
 )
 
@@ -425,7 +426,7 @@ func appendTools(b []byte, tools []serializers.Tool) ([]byte, error) {
 	b = appendKey(b, "tools", false)
 	b = append(b, '[')
 	for i, t := range tools {
-		if !serializers.ValidToolName(t.Name, maxToolName) {
+		if !rules.ValidToolName(t.Name, maxToolName) {
 			return nil, fmt.Errorf("tool %d: name %q must be 1 to %d letters, digits, _ or -", i, t.Name, maxToolName)
 		}
 		if i > 0 {

@@ -21,7 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
-	"github.com/panto-dev/panto/host/render"
+	"github.com/panto-dev/panto/rules"
 )
 
 // Default is the built-in seed, used when no layer has a SYSTEM.md and no
@@ -51,7 +51,7 @@ type Flags struct {
 	Appends []string
 	// Vars are the {{name}} variables; nil renders nothing (text is kept
 	// as written).
-	Vars render.Vars
+	Vars rules.Vars
 }
 
 // Resolve returns the system blocks of a fresh session: the seed first,
@@ -126,7 +126,7 @@ func (f Flags) render(b *Block) error {
 	if _, path, ok := strings.Cut(b.Source, " "); ok && !strings.HasPrefix(b.Source, "--") {
 		source = path
 	}
-	text, err := render.Render(b.Text, source, f.Vars)
+	text, err := rules.Render(b.Text, source, f.Vars)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ const UserPromptFile = "USER_PROMPT.md"
 
 // UserPrompt returns the layers' USER_PROMPT.md texts, project → user →
 // base (the order of the appends), rendered with vars.
-func UserPrompt(d layers.Dirs, vars render.Vars) ([]string, error) {
+func UserPrompt(d layers.Dirs, vars rules.Vars) ([]string, error) {
 	files, err := d.Find(UserPromptFile)
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func UserPrompt(d layers.Dirs, vars render.Vars) ([]string, error) {
 			continue
 		}
 		if vars != nil {
-			if text, err = render.Render(text, files[i].Path, vars); err != nil {
+			if text, err = rules.Render(text, files[i].Path, vars); err != nil {
 				return nil, err
 			}
 		}

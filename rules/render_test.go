@@ -1,4 +1,4 @@
-package render
+package rules_test
 
 import (
 	"strings"
@@ -6,10 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk"
 )
 
-var vars = Map{
+var vars = rules.Map{
 	Values: map[string]string{"cwd": "/p", "model": "claude", "empty": "", "ext.var": "x"},
 	Env: func(k string) (string, bool) {
 		v, ok := map[string]string{"HOME": "/home/ann", "BLANK": ""}[k]
@@ -31,7 +32,7 @@ func TestRender(t *testing.T) {
 		{"}} alone", "}} alone"},
 	}
 	for _, tt := range tests {
-		got, err := Render(tt.in, "f.md", vars)
+		got, err := rules.Render(tt.in, "f.md", vars)
 		require.NoError(t, err, tt.in)
 		require.Equal(t, tt.want, got)
 	}
@@ -50,8 +51,8 @@ func TestRenderErrors(t *testing.T) {
 		{"{{a..b}}", "f.md line 1: malformed variable {{a..b}}"},
 	}
 	for _, tt := range tests {
-		_, err := Render(tt.in, "f.md", vars)
-		require.ErrorIs(t, err, ErrRender, tt.in)
+		_, err := rules.Render(tt.in, "f.md", vars)
+		require.ErrorIs(t, err, rules.ErrRender, tt.in)
 		require.EqualError(t, err, tt.want)
 	}
 }
@@ -61,9 +62,9 @@ func FuzzRender(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, err := Render(in, "fuzz", vars)
+		out, err := rules.Render(in, "fuzz", vars)
 		if err != nil {
-			var re *Error
+			var re *rules.Error
 			require.ErrorAs(t, err, &re)
 			require.GreaterOrEqual(t, re.Line, 1)
 			require.LessOrEqual(t, re.Line, strings.Count(in, "\n")+1)
@@ -82,7 +83,7 @@ func FuzzLiteral(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		out, err := Render(sdk.Literal(data), "fuzz", vars)
+		out, err := rules.Render(sdk.Literal(data), "fuzz", vars)
 		require.NoError(t, err)
 		require.Equal(t, data, out)
 	})

@@ -1,17 +1,17 @@
-// Package render expands {{name}} variables in prompt text, strictly: an
-// unknown name, a variable with no value, or a malformed {{…}} group is an
-// error naming the source (a file or an extension), the line and the
-// name, so panto never sends a malformed prompt.
-//
-// Text is rendered once, when it is recorded: the session log holds what
-// the model saw, so reconstructing a past prompt needs no variables.
-package render
+package rules
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 )
+
+// Variables: Render expands {{name}} in prompt text, strictly: an unknown
+// name, a variable with no value, or a malformed {{…}} group is an error
+// naming the source (a file or an extension), the line and the name, so
+// panto never sends a malformed prompt. Text is rendered once, when it is
+// recorded: the session log holds what the model saw, so reconstructing a
+// past prompt needs no variables.
 
 // Vars looks variables up.
 type Vars interface {

@@ -1,0 +1,228 @@
+package host
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/serializers"
+)
+
+// Event is one thing that happened in a session, for a front end to show.
+// The concrete types are below; a front end switches on them and ignores
+// those it does not show. A turn's events come on the channel Turn
+// returns, in order; events between turns (an extension editing the
+// prompt from the background, a notice) come on Session.Events.
+type Event interface {
+	// Kind names the event in the JSON stream (panto --mode json).
+	Kind() string
+}
+
+// TurnStart begins a turn: the user's message is recorded.
+type TurnStart struct {
+	// Text is what the user sent.
+	Text string
+}
+
+// TextDelta is a piece of the reply's text, as it streams.
+type TextDelta struct{ Text string }
+
+// ThinkingDelta is a piece of the model's visible reasoning.
+type ThinkingDelta struct{ Text string }
+
+// Reply is one complete reply of the model, recorded. A turn that runs
+// tools has one per request. A front end that showed no TextDelta for it
+// (the provider did not stream) shows its text now.
+type Reply struct {
+	Message    conversation.Message
+	StopReason serializers.StopReason
+	// Streamed is set when its text came as TextDelta events.
+	Streamed bool
+}
+
+// ToolStart is a tool call about to run. The calls of one reply start in
+// the order the model made them, even though they run at once.
+type ToolStart struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// ToolEnd is a finished tool call, in the order they finish.
+type ToolEnd struct {
+	ID, Name string
+	Input    json.RawMessage
+	// Result is the whole result the model reads; Excerpt its first line,
+	// cut for display, and Lines how many lines it has.
+	Result  string
+	Excerpt string
+	Lines   int
+	IsError bool
+	// Duration is how long the call took.
+	Duration time.Duration
+}
+
+// SystemChanged is a change of the system prompt, recorded.
+type SystemChanged struct {
+	// By is who changed it: an extension's name, or "panto" (the
+	// configured prompt, a re-seed, a removal on an extension's behalf).
+	By   string
+	Mode conversation.Mode
+	Key  string
+	// Text is the block's text; empty with a key removes that section.
+	Text string
+	// Source says where the text came from, for people.
+	Source string
+}
+
+// CompactionStart is the start of a compaction.
+type CompactionStart struct {
+	// Auto is set when the context crossed the threshold (else /compact).
+	Auto bool
+	// Tokens is the estimated size of the next request before it.
+	Tokens int
+}
+
+// CompactionDone is the end of a compaction; Err is set when it failed
+// (nothing was changed then).
+type CompactionDone struct {
+	// Tokens is the estimated size of the next request after it.
+	Tokens int
+	Err    error
+}
+
+// Retry is a model request about to be retried.
+type Retry struct {
+	// Attempt counts retries from 1, of Max.
+	Attempt, Max int
+	// Wait is how long panto waits first.
+	Wait time.Duration
+	// Reason is what failed.
+	Reason string
+}
+
+// Usage is what one model request cost, as the provider reported it.
+type Usage struct {
+	serializers.Usage
+	Model string
+}
+
+// Notice is something a front end should show that is not part of the
+// conversation: an extension that failed, a log that was repaired.
+type Notice struct {
+	Level NoticeLevel
+	Text  string
+}
+
+// NoticeLevel says how serious a notice is.
+type NoticeLevel string
+
+// The notice levels.
+const (
+	NoticeInfo    NoticeLevel = "info"
+	NoticeWarning NoticeLevel = "warning"
+	NoticeError   NoticeLevel = "error"
+)
+
+// TurnEnd is a turn's last event. Err is why it stopped early, or nil;
+// Reply is the last reply (empty when none was recorded).
+type TurnEnd struct {
+	Reply      conversation.Message
+	StopReason serializers.StopReason
+	Err        error
+}
+
+// The event names of the JSON stream.
+func (TurnStart) Kind() string       { return "turn_start" }
+func (TextDelta) Kind() string       { return "text_delta" }
+func (ThinkingDelta) Kind() string   { return "thinking_delta" }
+func (Reply) Kind() string           { return "reply" }
+func (ToolStart) Kind() string       { return "tool_start" }
+func (ToolEnd) Kind() string         { return "tool_end" }
+func (SystemChanged) Kind() string   { return "system_changed" }
+func (CompactionStart) Kind() string { return "compaction_start" }
+func (CompactionDone) Kind() string  { return "compaction_done" }
+func (Retry) Kind() string           { return "retry" }
+func (Usage) Kind() string           { return "usage" }
+func (Notice) Kind() string          { return "notice" }
+func (TurnEnd) Kind() string         { return "turn_end" }
+
+// stream delivers events in order to a channel without ever blocking the
+// sender: events wait in an unbounded queue until the reader takes them.
+// A session has one for the events between turns; each turn has its own.
+type stream struct {
+	out  chan Event
+	quit chan struct{} // closed by abandon
+
+	mu     sync.Mutex
+	queue  []Event
+	closed bool
+	wake   chan struct{}
+}
+
+func newStream() *stream {
+	s := &stream{out: make(chan Event), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
+	go s.pump()
+	return s
+}
+
+// abandon closes the stream without waiting for a reader to take what is
+// queued: for the session's events, which nobody may be reading.
+func (s *stream) abandon() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.quit)
+		s.signal()
+	}
+}
+
+// send queues ev; after close it is dropped.
+func (s *stream) send(ev Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.queue = append(s.queue, ev)
+	s.signal()
+}
+
+// close delivers what is queued, then closes the channel.
+func (s *stream) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.signal()
+	}
+}
+
+func (s *stream) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *stream) pump() {
+	defer close(s.out)
+	for range s.wake {
+		s.mu.Lock()
+		batch, closed := s.queue, s.closed
+		s.queue = nil
+		s.mu.Unlock()
+		for _, ev := range batch {
+			select {
+			case s.out <- ev:
+			case <-s.quit:
+				return
+			}
+		}
+		if closed {
+			return
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/rules"
+	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/sessionlog"
+)
+
+// Config is everything a session needs to start. The front end (the CLI)
+// fills it from flags, layers and config files; Open does the rest, in the
+// documented order.
+type Config struct {
+	// Log says where the session is recorded.
+	Log Log
+	// CWD is the absolute working directory: recorded in a new log's
+	// header, and sent to extensions.
+	CWD string
+
+	// Extensions are started, concurrently, in this load order.
+	Extensions []extension.Spec
+	// DisabledExtensions are stopped, by the name they give in Init,
+	// before any event reaches them.
+	DisabledExtensions []string
+	// ExtensionOptions tune the extension host; Open fills in the
+	// session id, the working directory and where failures are reported.
+	ExtensionOptions extension.Options
+
+	// Vars are panto's built-in {{variables}} (cwd, date, model, ...);
+	// they win over those the extensions define.
+	Vars map[string]string
+	// Env looks up {{env.NAME}}; nil means there is none.
+	Env func(name string) (string, bool)
+	// Prompt resolves the configured system prompt once the variables
+	// are known (the extensions' included). It is called once.
+	Prompt func(vars rules.Vars) (Prompt, error)
+
+	// Provider sends the model requests; ProviderName and Request.Model
+	// say which model they go to (recorded as model_change when they
+	// differ from the last one recorded).
+	Provider     Sender
+	ProviderName string
+	// Request holds the model settings of every request; its Messages
+	// and Tools are filled in per request.
+	Request serializers.Request
+	// MaxSteps bounds the model requests of one turn; 0 means no bound.
+	MaxSteps   int
+	Compaction Compaction
+
+	// MaxProcs sets GOMAXPROCS (runtime.GOMAXPROCS); nil leaves it alone.
+	// With extensions to run, Open drops panto to one P once the log is
+	// read (on every core): from then on panto mostly waits on the model,
+	// the user and its extensions, and with one P the runtime stops
+	// spinning a second thread at each hand-off inside an extension call,
+	// CPU the extensions need (a hook round trip takes about half the
+	// time). GOMAXPROCS set in the environment wins.
+	MaxProcs func(int) int
+	// Logger receives panto's log lines; nil means none.
+	Logger hclog.Logger
+}
+
+// Log says where a session is recorded.
+type Log struct {
+	// Path is the session log: created when it does not exist (its
+	// directory must), resumed when it does. Empty keeps the session in
+	// memory: nothing is written (--no-session, panto ext check).
+	Path string
+	// ReadOnly reads the log at Path and writes nothing to it: the session
+	// goes on in memory from there (panto prompt shows what a resume would
+	// send, without recording it).
+	ReadOnly bool
+	// ID is a new session's id; empty generates one.
+	ID string
+}
+
+// Prompt is the configured system prompt, resolved.
+type Prompt struct {
+	// Blocks are the seed first, then the appends, in order.
+	Blocks []PromptBlock
+	// UserPrompt are the USER_PROMPT.md texts put before every user
+	// message, as blocks of it.
+	UserPrompt []string
+}
+
+// PromptBlock is one configured system block and where it came from.
+type PromptBlock struct {
+	Text string
+	// Source says where Text came from, for people: "project
+	// /p/.panto/APPEND_SYSTEM.md", "--append-system-prompt".
+	Source string
+}
+
+// Open starts a session: it opens (or creates, or reads) the log, starts
+// the extensions, renders and records the configured system prompt
+// (seeded fresh, or reconciled on resume), records the model in use,
+// records each extension's tool guidance, and fires session_start — in
+// that order, which docs/system-prompt.md explains. On error nothing is
+// left running. Close the session when done.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	if cfg.Prompt == nil {
+		return nil, errors.New("open session: no prompt resolver")
+	}
+	s, err := openLog(cfg.Log, cfg.CWD)
+	if err != nil {
+		return nil, err
+	}
+	s.events = newStream()
+	s.logger = cfg.Logger
+	if s.logger == nil {
+		s.logger = hclog.NewNullLogger()
+	}
+	s.prov, s.req = cfg.Provider, cfg.Request
+	s.maxSteps, s.compaction = cfg.MaxSteps, cfg.Compaction
+	for _, w := range s.warnings {
+		s.notice(NoticeWarning, w)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close(context.Background())
+		}
+	}()
+
+	var names []string
+	extVars := map[string]string{}
+	if len(cfg.Extensions) > 0 {
+		if cfg.MaxProcs != nil && os.Getenv("GOMAXPROCS") == "" {
+			cfg.MaxProcs(1)
+		}
+		opts := cfg.ExtensionOptions
+		opts.SessionID, opts.CWD = s.ID(), cfg.CWD
+		opts.Report = func(err error) { s.notice(NoticeError, err.Error()) }
+		s.exts = extension.Start(ctx, cfg.Extensions, s, opts)
+		s.exts.Disable(cfg.DisabledExtensions)
+		names = s.exts.Names()
+		extVars = s.exts.Variables()
+		s.hooks, s.tools = s.exts, s.exts
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open session: %w", context.Cause(ctx))
+	}
+	values := make(map[string]string, len(extVars)+len(cfg.Vars))
+	for k, v := range extVars {
+		values[k] = v
+	}
+	for k, v := range cfg.Vars {
+		values[k] = v
+	}
+	vars := rules.Map{Values: values, Env: cfg.Env}
+	s.render = func(text, source string) (string, error) { return rules.Render(text, source, vars) }
+
+	p, err := cfg.Prompt(vars)
+	if err != nil {
+		return nil, err
+	}
+	s.userPrompt = p.UserPrompt
+	res, err := s.seed(p.Blocks, names)
+	if err != nil {
+		return nil, err
+	}
+	s.fresh, s.reseeded = res.Fresh, res.Reseeded
+	if err := s.recordModel(cfg.ProviderName, cfg.Request.Model); err != nil {
+		return nil, err
+	}
+	if s.exts != nil {
+		s.exts.RecordGuidance(s)
+		s.exts.SessionStart(ctx, extension.SessionStart{
+			Resumed: !res.Fresh, Reseeded: res.Reseeded, SessionID: s.ID(), SessionPath: s.Path(),
+		})
+	}
+	s.logger.Info("session ready", "path", s.Path(), "resumed", !res.Fresh, "reseeded", res.Reseeded,
+		"provider", cfg.ProviderName, "model", cfg.Request.Model)
+	ok = true
+	return s, nil
+}
+
+// recordModel records a model_change entry when provider and model differ
+// from the last ones recorded on the branch (a fresh session records its
+// first).
+func (s *Session) recordModel(provider, model string) error {
+	if provider == "" || model == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.entries) - 1; i >= 0; i-- {
+		if mc := s.entries[i].ModelChange; mc != nil {
+			if mc.Provider == provider && mc.Model == model {
+				return nil
+			}
+			break
+		}
+	}
+	if err := s.appendLocked(sessionlog.ModelChangeEntry(provider, model)); err != nil {
+		return fmt.Errorf("record model: %w", err)
+	}
+	return nil
+}
