@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -28,7 +29,7 @@ func runHelper(what, p string) int {
 		_, err = writeFile(".", writeInput{Path: p, Content: newContent})
 	case "edit":
 		old, repl := "HEAD old", "HEAD new"
-		_, err = editFile(".", editInput{Path: p, Edits: []editSpec{{OldText: &old, NewText: &repl}}})
+		_, err = editFile(context.Background(), ".", editInput{Path: p, Edits: []editSpec{{OldText: &old, NewText: &repl}}})
 	default:
 		err = fmt.Errorf("unknown helper %q", what)
 	}
