@@ -294,7 +294,6 @@ func TestConfigRangesCheckedAtLoad(t *testing.T) {
 // flag may set: Anthropic's minimum is 1024 and it must stay below
 // max_tokens.
 func TestConfigThinkingBudgetForTheProvider(t *testing.T) {
-	t.Skip("needs loadApp (setup.go) to call cfg.Validate() after the flags are applied")
 	t.Parallel()
 	h := newHarness(t)
 	h.env["ANTHROPIC_API_KEY"] = "k"
