@@ -154,7 +154,7 @@ func runSession(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := dirSessions(dirs)
+	list, err := dirSessions(dirs, warnOnce(e.stderr))
 	if err != nil {
 		return err
 	}
@@ -164,13 +164,15 @@ func runSession(_ context.Context, e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tFIRST MESSAGE")
+	var buf []byte // reused from log to log
 	for _, s := range list {
-		// An unreadable log keeps its row, marked, and hides nothing
-		// after it.
+		// Each row reads the log's header and its start, never the
+		// whole of a large log (summarize). An unreadable log keeps its
+		// row, marked, and hides nothing after it.
 		err := s.headerErr
-		var log *sessionlog.Log
+		var sum summary
 		if err == nil {
-			log, err = sessionlog.Read(s.path)
+			sum, buf, err = summarize(s.path, buf)
 		}
 		if err != nil {
 			// The id names the file; the reason need not repeat its path.
@@ -182,16 +184,20 @@ func runSession(_ context.Context, e *env, args []string) error {
 			continue
 		}
 		first := "(none)"
-		for _, m := range log.Messages() {
-			if m.Role == conversation.RoleUser {
-				first = oneLine(m.Text(), 60)
-				break
-			}
+		switch {
+		case sum.first != "":
+			first = oneLine(sum.first, 60)
+		case sum.count < 0:
+			first = "(none in the first 1 MiB)"
 		}
 		// Every message counts, system ones too, as in /session and
 		// --at N: the count given to --at shows the whole conversation.
-		count := len(log.Messages())
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", log.Header.ID, s.modTime.Local().Format("2006-01-02 15:04"), count, first)
+		// A log too large to read whole shows "-" (/session counts it).
+		count := "-"
+		if sum.count >= 0 {
+			count = fmt.Sprint(sum.count)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.header.ID, s.modTime.Local().Format("2006-01-02 15:04"), count, first)
 	}
 	return tw.Flush()
 }

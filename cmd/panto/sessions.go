@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,8 +34,11 @@ func newSessionPath(dir, id string, now time.Time) string {
 	return filepath.Join(dir, now.UTC().Format("20060102T150405Z")+"_"+id+".jsonl")
 }
 
-// listSessions returns the session logs in dir, newest first.
-func listSessions(dir string) ([]sessionFile, error) {
+// listSessions returns the session logs in dir, newest first. A *.jsonl
+// entry that is not a regular file (a FIFO, a device, a socket, or a
+// symlink to one) is skipped and reported to warn: reading it could block
+// or never end.
+func listSessions(dir string, warn func(string)) ([]sessionFile, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -46,15 +52,25 @@ func listSessions(dir string) ([]sessionFile, error) {
 		if de.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
-		info, err := de.Info()
+		path := filepath.Join(dir, name)
+		var info fs.FileInfo
+		if de.Type()&fs.ModeSymlink != 0 {
+			info, err = os.Stat(path)
+		} else {
+			info, err = de.Info()
+		}
 		if err != nil {
-			continue // removed meanwhile
+			continue // removed meanwhile, or a dangling symlink
+		}
+		if !info.Mode().IsRegular() {
+			warn(fmt.Sprintf("skipping %s: %s, not a session log", path, layers.Kind(info.Mode())))
+			continue
 		}
 		id := strings.TrimSuffix(name, ".jsonl")
 		if _, after, ok := strings.Cut(id, "_"); ok {
 			id = after
 		}
-		out = append(out, sessionFile{path: filepath.Join(dir, name), id: id, modTime: info.ModTime()})
+		out = append(out, sessionFile{path: path, id: id, modTime: info.ModTime()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].modTime.Equal(out[j].modTime) {
@@ -65,13 +81,26 @@ func listSessions(dir string) ([]sessionFile, error) {
 	return out, nil
 }
 
+// warnOnce returns a warn function for listSessions that writes each
+// warning to stderr once.
+func warnOnce(stderr io.Writer) func(string) {
+	seen := map[string]bool{}
+	return func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			fmt.Fprintf(stderr, "panto: warning: %s\n", w)
+		}
+	}
+}
+
 // dirSessions returns the session logs of the working directory d.CWD,
 // newest first. Distinct directories can share a sessions folder
 // (layers.EncodePath), so a log counts only when its header's cwd is d.CWD.
 // A log whose header cannot be read is kept with headerErr set: whose it is
 // cannot be told, and the user should see it rather than lose it silently.
-func dirSessions(d layers.Dirs) ([]sessionFile, error) {
-	list, err := listSessions(d.SessionDir())
+// What is not a regular file is skipped and reported to warn.
+func dirSessions(d layers.Dirs, warn func(string)) ([]sessionFile, error) {
+	list, err := listSessions(d.SessionDir(), warn)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +113,88 @@ func dirSessions(d layers.Dirs) ([]sessionFile, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// listScan bounds what panto session list reads of one log beyond its
+// header. A log of at most this size is read whole, and its row shows its
+// message count; of a larger one, only the start, until the first user
+// message or this many bytes, and its count shows as "-". So listing costs
+// the same whatever the size of the logs. (A session index would give
+// every count cheaply.)
+const listScan = 1 << 20
+
+// listFirstScan is how much of a large log is read first: usually enough
+// for the seed, the appends and the first user message.
+const listFirstScan = 64 << 10
+
+// summary is what a row of panto session list shows of a log.
+type summary struct {
+	// first is the text of the first user message; "" when none was
+	// found.
+	first string
+	// count is the number of messages on the current branch, or -1 when
+	// the log is larger than listScan and was not read whole.
+	count int
+}
+
+// summarize reads the start of the log at path for its row. buf is
+// scratch space, reused from log to log; the grown one is returned.
+func summarize(path string, buf []byte) (summary, []byte, error) {
+	f, st, err := layers.OpenRegular(path)
+	if err != nil {
+		return summary{}, buf, err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	if size := int(st.Size()); size <= listScan {
+		buf, err = readUpTo(f, buf, size+1) // a byte more: has it grown?
+		if err == nil && len(buf) > size {
+			buf, err = readUpTo(f, buf, listScan+1)
+		}
+		if err != nil {
+			return summary{}, buf, fmt.Errorf("read session log %s: %w", path, err)
+		}
+		if len(buf) <= listScan {
+			log, err := sessionlog.Decode(bytes.NewReader(buf), path)
+			if err != nil {
+				return summary{}, buf, err
+			}
+			return summary{first: log.FirstUserText(), count: log.MessageCount()}, buf, nil
+		}
+	}
+	// A prefix of a log that ends at a line's end is a log: the entries
+	// are appended, each after its parent.
+	for _, n := range []int{listFirstScan, listScan} {
+		if len(buf) < n {
+			if buf, err = readUpTo(f, buf, n); err != nil {
+				return summary{}, buf, fmt.Errorf("read session log %s: %w", path, err)
+			}
+		}
+		end := bytes.LastIndexByte(buf[:min(n, len(buf))], '\n') + 1
+		if end == 0 {
+			continue // the header alone is longer
+		}
+		log, err := sessionlog.Decode(bytes.NewReader(buf[:end]), path)
+		if err != nil {
+			return summary{}, buf, err
+		}
+		if first := log.FirstUserText(); first != "" {
+			return summary{first: first, count: -1}, buf, nil
+		}
+	}
+	return summary{count: -1}, buf, nil
+}
+
+// readUpTo reads from r, appending to buf, until buf holds n bytes or r
+// ends.
+func readUpTo(r io.Reader, buf []byte, n int) ([]byte, error) {
+	buf = slices.Grow(buf, n-len(buf))
+	k, err := io.ReadFull(r, buf[len(buf):n])
+	buf = buf[:len(buf)+k]
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return buf, err
 }
 
 // pickSession turns the session flags into a log path (empty with
@@ -106,9 +217,23 @@ func pickSession(d layers.Dirs, o *options, now time.Time, stderr io.Writer) (pa
 		if err != nil {
 			return "", "", fmt.Errorf("--session %s: %w", o.session, err)
 		}
+		// The file may be new, but its directory must exist: a typo in
+		// it would otherwise put the session somewhere unexpected.
+		dir := filepath.Dir(p)
+		switch st, err := os.Stat(dir); {
+		case errors.Is(err, os.ErrNotExist):
+			return "", "", fmt.Errorf("--session %s: directory %s does not exist", o.session, dir)
+		case err != nil:
+			return "", "", fmt.Errorf("--session %s: %w", o.session, err)
+		case !st.IsDir():
+			return "", "", fmt.Errorf("--session %s: %s is not a directory", o.session, dir)
+		}
+		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+			return "", "", fmt.Errorf("--session %s: %s, want a session log file", o.session, layers.Kind(st.Mode()))
+		}
 		return p, "", nil
 	case o.continueLast:
-		list, err := dirSessions(d)
+		list, err := dirSessions(d, warnOnce(stderr))
 		if err != nil {
 			return "", "", err
 		}
@@ -128,7 +253,7 @@ func pickSession(d layers.Dirs, o *options, now time.Time, stderr io.Writer) (pa
 		}
 		return "", "", fmt.Errorf("--continue: no session to continue in %s (start one with plain panto)", d.CWD)
 	case o.resume != "":
-		p, err := findSession(d, o.resume)
+		p, err := findSession(d, o.resume, warnOnce(stderr))
 		return p, "", err
 	}
 	id = sessionlog.NewID()
@@ -137,7 +262,8 @@ func pickSession(d layers.Dirs, o *options, now time.Time, stderr io.Writer) (pa
 
 // findSession finds the session whose id is, or starts with, prefix: in
 // this directory's sessions first (dirSessions), then in every directory's.
-func findSession(d layers.Dirs, prefix string) (string, error) {
+// What is not a regular file is skipped and reported to warn.
+func findSession(d layers.Dirs, prefix string, warn func(string)) (string, error) {
 	match := func(list []sessionFile) []string {
 		var hits []string
 		for _, s := range list {
@@ -147,7 +273,7 @@ func findSession(d layers.Dirs, prefix string) (string, error) {
 		}
 		return hits
 	}
-	here, err := dirSessions(d)
+	here, err := dirSessions(d, warn)
 	if err != nil {
 		return "", err
 	}
@@ -155,7 +281,7 @@ func findSession(d layers.Dirs, prefix string) (string, error) {
 	if len(hits) == 0 {
 		all, _ := filepath.Glob(filepath.Join(d.Sessions, "*"))
 		for _, dir := range all {
-			list, err := listSessions(dir)
+			list, err := listSessions(dir, warn)
 			if err != nil {
 				return "", err
 			}

@@ -73,6 +73,11 @@ func loadApp(e *env, o *options) (*app, error) {
 	if err := config.CheckLogLevel(cfg.LogLevel); err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	// The limits that depend on the provider, once the flags have said
+	// which one it is.
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	logger, closeLog, err := openLog(dirs.State, cfg.LogLevel)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/panto-dev/panto/sdk"
@@ -159,7 +160,15 @@ func projectDirs(cwd string) []string {
 // readInstruction reads one instruction file, cut to maxFileBytes. ok is
 // false for a missing, empty or all-blank file.
 func readInstruction(p string) (f instruction, ok bool, err error) {
-	file, err := os.Open(p)
+	// Look before opening: opening a FIFO blocks until a writer comes.
+	if fi, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return instruction{}, false, nil
+	} else if err != nil {
+		return instruction{}, false, err
+	} else if !fi.Mode().IsRegular() {
+		return instruction{}, false, fmt.Errorf("%s: not a regular file (%s); skipped", p, fi.Mode().Type())
+	}
+	file, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return instruction{}, false, nil
 	}
@@ -171,8 +180,8 @@ func readInstruction(p string) (f instruction, ok bool, err error) {
 	if err != nil {
 		return instruction{}, false, err
 	}
-	if !fi.Mode().IsRegular() {
-		return instruction{}, false, fmt.Errorf("%s: not a regular file", p)
+	if !fi.Mode().IsRegular() { // swapped for something else meanwhile
+		return instruction{}, false, fmt.Errorf("%s: not a regular file (%s); skipped", p, fi.Mode().Type())
 	}
 	data, err := io.ReadAll(io.LimitReader(file, maxFileBytes+1))
 	if err != nil {
@@ -183,7 +192,9 @@ func readInstruction(p string) (f instruction, ok bool, err error) {
 		data = cut(data, maxFileBytes)
 		f.size = max(fi.Size(), maxFileBytes+1)
 	}
-	f.text = strings.TrimRight(string(data), " \t\r\n")
+	// Bytes become text here: what is not UTF-8 shows as U+FFFD, as
+	// panto records it, so an unchanged file matches its recorded block.
+	f.text = strings.ToValidUTF8(strings.TrimRight(string(data), " \t\r\n"), "\uFFFD")
 	if strings.TrimSpace(f.text) == "" {
 		return instruction{}, false, nil
 	}

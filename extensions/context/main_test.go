@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -160,4 +162,31 @@ func TestSessionStart(t *testing.T) {
 	})
 	require.ErrorContains(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}), "context: boom")
 	require.Empty(t, h.Edits())
+}
+
+// A FIFO named AGENTS.md is skipped at once (opening it would block), and
+// a file that is not UTF-8 is recorded as panto records it, so an
+// unchanged file is not added again on every resume.
+func TestSpecialInstructionFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{".git/HEAD": "x", "CLAUDE.md": "caf\xe9 rules\n"})
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "AGENTS.md"), 0o644))
+	done := make(chan struct{})
+	var files []instruction
+	var problems []error
+	go func() { files, problems = collect("", dir); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("collect hangs on a FIFO")
+	}
+	require.Len(t, problems, 1)
+	require.ErrorContains(t, problems[0], "AGENTS.md: not a regular file")
+	require.Len(t, files, 1)
+	require.Equal(t, "caf\uFFFD rules", files[0].text)
+
+	h := sdktest.New(t, &ext{dir: dir}).WithSystem("base", files[0].block())
+	require.NoError(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}))
+	require.Empty(t, h.Edits(), "an unchanged Latin-1 file is not recorded again")
 }

@@ -16,10 +16,10 @@ import (
 )
 
 // interruptContent is the file a killed write or edit starts from and
-// the content it writes: 8 MB, different in its first line only, so a
+// the content it writes: 4 MB, different in its first line only, so a
 // file cut short or mixed shows.
 func interruptContent() (old, new string) {
-	filler := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 8<<20/64)
+	filler := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 4<<20/64)
 	return "HEAD old\n" + filler, "HEAD new\n" + filler
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -60,32 +62,59 @@ func bashTool(dir string) sdk.Tool {
 	}
 }
 
-// runBash runs command with bash -c in dir, in a process group of its
-// own that is killed on timeout or when ctx ends. The result holds the
-// tail of the combined output and how the command ended; it is an error
-// result unless the command exited 0.
+// runBash runs command with bash -c in dir, under a reaper (see
+// runReaper) that leads a process group of its own: the group is killed
+// on timeout or when ctx ends, and dies with the tools process. The
+// result holds the tail of the combined output and how the command
+// ended; it is an error result unless the command exited 0.
 func runBash(ctx context.Context, dir, command string, timeout time.Duration) sdk.ToolResult {
 	if strings.TrimSpace(command) == "" {
 		return sdk.ToolResult{Content: "invalid input: field \"command\" is empty", IsError: true}
 	}
-	out := &tailBuffer{max: maxBytes}
-	cmd := exec.Command("bash", "-c", command)
+	failed := func(err error) sdk.ToolResult { return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true} }
+	cmd, err := reaperCommand(command)
+	if err != nil {
+		return failed(err)
+	}
+	// stdout and stderr are one pipe, read here; the reaper reports on
+	// another. stdin stays empty (/dev/null).
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return failed(err)
+	}
+	defer outR.Close()
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		outW.Close()
+		return failed(err)
+	}
+	defer statusR.Close()
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = out, out // stdin stays empty (/dev/null)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = bashPipeGrace
-	cmd.Env = append(cmd.Environ(), "PAGER=cat", "GIT_PAGER=cat")
-	if err := cmd.Start(); err != nil {
-		return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true}
+	cmd.Stdout, cmd.Stderr = outW, outW
+	cmd.ExtraFiles = []*os.File{statusW} // fd 3: reaperStatusFD
+	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat")
+	err = cmd.Start()
+	outW.Close()
+	statusW.Close()
+	if err != nil {
+		return failed(err)
 	}
 	pgid := cmd.Process.Pid
+
+	out := &tailBuffer{max: maxBytes}
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, outR) // until every writer is gone, or outR is closed
+		close(copied)
+	}()
 
 	var (
 		mu     sync.Mutex
 		reason string // why the group was killed, if it was
 	)
-	done := make(chan struct{})
+	done, killerDone := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(killerDone)
 		timer := time.NewTimer(timeout)
 		defer timer.Stop()
 		var why string
@@ -102,35 +131,54 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		mu.Unlock()
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}()
-	err := cmd.Wait()
+	// The report comes when bash has ended; EOF without one, when the
+	// reaper died first (killed with its group).
+	report, _ := io.ReadAll(statusR)
 	close(done)
+	<-killerDone
 	mu.Lock()
 	killed := reason
 	mu.Unlock()
+	end := parseReaperStatus(string(report))
+	if end.reported {
+		// The reaper stays while background jobs run; reap it then. Not
+		// before the killer above is done: until the reaper is reaped
+		// its pid, the group's id, cannot be reused.
+		go func() { _ = cmd.Wait() }()
+	} else if err := cmd.Wait(); err != nil && killed == "" {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			end.status, _ = exitErr.Sys().(syscall.WaitStatus)
+		}
+	}
+	// A background job may hold the output open: read it a little
+	// longer, then stop.
+	select {
+	case <-copied:
+	case <-time.After(bashPipeGrace):
+		outR.Close()
+		<-copied
+	}
 
 	var b strings.Builder
 	b.WriteString(out.String())
 	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
-	var exitErr *exec.ExitError
-	code := 0
-	switch {
+	switch ws := end.status; {
 	case killed != "":
 		fmt.Fprintf(&b, "[%s: the command and its process group were killed]", killed)
 		return sdk.ToolResult{Content: b.String(), IsError: true}
-	case errors.As(err, &exitErr):
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			fmt.Fprintf(&b, "[killed by signal: %s]", ws.Signal())
-			return sdk.ToolResult{Content: b.String(), IsError: true}
-		}
-		code = exitErr.ExitCode()
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
-		fmt.Fprintf(&b, "[bash: %v]", err)
+	case end.err != "":
+		fmt.Fprintf(&b, "[bash: %s]", end.err)
 		return sdk.ToolResult{Content: b.String(), IsError: true}
+	case ws.Signaled():
+		fmt.Fprintf(&b, "[killed by signal: %s]", ws.Signal())
+		return sdk.ToolResult{Content: b.String(), IsError: true}
+	default:
+		fmt.Fprintf(&b, "[exit code %d]", ws.ExitStatus())
+		return sdk.ToolResult{Content: b.String(), IsError: ws.ExitStatus() != 0}
 	}
-	fmt.Fprintf(&b, "[exit code %d]", code)
-	return sdk.ToolResult{Content: b.String(), IsError: code != 0}
 }
 
 // tailBuffer keeps the last output of a command: at most max bytes and

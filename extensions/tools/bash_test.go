@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -149,6 +154,93 @@ func TestTailBuffer(t *testing.T) {
 				require.NoError(t, err)
 			}
 			require.Equal(t, tc.want, b.String())
+		})
+	}
+}
+
+// BenchmarkBashTrue is the cost of one trivial bash call, start to
+// result.
+func BenchmarkBashTrue(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		res := runBash(context.Background(), dir, "true", time.Minute)
+		if res.Content != "[exit code 0]" {
+			b.Fatal(res.Content)
+		}
+	}
+}
+
+// marked lists the processes whose environment holds mark.
+func marked(t *testing.T, mark string) []int {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	require.NoError(t, err)
+	var pids []int
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !bytes.Contains(env, []byte(mark)) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// Nothing a bash call started survives the tools process, even when it
+// is SIGKILLed (as it is when panto is): not bash, not its background
+// children, whether the call is still running or has returned. The
+// tools process is this test binary as a helper; the processes are
+// found by a marker in their environment.
+func TestBashDiesWithTheToolsProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs /proc and a parent-death signal")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name, command string
+		returns       bool // the call returns before the kill
+		marked        int  // processes with the marker
+	}{
+		{"running", "PANTO_ORPHAN_MARK=%[1]s sleep 600 & PANTO_ORPHAN_MARK=%[1]s bash -c 'trap \"\" TERM HUP; sleep 600' & touch started; wait", false, 2},
+		{"returned, background job left", "PANTO_ORPHAN_MARK=%[1]s sleep 600 >/dev/null 2>&1 & touch started", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			mark := fmt.Sprintf("%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), rand.Int64())
+			// The command goes in an argument: in the environment, it
+			// would mark every process.
+			cmd := exec.Command(os.Args[0], "-test.run=^$", fmt.Sprintf(tc.command, mark))
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), helperEnv+"=bash", "GORACE=atexit_sleep_ms=0")
+			out, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			cmd.Stderr = os.Stderr
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				for _, pid := range marked(t, mark) { // what a failure left
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			if tc.returns {
+				line, err := bufio.NewReader(out).ReadString('\n')
+				require.NoError(t, err)
+				require.Equal(t, "done: [exit code 0]\n", line)
+			}
+			require.Eventually(t, func() bool {
+				_, err := os.Stat(filepath.Join(dir, "started"))
+				return err == nil
+			}, 10*time.Second, 10*time.Millisecond)
+			require.Eventually(t, func() bool { return len(marked(t, mark)) >= tc.marked },
+				5*time.Second, 10*time.Millisecond, "the marked processes did not start")
+
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+			_ = cmd.Wait()
+			require.Eventually(t, func() bool { return len(marked(t, mark)) == 0 }, 5*time.Second, 20*time.Millisecond,
+				"processes outlived the tools process: %v", marked(t, mark))
 		})
 	}
 }

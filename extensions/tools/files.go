@@ -45,13 +45,15 @@ func readTool(dir string) sdk.Tool {
 			"as its number, a tab, then the text; the numbers are not part of the file, so leave them out of an edit's " +
 			"old_text. A long file is cut at 2000 lines or 50 KB with a note giving the offset to continue from; for a " +
 			"big file, find the place with grep first and read around it with offset and limit. Binary files are refused.",
-		Run: bindText(readParams, func(_ context.Context, in readInput) (string, error) { return readFile(dir, in) }),
+		Run: bindText(readParams, func(ctx context.Context, in readInput) (string, error) { return readFile(ctx, dir, in) }),
 	}
 }
 
 // readFile returns the lines of in.Path from in.Offset, numbered like
 // cat -n, cut to in.Limit lines and maxBytes with a note on how to go on.
-func readFile(dir string, in readInput) (string, error) {
+// It streams the file: a line is held only up to maxLineLen, however long
+// it is.
+func readFile(ctx context.Context, dir string, in readInput) (string, error) {
 	offset := in.Offset
 	switch {
 	case offset == 0:
@@ -67,28 +69,35 @@ func readFile(dir string, in readInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", p, cause(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("read %s: is a directory; list it with ls", p)
 	}
+	f, fi, err := openRegular("read", p, "read only reads regular files")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
 	r := bufio.NewReaderSize(f, 64*1024)
 	if head, _ := r.Peek(binarySniff); isBinary(head) {
-		fi, _ := f.Stat()
 		return "", fmt.Errorf("read %s: binary file (%d bytes); read shows text files only", p, fi.Size())
 	}
 
 	var b strings.Builder
+	// A line is kept up to maxLineLen, plus room to end on a whole
+	// character and for the '\n'.
+	buf := make([]byte, 0, maxLineLen+utf8.UTFMax+1)
 	total, last, cutBytes := 0, 0, false
 	for {
-		line, err := r.ReadString('\n')
-		if line != "" {
+		line, n, err := readLine(ctx, r, buf, cap(buf))
+		if n > 0 {
 			total++
 			if total >= offset && total < offset+limit && !cutBytes {
-				entry := fmt.Sprintf("%6d\t%s\n", total, cutLine(strings.TrimSuffix(line, "\n"), maxLineLen))
+				if line[len(line)-1] == '\n' { // the whole line is held
+					line, n = line[:len(line)-1], n-1
+				} else if err == nil {
+					n-- // the '\n' was read but not kept
+				}
+				entry := fmt.Sprintf("%6d\t%s\n", total, cutHead(string(line), n, maxLineLen))
 				if b.Len()+len(entry) > maxBytes {
 					cutBytes = true
 				} else {
@@ -102,6 +111,11 @@ func readFile(dir string, in readInput) (string, error) {
 		}
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", p, err)
+		}
+		if total%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return "", fmt.Errorf("read %s: %w", p, err)
+			}
 		}
 	}
 	switch {
@@ -269,11 +283,11 @@ func editTool(dir string) sdk.Tool {
 			"enough surrounding lines that it occurs only once. Put several changes to one file in one call, in " +
 			"order; if any edit's old_text is missing or occurs more than once, the error names that edit and " +
 			"nothing is written, so fix it and send the whole call again.",
-		Run: bindText(editParams, func(_ context.Context, in editInput) (string, error) { return editFile(dir, in) }),
+		Run: bindText(editParams, func(ctx context.Context, in editInput) (string, error) { return editFile(ctx, dir, in) }),
 	}
 }
 
-func editFile(dir string, in editInput) (string, error) {
+func editFile(ctx context.Context, dir string, in editInput) (string, error) {
 	if len(in.Edits) == 0 {
 		return "", errors.New("invalid input: field \"edits\" must hold at least one edit")
 	}
@@ -296,23 +310,22 @@ func editFile(dir string, in editInput) (string, error) {
 		return "", fmt.Errorf("edit %s: %w", p, cause(err))
 	}
 	defer lockFile(target)()
-	data, err := os.ReadFile(target)
+	data, fi, err := readForEdit(p, target)
 	if err != nil {
-		return "", fmt.Errorf("edit %s: %w", p, cause(err))
-	}
-	fi, err := os.Stat(target)
-	if err != nil {
-		return "", fmt.Errorf("edit %s: %w", p, cause(err))
+		return "", err
 	}
 	if isBinary(data) {
 		return "", fmt.Errorf("edit %s: binary file; edit changes text files only", p)
 	}
-	out, lines, err := applyEdits(string(data), edits)
+	out, lines, err := applyEdits(data, edits)
 	if err != nil {
 		return "", fmt.Errorf("edit %s: %w; nothing was written", p, err)
 	}
-	if out == string(data) {
+	if out == data {
 		return "", fmt.Errorf("edit %s: the edits leave the file unchanged; nothing was written", p)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("edit %s: %w; nothing was written", p, err)
 	}
 	if err := writeAtomic(target, fi, func(f *os.File) error { _, err := f.WriteString(out); return err }); err != nil {
 		return "", fmt.Errorf("edit %s: %w", target, err)
@@ -323,6 +336,37 @@ func editFile(dir string, in editInput) (string, error) {
 	}
 	return fmt.Sprintf("Edited %s%s: applied %s (at line %s).%s", p, through(p, target), plural(len(edits), "edit"),
 		strings.Join(at, ", "), linksNote(fi)), nil
+}
+
+// maxEditSize is the largest file edit changes: it holds the file and
+// its new content in memory.
+const maxEditSize = 64 << 20
+
+// readForEdit reads target, the file that the edit of p changes, if it is
+// a regular file of at most maxEditSize bytes (checked before reading).
+func readForEdit(p, target string) (string, fs.FileInfo, error) {
+	f, fi, err := openRegular("edit", target, "edit only changes regular files")
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	tooBig := func(size int64) error {
+		return fmt.Errorf("edit %s: the file is %s; edit changes files up to 64 MiB; use bash (sed) for larger ones", p, plural(int(size), "byte"))
+	}
+	if fi.Size() > maxEditSize {
+		return "", nil, tooBig(fi.Size())
+	}
+	// Read into a Builder sized to the file: its String is the one copy.
+	var b strings.Builder
+	b.Grow(int(fi.Size()) + 1)
+	n, err := io.Copy(&b, io.LimitReader(f, maxEditSize+1))
+	switch {
+	case err != nil:
+		return "", nil, fmt.Errorf("edit %s: %w", p, cause(err))
+	case n > maxEditSize: // it grew since
+		return "", nil, tooBig(n)
+	}
+	return b.String(), fi, nil
 }
 
 // applyEdits applies edits to content in order, each to the result of the

@@ -116,8 +116,13 @@ func resolvePath(dir, p string) (string, error) {
 
 // isBinary reports whether b (the start of a file) looks binary: a NUL
 // byte in its first binarySniff bytes.
-func isBinary(b []byte) bool {
-	return bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0
+func isBinary[T string | []byte](b T) bool {
+	for i := range min(len(b), binarySniff) {
+		if b[i] == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // validText returns s with each run of bytes that are not UTF-8 replaced
@@ -142,11 +147,15 @@ func runeCut(s string, n int) int {
 
 // cutLine shortens s to at most n bytes, on a character boundary, with a
 // marker saying how long it was; the result is valid UTF-8.
-func cutLine(s string, n int) string {
-	if len(s) <= n {
-		return validText(s)
+func cutLine(s string, n int) string { return cutHead(s, len(s), n) }
+
+// cutHead is cutLine for a line of which only the start, head, is held:
+// total is the whole line's length.
+func cutHead(head string, total, n int) string {
+	if total <= n && len(head) == total {
+		return validText(head)
 	}
-	return fmt.Sprintf("%s… [line cut: %d bytes]", validText(s[:runeCut(s, n)]), len(s))
+	return fmt.Sprintf("%s… [line cut: %d bytes]", validText(head[:runeCut(head, min(n, len(head)))]), total)
 }
 
 // checkLimit validates an optional limit field: absent (0) is def, and

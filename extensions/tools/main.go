@@ -83,6 +83,9 @@ func bindText[T any](params json.RawMessage, fn func(context.Context, T) (string
 }
 
 func main() {
+	if os.Getenv(reaperEnv) != "" {
+		os.Exit(runReaper())
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		// stderr, never stdout: stdout is the plugin handshake.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
+	"time"
 )
 
 // helperEnv makes the test binary a helper process instead of running
@@ -11,24 +13,39 @@ import (
 const helperEnv = "PANTO_TOOLS_TEST_HELPER"
 
 func TestMain(m *testing.M) {
+	// runBash re-executes this binary as its reaper, as the tools
+	// binary does itself.
+	if os.Getenv(reaperEnv) != "" {
+		os.Exit(runReaper())
+	}
 	if what := os.Getenv(helperEnv); what != "" {
 		os.Exit(runHelper(what, os.Args[len(os.Args)-1]))
 	}
 	os.Exit(m.Run())
 }
 
-// runHelper writes or edits file p to its new content (see
-// interruptContent), saying "ready" on stdout just before.
-func runHelper(what, p string) int {
+// runHelper writes or edits file p (arg) to its new content (see
+// interruptContent), saying "ready" on stdout just before; or runs bash
+// command arg.
+func runHelper(what, arg string) int {
+	p := arg
 	_, newContent := interruptContent()
-	fmt.Println("ready")
+	if what != "bash" {
+		fmt.Println("ready")
+	}
 	var err error
 	switch what {
 	case "write":
 		_, err = writeFile(".", writeInput{Path: p, Content: newContent})
+	case "bash":
+		// Like the tools process under panto: run one bash call, say
+		// "done" and wait to be killed.
+		res := runBash(context.Background(), ".", arg, time.Minute)
+		fmt.Println("done:", res.Content)
+		select {}
 	case "edit":
 		old, repl := "HEAD old", "HEAD new"
-		_, err = editFile(".", editInput{Path: p, Edits: []editSpec{{OldText: &old, NewText: &repl}}})
+		_, err = editFile(context.Background(), ".", editInput{Path: p, Edits: []editSpec{{OldText: &old, NewText: &repl}}})
 	default:
 		err = fmt.Errorf("unknown helper %q", what)
 	}

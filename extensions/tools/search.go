@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -178,17 +180,18 @@ func findFiles(ctx context.Context, dir string, in findInput) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("invalid input: field \"pattern\": %w", err)
 	}
-	root, err := searchRoot(dir, in.Path, true)
+	root, _, err := searchRoot(dir, in.Path, true)
 	if err != nil {
 		return "", err
 	}
 	r := results{limit: limit}
 	total := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walk := walkRoot(root)
+	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if p == root {
+		if p == walk {
 			return err
 		}
 		if err != nil {
@@ -197,7 +200,7 @@ func findFiles(ctx context.Context, dir string, in findInput) (string, error) {
 		if d.IsDir() && skipDir(d.Name()) {
 			return filepath.SkipDir
 		}
-		rel, _ := filepath.Rel(root, p)
+		rel, _ := filepath.Rel(walk, p)
 		rel = filepath.ToSlash(rel)
 		if g.match(rel) {
 			total++
@@ -228,22 +231,32 @@ func skipOnError(d fs.DirEntry) error {
 }
 
 // searchRoot resolves the path argument of find and grep (default ".").
-func searchRoot(dir, arg string, mustBeDir bool) (string, error) {
+func searchRoot(dir, arg string, mustBeDir bool) (string, fs.FileInfo, error) {
 	if arg == "" {
 		arg = "."
 	}
 	root, err := resolvePath(dir, arg)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
-		return "", fmt.Errorf("search %s: %w", root, cause(err))
+		return "", nil, fmt.Errorf("search %s: %w", root, cause(err))
 	}
 	if mustBeDir && !fi.IsDir() {
-		return "", fmt.Errorf("search %s: not a directory", root)
+		return "", nil, fmt.Errorf("search %s: not a directory", root)
 	}
-	return root, nil
+	return root, fi, nil
+}
+
+// walkRoot is what to walk for the directory root: a trailing separator
+// makes the walk follow root when it is a symlink (WalkDir does not follow
+// one), and only then.
+func walkRoot(root string) string {
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return root + string(filepath.Separator)
+	}
+	return root
 }
 
 // grep
@@ -301,80 +314,167 @@ func grepFiles(ctx context.Context, dir string, in grepInput) (string, error) {
 			return "", fmt.Errorf("invalid input: field \"glob\": %w", err)
 		}
 	}
-	root, err := searchRoot(dir, in.Path, false)
+	root, fi, err := searchRoot(dir, in.Path, false)
 	if err != nil {
 		return "", err
 	}
 	r := results{limit: limit}
-	errFull := errors.New("full")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	if !fi.IsDir() {
+		f, _, err := openRegular("grep", root, "grep only searches regular files")
+		if err != nil {
+			return "", err
+		}
+		name := in.Path
+		err = grepReader(ctx, f, name, re, &r, maxGrepLine)
+		f.Close()
+		if err != nil && !errors.Is(err, errFull) {
+			return "", fmt.Errorf("grep %s: %w", root, err)
+		}
+		return grepNote(in.Pattern, root, &r), nil
+	}
+	walk := walkRoot(root)
+	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		if err != nil {
-			if p == root {
+			if p == walk {
 				return err
 			}
 			return skipOnError(d)
 		}
 		if d.IsDir() {
-			if p != root && skipDir(d.Name()) {
+			if p != walk && skipDir(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			return nil
+			return nil // FIFOs, devices, sockets and symlinks are skipped
 		}
-		name := filepath.Base(p)
-		if p != root {
-			rel, _ := filepath.Rel(root, p)
-			name = filepath.ToSlash(rel)
-		}
+		rel, _ := filepath.Rel(walk, p)
+		name := filepath.ToSlash(rel)
 		if g != nil && !g.match(name) {
 			return nil
 		}
-		shownName := in.Path
-		if p != root {
-			shownName = shown(in.Path, name)
-		}
-		if !grepFile(p, shownName, re, &r) {
-			return errFull
-		}
-		return nil
+		return grepFile(ctx, p, shown(in.Path, name), re, &r, maxGrepLine)
 	})
 	if err != nil && !errors.Is(err, errFull) {
 		return "", fmt.Errorf("grep in %s: %w", root, err)
 	}
-	if r.n == 0 && !r.more {
-		return fmt.Sprintf("No matches for %s in %s.", in.Pattern, root), nil
-	}
-	return r.note("matches", "narrow the pattern, path or glob, or raise limit"), nil
+	return grepNote(in.Pattern, root, &r), nil
 }
 
+func grepNote(pattern, root string, r *results) string {
+	if r.n == 0 && !r.more {
+		return fmt.Sprintf("No matches for %s in %s.", pattern, root)
+	}
+	return r.note("matches", "narrow the pattern, path or glob, or raise limit")
+}
+
+// maxGrepLine is the longest line grep holds in memory to match it; a
+// longer one is streamed through the regexp (slower, but it is found).
+const maxGrepLine = 1 << 20
+
+// errFull stops a search whose results are full.
+var errFull = errors.New("results full")
+
 // grepFile adds the lines of file p that match re to r, as
-// "name:line: text"; it skips a binary or unreadable file. It returns
-// false once r is full.
-func grepFile(p, name string, re *regexp.Regexp, r *results) bool {
-	f, err := os.Open(p)
+// "name:line: text"; it skips a file that is not a regular one, is
+// binary or cannot be read. It returns errFull once r is full, or ctx's
+// error.
+func grepFile(ctx context.Context, p, name string, re *regexp.Regexp, r *results, maxLine int) error {
+	f, _, err := openRegular("grep", p, "grep only searches regular files")
 	if err != nil {
-		return true
+		return nil
 	}
 	defer f.Close()
+	err = grepReader(ctx, f, name, re, r, maxLine)
+	if err != nil && (errors.Is(err, errFull) || ctx.Err() != nil) {
+		return err
+	}
+	return nil // a read error skips the rest of the file
+}
+
+// grepReader is grepFile on an open file. A line of up to maxLine bytes
+// is held and matched whole; a longer one is matched as a stream, so
+// memory stays bounded however long a line is.
+func grepReader(ctx context.Context, f io.Reader, name string, re *regexp.Regexp, r *results, maxLine int) error {
 	br := bufio.NewReaderSize(f, 64*1024)
 	if head, _ := br.Peek(binarySniff); isBinary(head) {
-		return true
+		return nil
 	}
+	var buf []byte
 	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
-		line = strings.TrimRight(line, "\r\n")
-		if line != "" && re.MatchString(line) {
-			if !r.add(fmt.Sprintf("%s:%d: %s", name, n, cutLine(line, grepLineLen))) {
-				return false
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 		}
-		if err == io.EOF || err != nil {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			buf = append(buf[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(buf) < maxLine {
+				line, err = br.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		var match bool
+		total := 0
+		if errors.Is(err, bufio.ErrBufferFull) {
+			rest := &lineRest{ctx: ctx, br: br}
+			match = matchStream(re, line, rest)
+			if _, err := io.Copy(io.Discard, rest); err != nil {
+				return err
+			}
+			total, err = len(line)+rest.n, nil
+		} else {
+			line = bytes.TrimRight(line, "\r\n")
+			total = len(line)
+			match = total > 0 && re.Match(line)
+		}
+		if match {
+			head := string(line[:min(len(line), grepLineLen+utf8.UTFMax)])
+			if !r.add(fmt.Sprintf("%s:%d: %s", name, n, cutHead(head, total, grepLineLen))) {
+				return errFull
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// matchStream reports whether re matches the line that starts with head
+// and goes on in rest, reading no more of rest than it needs. A literal
+// pattern is searched for chunk by chunk; any other through
+// Regexp.MatchReader.
+func matchStream(re *regexp.Regexp, head []byte, rest io.Reader) bool {
+	lit, complete := re.LiteralPrefix()
+	if !complete {
+		return re.MatchReader(bufio.NewReader(io.MultiReader(bytes.NewReader(head), rest)))
+	}
+	if bytes.Contains(head, []byte(lit)) {
+		return true
+	}
+	// Keep the last len(lit)-1 bytes, which a match may start in.
+	keep := len(lit) - 1
+	window := make([]byte, 0, keep+64*1024)
+	window = append(window, head[len(head)-min(len(head), keep):]...)
+	chunk := make([]byte, 64*1024)
+	for {
+		k, err := rest.Read(chunk)
+		window = append(window, chunk[:k]...)
+		if bytes.Contains(window, []byte(lit)) {
 			return true
 		}
+		if err != nil {
+			return false
+		}
+		window = append(window[:0], window[len(window)-min(len(window), keep):]...)
 	}
 }

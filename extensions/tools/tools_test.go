@@ -370,7 +370,7 @@ func TestParallelEditsOfOneFileAllApply(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			old, repl := fmt.Sprintf("line %d\n", i), fmt.Sprintf("LINE %d\n", i)
-			_, err := editFile(dir, editInput{Path: "f.txt", Edits: []editSpec{{OldText: &old, NewText: &repl}}})
+			_, err := editFile(t.Context(), dir, editInput{Path: "f.txt", Edits: []editSpec{{OldText: &old, NewText: &repl}}})
 			require.NoError(t, err)
 		}()
 	}
