@@ -125,6 +125,10 @@ const (
 	NoticeError   NoticeLevel = "error"
 )
 
+// Error is a failure of a turn (it then ends) or of a compaction. The
+// turn's TurnEnd carries it too.
+type Error struct{ Err error }
+
 // TurnEnd is a turn's last event. Err is why it stopped early, or nil;
 // Reply is the last reply (empty when none was recorded).
 type TurnEnd struct {
@@ -146,37 +150,57 @@ func (CompactionDone) Kind() string  { return "compaction_done" }
 func (Retry) Kind() string           { return "retry" }
 func (Usage) Kind() string           { return "usage" }
 func (Notice) Kind() string          { return "notice" }
+func (Error) Kind() string           { return "error" }
 func (TurnEnd) Kind() string         { return "turn_end" }
 
 // stream delivers events in order to a channel without ever blocking the
 // sender: events wait in an unbounded queue until the reader takes them.
 // A session has one for the events between turns; each turn has its own.
 type stream struct {
-	out  chan Event
-	quit chan struct{} // closed by abandon
+	out chan Event
 
-	mu     sync.Mutex
-	queue  []Event
-	closed bool
-	wake   chan struct{}
+	mu      sync.Mutex
+	queue   []Event
+	closed  bool
+	started bool // the pump runs
+	wake    chan struct{}
 }
 
+// newStream returns a stream whose channel is fed at once.
 func newStream() *stream {
-	s := &stream{out: make(chan Event), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
-	go s.pump()
+	s := newIdleStream()
+	s.start()
 	return s
 }
 
-// abandon closes the stream without waiting for a reader to take what is
-// queued: for the session's events, which nobody may be reading.
-func (s *stream) abandon() {
+// newIdleStream returns a stream that keeps what it is sent until start:
+// the session's events, which a front end may never read.
+func newIdleStream() *stream {
+	return &stream{out: make(chan Event), wake: make(chan struct{}, 1)}
+}
+
+// start starts feeding the channel (once).
+func (s *stream) start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.closed {
-		s.closed = true
-		close(s.quit)
-		s.signal()
+	if s.started {
+		return
 	}
+	s.started = true
+	go s.pump()
+}
+
+// takeUnread takes what waits in a stream that is not started: nobody
+// has asked for its events yet.
+func (s *stream) takeUnread() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return nil
+	}
+	q := s.queue
+	s.queue = nil
+	return q
 }
 
 // send queues ev; after close it is dropped.
@@ -190,14 +214,22 @@ func (s *stream) send(ev Event) {
 	s.signal()
 }
 
-// close delivers what is queued, then closes the channel.
+// close delivers what is queued, then closes the channel. A stream never
+// started drops what it holds: nobody reads it.
 func (s *stream) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.closed {
-		s.closed = true
-		s.signal()
+	if s.closed {
+		return
 	}
+	s.closed = true
+	if !s.started {
+		s.started = true // never: nothing is read
+		s.queue = nil
+		close(s.out)
+		return
+	}
+	s.signal()
 }
 
 func (s *stream) signal() {
@@ -215,11 +247,7 @@ func (s *stream) pump() {
 		s.queue = nil
 		s.mu.Unlock()
 		for _, ev := range batch {
-			select {
-			case s.out <- ev:
-			case <-s.quit:
-				return
-			}
+			s.out <- ev
 		}
 		if closed {
 			return

@@ -55,6 +55,11 @@ var ErrBusy = errors.New("a turn is already running")
 // an "interrupted" error result — so the log stays valid and resumable.
 func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
 	st := newStream()
+	// What happened before, when nobody reads the session's events (print
+	// mode): first, so one channel tells the whole story in order.
+	for _, ev := range s.events.takeUnread() {
+		st.send(ev)
+	}
 	if !s.turnMu.TryLock() {
 		st.send(TurnEnd{Err: ErrBusy})
 		st.close()
@@ -66,6 +71,9 @@ func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
 	go func() {
 		defer s.turnMu.Unlock()
 		end := s.runTurn(ctx, text)
+		if end.Err != nil && !errors.Is(end.Err, ErrMaxSteps) {
+			s.emit(Error{Err: end.Err})
+		}
 		s.evMu.Lock()
 		s.turn = nil
 		s.evMu.Unlock()

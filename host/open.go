@@ -111,12 +111,12 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.events = newStream()
+	s.events = newIdleStream()
 	s.logger = cfg.Logger
 	if s.logger == nil {
 		s.logger = hclog.NewNullLogger()
 	}
-	s.prov, s.req = cfg.Provider, cfg.Request
+	s.prov, s.providerName, s.req = cfg.Provider, cfg.ProviderName, cfg.Request
 	s.maxSteps, s.compaction = cfg.MaxSteps, cfg.Compaction
 	for _, w := range s.warnings {
 		s.notice(NoticeWarning, w)

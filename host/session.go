@@ -43,19 +43,20 @@ type Session struct {
 	created  bool // the log was created by this run
 
 	// Set by Open, never changed afterwards.
-	events     *stream // events between turns
-	logger     hclog.Logger
-	exts       *extension.Manager // nil: none loaded
-	hooks      TurnHooks
-	tools      ToolRunner
-	render     func(text, source string) (string, error)
-	prov       Sender
-	req        serializers.Request
-	userPrompt []string
-	maxSteps   int
-	compaction Compaction
-	fresh      bool
-	reseeded   bool
+	events       *stream // events between turns
+	logger       hclog.Logger
+	exts         *extension.Manager // nil: none loaded
+	hooks        TurnHooks
+	tools        ToolRunner
+	render       func(text, source string) (string, error)
+	prov         Sender
+	providerName string
+	req          serializers.Request
+	userPrompt   []string
+	maxSteps     int
+	compaction   Compaction
+	fresh        bool
+	reseeded     bool
 
 	// turnMu makes turns (and compactions) one at a time.
 	turnMu sync.Mutex
@@ -110,11 +111,16 @@ func (s *Session) notice(level NoticeLevel, text string) {
 	s.emit(Notice{Level: level, Text: text})
 }
 
-// Events returns the events that happen between turns: a notice, an
-// extension editing the prompt from the background. During a turn every
-// event goes to the turn's own channel instead. Read it until it is closed
-// (by Close), or not at all.
-func (s *Session) Events() <-chan Event { return s.events.out }
+// Events returns the events that happen between turns — a notice, an
+// extension editing the prompt from the background — starting with those
+// of Open (a repaired log, an extension that failed to start) unless a
+// turn took them first (see Turn). During a turn every event goes to the
+// turn's own channel instead. Once Events is called, read the channel
+// until Close closes it.
+func (s *Session) Events() <-chan Event {
+	s.events.start()
+	return s.events.out
+}
 
 // EditSystem records a system block on behalf of by (an extension's
 // name), its variables rendered first. Extensions call it (through the
@@ -257,7 +263,12 @@ func unanswered(msgs []conversation.Message) []conversation.Block {
 func (s *Session) ID() string { return s.id }
 
 // Path returns the session log's path; empty when nothing is written.
-func (s *Session) Path() string { return s.path }
+func (s *Session) Path() string {
+	if s.w == nil {
+		return ""
+	}
+	return s.path
+}
 
 // Resumed reports whether the log existed before this run.
 func (s *Session) Resumed() bool { return s.resumed }
@@ -270,7 +281,7 @@ func (s *Session) Close(ctx context.Context) error {
 		s.exts.Close(ctx)
 	}
 	if s.events != nil {
-		s.events.abandon()
+		s.events.close()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -455,3 +466,63 @@ func systemBlock(e sessionlog.Entry) (conversation.Block, bool) {
 	return e.Message.Content[0], true
 }
 
+// Info describes a session for a front end.
+type Info struct {
+	ID string
+	// Path is the session log; empty when nothing is written.
+	Path string
+	// Resumed is set when the log existed; Reseeded when the configured
+	// prompt had changed and was recorded again at this start.
+	Resumed, Reseeded bool
+	// Provider and Model are where requests go.
+	Provider, Model string
+	// Extensions are the extensions loaded, in load order.
+	Extensions []string
+}
+
+// Info returns what the session is.
+func (s *Session) Info() Info {
+	info := Info{ID: s.id, Resumed: !s.fresh, Reseeded: s.reseeded, Provider: s.providerName, Model: s.req.Model}
+	if s.w != nil {
+		info.Path = s.path
+	}
+	if s.exts != nil {
+		info.Extensions = s.exts.Names()
+	}
+	return info
+}
+
+// Commands returns the slash commands the extensions add, in load order.
+func (s *Session) Commands() []extension.Command {
+	if s.exts == nil {
+		return nil
+	}
+	return s.exts.Commands()
+}
+
+// ErrNoCommand is returned by RunCommand for a name no extension added.
+var ErrNoCommand = extension.ErrNoCommand
+
+// RunCommand runs an extension's command /name args and returns its
+// output; system edits it makes are recorded.
+func (s *Session) RunCommand(ctx context.Context, name, args string) (string, error) {
+	if s.exts == nil {
+		return "", fmt.Errorf("/%s: %w", name, ErrNoCommand)
+	}
+	return s.exts.RunCommand(ctx, name, args)
+}
+
+// ExtensionInfo returns what each loaded extension said about itself, in
+// load order.
+func (s *Session) ExtensionInfo() []extension.Info {
+	if s.exts == nil {
+		return nil
+	}
+	var out []extension.Info
+	for _, x := range s.exts.Extensions() {
+		if x.Disabled() == nil {
+			out = append(out, x.Info())
+		}
+	}
+	return out
+}

@@ -37,3 +37,25 @@ func TestCheckTool(t *testing.T) {
 		require.ErrorContains(t, rules.CheckTool(tt.name, json.RawMessage(tt.params)), tt.want, "%q %s", tt.name, tt.params)
 	}
 }
+
+func TestValidToolName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		max  int
+		want bool
+	}{
+		{"read", 64, true},
+		{"web_search-2", 64, true},
+		{"", 64, false},
+		{"bad name", 64, false},
+		{"dot.ted", 64, false},
+		{"naïve", 64, false},
+		{"x", 1, true},
+		{"xy", 1, false},
+	} {
+		if got := rules.ValidToolName(tc.name, tc.max); got != tc.want {
+			t.Errorf("ValidToolName(%q, %d) = %v, want %v", tc.name, tc.max, got, tc.want)
+		}
+	}
+}

@@ -3,55 +3,22 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/panto-dev/panto/host/provider"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-const rootUsage = `panto — an agent whose system prompt is conversation state
-
-Usage:
-  panto [flags]                 interactive session (when stdin is a terminal)
-  panto -p TEXT [flags]         one turn: print the reply and exit
-  echo TEXT | panto [flags]     one turn, the prompt read from stdin
-  panto prompt [flags]          show the effective system prompt
-  panto session list            list this directory's sessions
-  panto dirs                    show panto's directories and the files found
-  panto ext list|check|trust    extensions: list, test one, trust project ones
-
-Model flags:
-  --provider NAME        anthropic, openai or echo (offline; no key needed)
-  --model NAME           the provider's model name
-  --base-url URL         API root: Anthropic's without /v1, OpenAI's with /v1
-
-Session flags:
-  --session FILE         use (or create) this session log
-  -c, --continue         continue this directory's most recent session
-  --resume ID            resume the session with this id (or unique prefix)
-  --no-session           write no session log
-
-Prompt flags:
-  -p, --print TEXT       run one turn with TEXT (piped stdin is appended)
-  --system-prompt TEXT|FILE         seed the system prompt (beats SYSTEM.md)
-  --append-system-prompt TEXT|FILE  add a system block (repeatable)
-
-Extension flags:
-  --extension PATH       load this extension binary too (repeatable)
-  --no-extensions        load no extension at all
-
-Other:
-  --log-level LEVEL      trace, debug, info, warn, error or off (PANTO_LOG_LEVEL)
-  --version              print the version
-
-Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
-OPENAI_BASE_URL, PANTO_HOME, PANTO_LOG_LEVEL, XDG_DATA_HOME, XDG_CONFIG_HOME,
-XDG_STATE_HOME. Exit status: 0 ok, 1 error, 2 usage error, 130 interrupted.
-See docs/cli.md.
-`
+// The CLI is built on cobra (as gh, kubectl and crush are): help, usage
+// errors, suggestions for a mistyped command and shell completion all
+// come from the flag and command definitions below, so nothing written by
+// hand can drift from them.
 
 // errUsage marks a command-line mistake: exit status 2.
 var errUsage = errors.New("usage")
@@ -61,16 +28,12 @@ func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
 
-// multi is a repeatable string flag.
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ", ") }
-func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
-
-// options are the root command's flags.
+// options are the flags of the root command and of the subcommands that
+// share them.
 type options struct {
 	print        string
 	printSet     bool
+	mode         string
 	provider     string
 	model        string
 	baseURL      string
@@ -79,34 +42,183 @@ type options struct {
 	resume       string
 	noSession    bool
 	systemPrompt string
-	appendSystem multi
+	appendSystem []string
 	logLevel     string
-	version      bool
-	extensions   multi
+	extensions   []string
 	noExtensions bool
 }
 
-// sessionFlags registers the flags that pick a session; prompt shares them.
-func (o *options) sessionFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.session, "session", "", "")
-	fs.BoolVar(&o.continueLast, "c", false, "")
-	fs.BoolVar(&o.continueLast, "continue", false, "")
-	fs.StringVar(&o.resume, "resume", "", "")
+// sessionFlags registers the flags that pick a session.
+func (o *options) sessionFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.session, "session", "", "record the session in `FILE` (resumed when it exists)")
+	fs.BoolVarP(&o.continueLast, "continue", "c", false, "continue this directory's most recent session")
+	fs.StringVar(&o.resume, "resume", "", "resume the session with this `ID` (or a unique prefix)")
 }
 
 // promptFlags registers the flags that shape the system prompt.
-func (o *options) promptFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.systemPrompt, "system-prompt", "", "")
-	fs.Var(&o.appendSystem, "append-system-prompt", "")
+func (o *options) promptFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.systemPrompt, "system-prompt", "", "seed the system prompt with `TEXT|FILE`, beating every SYSTEM.md")
+	fs.StringArrayVar(&o.appendSystem, "append-system-prompt", nil, "add the system block `TEXT|FILE` (repeatable)")
 }
 
-// newFlagSet returns a quiet flag set: run prints usage (to stdout for
-// -h, never twice) and errors itself.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
+// extensionFlags registers the flags that choose the extensions.
+func (o *options) extensionFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.extensions, "extension", nil, "load the extension binary at `PATH` too (repeatable)")
+	fs.BoolVar(&o.noExtensions, "no-extensions", false, "load no extension at all")
+}
+
+const rootLong = `panto is an agent whose system prompt is conversation state: recorded in
+an append-only session log, sourced from layered SYSTEM.md and
+APPEND_SYSTEM.md files, and exactly reconstructable as of any earlier
+point (panto prompt --at N).
+
+With stdin a terminal, panto runs an interactive session; with -p, or a
+prompt piped on stdin, it runs one turn and prints the reply.
+
+Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
+OPENAI_BASE_URL, PANTO_HOME, PANTO_LOG_LEVEL, XDG_DATA_HOME,
+XDG_CONFIG_HOME, XDG_STATE_HOME.
+Exit status: 0 ok, 1 error, 2 usage error, 130 Ctrl-C, 143 SIGTERM,
+129 SIGHUP. See docs/cli.md.`
+
+const rootExample = `  panto                                   interactive session
+  panto -p "What does this project do?"    one turn, the reply on stdout
+  git diff | panto -p "Review this:"       piped stdin is appended
+  panto -c                                continue this directory's last session
+  panto --provider echo -p hi              offline: no key, no network
+  panto -p hi --mode json                  every event as a JSON line`
+
+// newRoot builds the command tree; ctx is the root context of the run.
+func newRoot(ctx context.Context, e *env) *cobra.Command {
+	var o options
+	root := &cobra.Command{
+		Use:           "panto [flags]",
+		Short:         "An agent whose system prompt is conversation state",
+		Long:          rootLong,
+		Example:       rootExample,
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          rootArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.printSet = cmd.Flags().Changed("print")
+			return runChat(ctx, e, &o)
+		},
+	}
+	root.SetVersionTemplate("panto {{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2
+	f := root.Flags()
+	f.StringVarP(&o.print, "print", "p", "", "run one turn with `TEXT`, print the reply and exit (piped stdin is appended)")
+	f.StringVar(&o.mode, "mode", "text", "what print mode writes: `MODE` text (the reply) or json (every event as a JSON line)")
+	f.StringVar(&o.provider, "provider", "", "the provider, by `NAME`: anthropic, openai or echo (offline; needs no key)")
+	f.StringVar(&o.model, "model", "", "the model, by the provider's `NAME` for it")
+	f.StringVar(&o.baseURL, "base-url", "", "the API root `URL`: Anthropic's without /v1, OpenAI's with it")
+	f.BoolVar(&o.noSession, "no-session", false, "write no session log")
+	o.sessionFlags(f)
+	o.promptFlags(f)
+	o.extensionFlags(f)
+	f.SortFlags = false
+	root.PersistentFlags().StringVar(&o.logLevel, "log-level", "", "what panto's log file keeps: `LEVEL` trace, debug, info, warn, error or off")
+
+	completeWords(root, "provider", provider.Anthropic, provider.OpenAI, provider.Echo)
+	completeWords(root, "mode", "text", "json")
+	completeWords(root, "log-level", "trace", "debug", "info", "warn", "error", "off")
+	_ = root.RegisterFlagCompletionFunc("resume", completeSessionIDs(e))
+
+	root.AddCommand(promptCommand(ctx, e, &o), sessionCommand(ctx, e, &o), dirsCommand(e), extCommand(ctx, e, &o),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print panto's version",
+			Args:  noArgs,
+			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "panto", version) },
+		})
+	root.SetFlagErrorFunc(flagError)
+	for _, c := range root.Commands() {
+		c.SuggestionsMinimumDistance = 2
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	return root
+}
+
+// rootArgs refuses arguments: a word that looks like a mistyped command
+// gets a suggestion; other text was meant as a prompt.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return usageErrorf("unknown command %q: did you mean `panto %s`?", args[0], s[0])
+	}
+	return usageErrorf("unexpected argument %q (to send it as a prompt: panto -p %q)", args[0], strings.Join(args, " "))
+}
+
+// where names cmd at the start of an error message ("prompt: "), or
+// nothing for the root (finish says "panto: ").
+func where(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ") + ": "
+}
+
+// noArgs refuses arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%sunexpected argument %q", where(cmd), args[0])
+	}
+	return nil
+}
+
+// flagError makes a flag mistake a usage error, with the nearest flag's
+// name when one is close.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return usageErrorf("%s%s", where(cmd), msg)
+	}
+	best, dist := "", 3 // at most two edits away, or a prefix
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		d := levenshtein(name, f.Name)
+		if strings.HasPrefix(f.Name, name) {
+			d = 1
+		}
+		if d < dist {
+			best, dist = f.Name, d
+		}
+	})
+	if best != "" {
+		return usageErrorf("%sunknown flag --%s: did you mean --%s?", where(cmd), name, best)
+	}
+	return usageErrorf("%sunknown flag --%s (see %s --help)", where(cmd), name, cmd.CommandPath())
+}
+
+// levenshtein is the edit distance of a and b.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// completeWords completes a flag's value from a fixed list.
+func completeWords(cmd *cobra.Command, flag string, words ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
 }
 
 func run(ctx context.Context, e *env, args []string) int {
@@ -114,7 +226,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	defer cancel(nil)
 	e.sig = &signalRouter{cancel: cancel, exit: e.exit}
 	e.sig.route(e.signals)
-	code := dispatch(ctx, e, args)
+	root := newRoot(ctx, e)
+	root.SetArgs(args)
+	code := finish(e, root.ExecuteContext(ctx))
 	if c := exitCode(ctx); c >= 0 {
 		// A signal ended panto: its status, whatever the command made of
 		// the cancellation.
@@ -123,65 +237,17 @@ func run(ctx context.Context, e *env, args []string) int {
 	return code
 }
 
-func dispatch(ctx context.Context, e *env, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "prompt":
-			return finish(e, runPrompt(ctx, e, args[1:]))
-		case "session", "sessions":
-			return finish(e, runSession(ctx, e, args[1:]))
-		case "dirs":
-			return finish(e, runDirs(e, args[1:]))
-		case "ext", "extensions":
-			return finish(e, runExt(ctx, e, args[1:]))
-		case "help":
-			fmt.Fprint(e.stdout, rootUsage)
-			return exitOK
-		case "version":
-			fmt.Fprintln(e.stdout, "panto", version)
-			return exitOK
-		}
-	}
-	var o options
-	fs := newFlagSet("panto")
-	fs.StringVar(&o.print, "p", "", "")
-	fs.StringVar(&o.print, "print", "", "")
-	fs.StringVar(&o.provider, "provider", "", "")
-	fs.StringVar(&o.model, "model", "", "")
-	fs.StringVar(&o.baseURL, "base-url", "", "")
-	fs.BoolVar(&o.noSession, "no-session", false, "")
-	fs.StringVar(&o.logLevel, "log-level", "", "")
-	fs.BoolVar(&o.version, "version", false, "")
-	fs.Var(&o.extensions, "extension", "")
-	fs.BoolVar(&o.noExtensions, "no-extensions", false, "")
-	o.sessionFlags(fs)
-	o.promptFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(e.stdout, rootUsage)
-			return exitOK
-		}
-		return finish(e, usageErrorf("%v", err))
-	}
-	if o.version {
-		fmt.Fprintln(e.stdout, "panto", version)
-		return exitOK
-	}
-	if fs.NArg() > 0 {
-		return finish(e, usageErrorf("unexpected argument %q (did you mean -p %q?)", fs.Arg(0), strings.Join(fs.Args(), " ")))
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "p" || f.Name == "print" {
-			o.printSet = true
-		}
-	})
-	return finish(e, runChat(ctx, e, &o))
-}
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
 
 // finish prints err (if any) and returns the exit status for it.
 func finish(e *env, err error) int {
 	switch {
-	case err == nil, errors.Is(err, errHelpShown):
+	case err == nil:
 		return exitOK
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(e.stderr, "panto: %s\nRun 'panto --help' for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))

@@ -4,90 +4,87 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
-	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/rules"
+	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
-const promptUsage = `Usage: panto prompt [--session FILE | -c | --resume ID] [--at N] [--json]
-                   [--system-prompt TEXT|FILE] [--append-system-prompt TEXT|FILE]
+const promptLong = `Show the system prompt, block by block, with where each block came from.
 
-Show the effective system prompt:
-  - with no session flag, the prompt a fresh session would start with, from
-    the current SYSTEM.md / APPEND_SYSTEM.md files and flags, and which layer
-    file each block came from;
-  - with a session, the prompt recorded in its log;
-  - with --at N, the prompt as it was after the log's first N messages
-    (N >= 0; panto session list shows how many a log has).
+With no session flag: the prompt a fresh session here would start with,
+the extensions' blocks included (they are started, as a session starts
+them; --no-extensions shows the files' blocks only). With a session
+(--session, -c, --resume): the prompt its next request will carry, as
+resuming it now would make it, without recording anything. With --at N:
+the prompt as it was recorded after the log's first N messages (panto
+session list shows how many a log has).`
 
---json prints {"blocks": [{"text": ..., "source" or "message": ...}]}.
-`
-
-// promptBlock is one block of `panto prompt --json`.
+// promptBlock is one block of panto prompt --json.
 type promptBlock struct {
 	Text string `json:"text"`
-	// Source is the file or flag a fresh session's block comes from.
+	// Source says where the block came from, for people.
 	Source string `json:"source,omitempty"`
-	// Message is the 1-based position of the system message a recorded
-	// block comes from.
+	// Message is the 1-based position of the system message a block
+	// comes from.
 	Message int `json:"message,omitempty"`
 }
 
-func runPrompt(_ context.Context, e *env, args []string) error {
+func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	var o options
 	at := -1
 	asJSON := false
-	fset := newFlagSet("panto prompt")
-	o.sessionFlags(fset)
-	o.promptFlags(fset)
-	fset.IntVar(&at, "at", -1, "")
-	fset.BoolVar(&asJSON, "json", false, "")
-	if err := parseSub(e, fset, args, promptUsage); err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "prompt [flags]",
+		Short: "Show the system prompt the next request will carry",
+		Long:  promptLong,
+		Example: `  panto prompt                      a fresh session's prompt
+  panto prompt -c                   this directory's last session, as resuming it would send
+  panto prompt --session s.jsonl --at 12 --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.logLevel = root.logLevel
+			if cmd.Flags().Changed("at") && at < 0 {
+				return usageErrorf("--at %d: want the number of messages, 0 or more", at)
+			}
+			return runPrompt(ctx, e, &o, at, asJSON)
+		},
 	}
-	if err := checkPromptFlags(&o); err != nil {
-		return err
-	}
-	dirs, err := layers.Resolve(e.getenv, e.cwd)
-	if err != nil {
+	f := cmd.Flags()
+	o.sessionFlags(f)
+	o.promptFlags(f)
+	o.extensionFlags(f)
+	f.IntVar(&at, "at", -1, "the prompt as of the log's first `N` messages")
+	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "message"}]}`)
+	return cmd
+}
+
+func runPrompt(ctx context.Context, e *env, o *options, at int, asJSON bool) error {
+	if err := checkPromptFlags(o); err != nil {
 		return err
 	}
 	fromLog := o.session != "" || o.continueLast || o.resume != ""
-	atSet := false
-	fset.Visit(func(f *flag.Flag) { atSet = atSet || f.Name == "at" })
-	if atSet && at < 0 {
-		return usageErrorf("--at %d: want the number of messages, 0 or more", at)
-	}
 	if at >= 0 && !fromLog {
 		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
 	}
+	a, err := loadApp(e, o)
+	if err != nil {
+		return err
+	}
+	defer a.close()
 	var blocks []promptBlock
-	if !fromLog {
-		vars, err := freshVars(e, dirs)
-		if err != nil {
-			return err
-		}
-		resolved, err := sysprompt.Resolve(dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem, Vars: vars})
-		if err != nil {
-			return err
-		}
-		for _, b := range resolved {
-			blocks = append(blocks, promptBlock{Text: b.Text, Source: b.Source})
-		}
-	} else {
-		path, _, err := pickSession(dirs, &o, time.Now(), e.stderr)
+	if at >= 0 {
+		// What was recorded: the log alone, no extension started.
+		path, _, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
 		if err != nil {
 			return err
 		}
@@ -102,11 +99,48 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 		if at > len(msgs) {
 			return fmt.Errorf("--at %d: session %s has only %d messages", at, path, len(msgs))
 		}
-		if at >= 0 {
-			msgs = msgs[:at]
-		}
-		for _, b := range conversation.EffectiveSystem(msgs) {
+		for _, b := range conversation.EffectiveSystem(msgs[:at]) {
 			blocks = append(blocks, promptBlock{Text: b.Text, Message: b.Index + 1})
+		}
+	} else {
+		// What the next request would carry: a session opened as a run
+		// would open it, in memory.
+		log := host.Log{}
+		if fromLog {
+			path, _, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
+			if err != nil {
+				return err
+			}
+			log = host.Log{Path: path, ReadOnly: true}
+		}
+		specs, err := a.extensionSpecs(e, o)
+		if err != nil {
+			return err
+		}
+		cfg := a.hostConfig(e, o, log, specs, nil)
+		cfg.MaxProcs = nil
+		sess, err := host.Open(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		done := make(chan struct{})
+		events := sess.Events()
+		go func() {
+			defer close(done)
+			v := newTextView(e, false)
+			for ev := range events {
+				if n, ok := ev.(host.Notice); ok {
+					v.show(n)
+				}
+			}
+		}()
+		for _, b := range sess.EffectiveSystem() {
+			blocks = append(blocks, promptBlock{Text: b.Text, Message: b.Index + 1})
+		}
+		err = sess.Close(ctx)
+		<-done
+		if err != nil {
+			return err
 		}
 	}
 	if asJSON {
@@ -130,26 +164,28 @@ func runPrompt(_ context.Context, e *env, args []string) error {
 	return nil
 }
 
-const sessionUsage = `Usage: panto session list
-
-List this directory's sessions, newest first: id, last change, message
-count (system messages included, as panto prompt --at N counts them) and
-the first user line. Resume one with panto --resume ID.
-`
-
-func runSession(_ context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] != "list" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(e.stdout, sessionUsage)
-			return nil
-		}
-		fmt.Fprint(e.stderr, sessionUsage)
-		return usageErrorf("panto session: want the subcommand list")
+func sessionCommand(_ context.Context, e *env, _ *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "session",
+		Aliases: []string{"sessions"},
+		Short:   "List and inspect this directory's sessions",
+		Args:    cobra.ArbitraryArgs,
+		RunE:    groupArgs,
 	}
-	fset := newFlagSet("panto session list")
-	if err := parseSub(e, fset, args[1:], sessionUsage); err != nil {
-		return err
-	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List this directory's sessions, newest first",
+		Long: `List this directory's sessions, newest first: id, last change, message
+count (system messages included, as panto prompt --at N counts them; "-"
+for a log too large to count without reading it whole) and the first user
+line. Resume one with panto --resume ID.`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runSessionList(e) },
+	})
+	return cmd
+}
+
+func runSessionList(e *env) error {
 	dirs, err := layers.Resolve(e.getenv, e.cwd)
 	if err != nil {
 		return err
@@ -202,25 +238,18 @@ func runSession(_ context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+func dirsCommand(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "dirs",
+		Short: "Show panto's directories and the files found in the layers",
+		Long: `Show panto's directories — PANTO_HOME, the base, user and project layers,
+the sessions and log folders — and every file found in the layers.`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runDirs(e) },
 	}
-	return s
 }
 
-const dirsUsage = `Usage: panto dirs
-
-Show panto's directories — PANTO_HOME, the base, user and project layers,
-the sessions and log folders — and every file found in the layers.
-`
-
-func runDirs(e *env, args []string) error {
-	fset := newFlagSet("panto dirs")
-	if err := parseSub(e, fset, args, dirsUsage); err != nil {
-		return err
-	}
+func runDirs(e *env) error {
 	d, err := layers.Resolve(e.getenv, e.cwd)
 	if err != nil {
 		return err
@@ -275,43 +304,43 @@ func layerFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// parseSub parses a subcommand's flags; -h prints its usage to stdout.
-func parseSub(e *env, fset *flag.FlagSet, args []string, usage string) error {
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(e.stdout, usage)
-			return errHelpShown
-		}
-		return usageErrorf("%s: %v", fset.Name(), err)
+// groupArgs runs a command that only groups subcommands: without one, or
+// with a word that is none of them, it is a usage error, with a suggestion
+// when one is close.
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("%swant one of: %s", where(cmd), subcommandNames(cmd))
 	}
-	if fset.NArg() > 0 {
-		return usageErrorf("%s: unexpected argument %q", fset.Name(), fset.Arg(0))
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return usageErrorf("%sunknown command %q: did you mean `%s %s`?", where(cmd), args[0], cmd.CommandPath(), s[0])
 	}
-	return nil
+	return usageErrorf("%sunknown command %q (want one of: %s)", where(cmd), args[0], subcommandNames(cmd))
 }
 
-// errHelpShown ends a command after its help was printed; exit status 0.
-var errHelpShown = errors.New("help shown")
+func subcommandNames(cmd *cobra.Command) string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
-// freshVars are the variables a fresh session would render with: the
-// built-ins and those of the extensions that would load.
-func freshVars(e *env, dirs layers.Dirs) (rules.Vars, error) {
-	a, err := loadApp(e, &options{})
-	if err != nil {
-		return nil, err
+// completeSessionIDs completes --resume with this directory's session ids.
+func completeSessionIDs(e *env) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		dirs, err := layers.Resolve(e.getenv, e.cwd)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		list, _ := dirSessions(dirs, func(string) {})
+		var ids []string
+		for _, s := range list {
+			if s.headerErr == nil && strings.HasPrefix(s.header.ID, prefix) {
+				ids = append(ids, s.header.ID)
+			}
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
 	}
-	defer a.close()
-	extVars := map[string]string{}
-	cands, err := discover(dirs, nil)
-	if err != nil {
-		return nil, err
-	}
-	var errs strings.Builder
-	if specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions); len(specs) > 0 {
-		m := extension.Start(context.Background(), specs, &scratch{}, extension.Options{Errors: &errs, Logger: a.logger})
-		m.Disable(a.cfg.DisabledExtensions)
-		extVars = m.Variables()
-		m.Close(context.Background())
-	}
-	return a.vars(e, extVars), nil
 }

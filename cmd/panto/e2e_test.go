@@ -102,8 +102,10 @@ func TestFreshSessionRecordsSeedThenLifecycle(t *testing.T) {
 	require.Equal(t, []string{"append:project seed\n", "append:project append\n", "append:user append\n", "append:base append\n"},
 		systemEntries(t, files[0]))
 	require.Equal(t, "lifecycle", lines[5]["type"], "the lifecycle entry follows the seed blocks")
-	require.Equal(t, "user", lines[6]["message"].(map[string]any)["role"])
-	require.Equal(t, "assistant", lines[7]["message"].(map[string]any)["role"])
+	require.Equal(t, "model_change", lines[6]["type"], "then the model in use")
+	require.Equal(t, "echo", lines[6]["provider"])
+	require.Equal(t, "user", lines[7]["message"].(map[string]any)["role"])
+	require.Equal(t, "assistant", lines[8]["message"].(map[string]any)["role"])
 	for _, l := range lines[1:] {
 		if m, ok := l["message"].(map[string]any); ok && m["role"] != "system" {
 			require.NotContains(t, m, "mode", "mode only on system messages")
@@ -434,7 +436,7 @@ func TestUsageErrors(t *testing.T) {
 	require.Equal(t, 1, strings.Count(r.stdout, "Usage:"), "the usage once")
 	require.Empty(t, r.stderr)
 	r = h.ok("prompt", "-h")
-	require.Equal(t, 1, strings.Count(r.stdout, "Usage: panto prompt"))
+	require.Equal(t, 1, strings.Count(r.stdout, "Usage:\n  panto prompt [flags]"), r.stdout)
 	require.Empty(t, r.stderr)
 }
 

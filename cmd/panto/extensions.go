@@ -17,13 +17,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
-	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/spf13/cobra"
 )
 
 // trustFile is where trusted project-layer extensions are recorded, in the
@@ -195,61 +192,61 @@ func withoutDisabled(specs []extension.Spec, disabled []string) []extension.Spec
 	return out
 }
 
-// extOptions are the Manager options of the CLI.
-func (a *app) extOptions(e *env, sessionID string) extension.Options {
-	return extension.Options{
-		Logger:       a.logger.Named("extensions"),
-		Errors:       e.stderr,
-		StartTimeout: a.cfg.ExtensionStartTimeout,
-		HookTimeout:  a.cfg.HookTimeout,
-		ToolTimeout:  a.cfg.ToolTimeout,
-		HostVersion:  version,
-		SessionID:    sessionID,
-		CWD:          a.dirs.CWD,
-	}
-}
-
-const extUsage = `Usage:
-  panto ext list              the extensions panto would load here, in load order
-  panto ext check PATH        start one extension against a scratch session and report
-  panto ext trust [PATH...]   trust project-layer extensions (all of ./.panto/extensions
-                              when no PATH is given)
-
-Extensions are loaded from each layer's extensions/ folder — base
+const extLong = `Extensions are loaded from each layer's extensions/ folder — base
 ($PANTO_HOME/agent/extensions), user ($XDG_CONFIG_HOME/panto/extensions),
 project (./.panto/extensions) — by name within a folder, then from
 --extension flags. Project-layer binaries run only once trusted.
-See docs/extensions.md.
-`
+See docs/extensions.md.`
 
-func runExt(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, extUsage)
-		return usageErrorf("panto ext: want list, check or trust")
+func extCommand(ctx context.Context, e *env, root *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "ext",
+		Aliases: []string{"extensions"},
+		Short:   "List, check and trust extensions",
+		Long:    extLong,
+		Args:    cobra.ArbitraryArgs,
+		RunE:    groupArgs,
 	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(e.stdout, extUsage)
-		return nil
-	case "list":
-		return extList(e, args[1:])
-	case "check":
-		return extCheck(ctx, e, args[1:])
-	case "trust":
-		return extTrust(e, args[1:])
+	var listFlags []string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the extensions panto would load here, in load order",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return extList(ctx, e, &options{logLevel: root.logLevel}, listFlags)
+		},
 	}
-	fmt.Fprint(e.stderr, extUsage)
-	return usageErrorf("panto ext: unknown subcommand %q", args[0])
+	list.Flags().StringArrayVar(&listFlags, "extension", nil, "list this extension binary too, `PATH` (repeatable)")
+	check := &cobra.Command{
+		Use:   "check PATH",
+		Short: "Start one extension in an in-memory session and report what it does",
+		Long: `Start the extension at PATH in an in-memory session, exactly as a session
+starts it — the go-plugin handshake, Init, the configured prompt with
+{{variables}} rendered strictly, its tool guidance, session_start — then
+end the session (session_end, Shutdown) and report everything it did.
+Nothing is recorded. Exit status 1 on any failure, a refused system edit
+included, and when it had to be killed to stop.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("%swant one PATH", where(cmd))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return extCheck(ctx, e, &options{logLevel: root.logLevel}, args[0])
+		},
+	}
+	trust := &cobra.Command{
+		Use:   "trust [PATH...]",
+		Short: "Trust project-layer extensions (all of ./.panto/extensions without PATH)",
+		RunE:  func(_ *cobra.Command, args []string) error { return extTrust(e, args) },
+	}
+	cmd.AddCommand(list, check, trust)
+	return cmd
 }
 
-func extList(e *env, args []string) error {
-	var flags multi
-	fs := newFlagSet("panto ext list")
-	fs.Var(&flags, "extension", "")
-	if err := parseSub(e, fs, args, extUsage); err != nil {
-		return err
-	}
-	a, err := loadApp(e, &options{})
+func extList(ctx context.Context, e *env, o *options, flags []string) error {
+	a, err := loadApp(e, o)
 	if err != nil {
 		return err
 	}
@@ -271,22 +268,22 @@ func extList(e *env, args []string) error {
 	for _, c := range cands {
 		name, ver, handles := filepath.Base(c.spec.Path), "-", "-"
 		trusted := "yes"
+		c.spec.Environ = a.extensionEnviron(e, filepath.Base(c.spec.Path))
 		if c.skip != "" {
 			trusted = "no: " + c.skip
-		} else if info, err := describe(e, c.spec); err != nil {
+		} else if info, err := extension.Describe(ctx, c.spec, a.extensionOptions()); err != nil {
 			handles = "(failed to start: " + oneLine(err.Error(), 60) + ")"
 		} else {
-			name, ver = info.GetName(), info.GetVersion()
+			name, ver = info.Name, info.Version
 			if disabled[name] {
 				trusted += " (disabled in config)"
 			}
-			var h []string
-			h = append(h, info.GetEvents()...)
-			for _, cmd := range info.GetCommands() {
-				h = append(h, "/"+cmd.GetName())
+			h := append([]string(nil), info.Events...)
+			for _, cmd := range info.Commands {
+				h = append(h, "/"+cmd.Name)
 			}
-			for _, tool := range info.GetTools() {
-				h = append(h, "tool:"+tool.GetName())
+			for _, tool := range info.Tools {
+				h = append(h, "tool:"+tool.Name)
 			}
 			handles = strings.Join(h, " ")
 		}
@@ -295,174 +292,104 @@ func extList(e *env, args []string) error {
 	return tw.Flush()
 }
 
-// describe starts an extension alone with a throwaway recorder and returns
-// what it said in Init.
-func describe(e *env, spec extension.Spec) (*pb.InitResponse, error) {
-	var errs strings.Builder
-	m := extension.Start(context.Background(), []extension.Spec{spec}, &scratch{}, extension.Options{Errors: &errs})
-	defer m.Close(context.Background())
-	if len(m.Extensions()) == 0 {
-		return nil, errors.New(strings.TrimSpace(strings.TrimPrefix(errs.String(), "panto: ")))
-	}
-	return m.Extensions()[0].Info(), nil
-}
-
-const extCheckUsage = `Usage: panto ext check PATH
-
-Start the extension at PATH, run the go-plugin handshake and Init, record
-its tool guidance and fire session_start against a scratch in-memory
-session that renders {{variables}} as a real one does, run session_end
-and shut it down, printing what it saw. Exit status 1 on any failure,
-a refused system edit included.
-`
-
-func extCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("panto ext check")
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("panto ext check: %v", err)
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprint(e.stderr, extCheckUsage)
-		return usageErrorf("panto ext check: want one PATH")
-	}
-	path, err := filepath.Abs(fs.Arg(0))
+func extCheck(ctx context.Context, e *env, o *options, arg string) error {
+	path, err := filepath.Abs(arg)
 	if err != nil {
 		return err
 	}
 	if !isExecutable(path) {
 		return fmt.Errorf("ext check %s: not an executable file", path)
 	}
-	var errs strings.Builder
-	rec := &scratch{out: e.stdout}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "panto", Output: e.stderr, Level: hclog.Warn})
+	a, err := loadApp(e, o)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	spec := extension.Spec{Path: path, Source: "panto ext check", Environ: a.extensionEnviron(e, filepath.Base(path))}
+	cfg := a.hostConfig(e, o, host.Log{ID: "check"}, []extension.Spec{spec}, nil)
+	cfg.MaxProcs = nil
 	start := time.Now()
-	m := extension.Start(ctx, []extension.Spec{{Path: path, Source: "panto ext check"}}, rec,
-		extension.Options{Errors: &errs, Logger: logger, HostVersion: version, SessionID: "check", CWD: e.cwd})
-	if len(m.Extensions()) == 0 {
-		m.Close(ctx)
-		return fmt.Errorf("ext check: %s", strings.TrimSpace(strings.TrimPrefix(errs.String(), "panto: ")))
+	sess, err := host.Open(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("ext check: %w", err)
 	}
-	x := m.Extensions()[0]
-	info := x.Info()
-	fmt.Fprintf(e.stdout, "started %s %s in %s (panto API v%d)\n", info.GetName(), info.GetVersion(), time.Since(start).Round(time.Millisecond), info.GetApiVersion())
-	if info.GetDescription() != "" {
-		fmt.Fprintf(e.stdout, "description: %s\n", info.GetDescription())
+	// What the extension does, as it happens; every failure is a notice.
+	var failed []string
+	var mu sync.Mutex
+	done := make(chan struct{})
+	events := sess.Events()
+	go func() {
+		defer close(done)
+		for ev := range events {
+			mu.Lock()
+			switch ev := ev.(type) {
+			case host.SystemChanged:
+				if ev.By != "panto" {
+					fmt.Fprintf(e.stdout, "system %s by %s: %q\n", ev.Mode, ev.By, ev.Text)
+				}
+			case host.Notice:
+				if ev.Level == host.NoticeError {
+					failed = append(failed, ev.Text)
+				}
+				fmt.Fprintf(e.stdout, "%s: %s\n", ev.Level, ev.Text)
+			}
+			mu.Unlock()
+		}
+	}()
+	infos := sess.ExtensionInfo()
+	if len(infos) == 0 {
+		sess.Close(ctx)
+		<-done
+		return fmt.Errorf("ext check: %s did not start: %s", path, strings.Join(failed, "; "))
 	}
-	if len(info.GetEvents()) > 0 {
-		fmt.Fprintf(e.stdout, "handles: %s\n", strings.Join(info.GetEvents(), ", "))
+	info := infos[0]
+	mu.Lock()
+	fmt.Fprintf(e.stdout, "started %s %s in %s (panto API v%d)\n", info.Name, info.Version, time.Since(start).Round(time.Millisecond), info.APIVersion)
+	if info.Description != "" {
+		fmt.Fprintf(e.stdout, "description: %s\n", info.Description)
 	}
-	for _, c := range info.GetCommands() {
-		fmt.Fprintf(e.stdout, "command: /%s %s — %s\n", c.GetName(), c.GetUsage(), c.GetDescription())
+	if len(info.Events) > 0 {
+		fmt.Fprintf(e.stdout, "handles: %s\n", strings.Join(info.Events, ", "))
 	}
-	for _, t := range info.GetTools() {
-		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.GetName(), oneLine(t.GetDescription(), 80))
+	for _, c := range info.Commands {
+		fmt.Fprintf(e.stdout, "command: /%s %s — %s\n", c.Name, c.Usage, c.Description)
 	}
-	for k, v := range info.GetVariables() {
+	for _, t := range info.Tools {
+		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.Name, oneLine(t.Description, 80))
+	}
+	for k, v := range info.Variables {
 		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, oneLine(v, 60))
 	}
-	// Record as a real session does: variables rendered strictly (an
-	// unknown one refuses the edit), then the tool guidance, then
-	// session_start.
-	vars := checkVars(e, m.Variables())
-	rec.setRenderer(func(text, source string) (string, error) { return rules.Render(text, source, vars) })
-	for _, t := range info.GetTools() {
-		if strings.TrimSpace(t.GetGuidance()) != "" {
-			fmt.Fprintln(e.stdout, "recording tool guidance (as a session does before session_start)")
-			break
-		}
+	mu.Unlock()
+	err = sess.Close(ctx)
+	<-done
+	if err != nil {
+		return fmt.Errorf("ext check: %w", err)
 	}
-	m.RecordGuidance(rec)
-	fmt.Fprintln(e.stdout, "firing session_start (fresh scratch session)")
-	m.SessionStart(ctx, &pb.SessionStart{SessionId: "check"})
-	m.Close(ctx)
-	if x.Disabled() != nil || errs.Len() > 0 {
-		return fmt.Errorf("ext check: %s", strings.TrimSpace(strings.TrimPrefix(errs.String(), "panto: ")))
+	if len(failed) > 0 {
+		return fmt.Errorf("ext check: %s", strings.Join(failed, "; "))
 	}
 	fmt.Fprintln(e.stdout, "ok: shut down cleanly")
 	return nil
 }
 
-// checkVars are the variables a session would render extension text
-// with: the built-ins over the extensions' own (see app.vars). Without a
-// usable config, {{model}} and {{provider}} render empty.
-func checkVars(e *env, extVars map[string]string) rules.Vars {
-	a, err := loadApp(e, &options{})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "panto: warning: %v; {{model}} and {{provider}} render empty\n", err)
-		return (&app{dirs: layers.Dirs{CWD: e.cwd}}).vars(e, extVars)
+// extensionOptions are the extension host's options from the config.
+func (a *app) extensionOptions() extension.Options {
+	return extension.Options{
+		Logger:       a.logger.Named("extensions"),
+		StartTimeout: a.cfg.ExtensionStartTimeout,
+		HookTimeout:  a.cfg.HookTimeout,
+		ToolTimeout:  a.cfg.ToolTimeout,
+		HostVersion:  version,
 	}
-	defer a.close()
-	return a.vars(e, extVars)
-}
-
-// scratch is an in-memory session for ext list and ext check; with out
-// set it prints what the extension records. With a renderer set it
-// renders system text as a session does (host.Session.SetRenderer): a
-// rendering error refuses the edit.
-type scratch struct {
-	mu     sync.Mutex
-	conv   conversation.Conversation
-	out    io.Writer
-	render func(text, source string) (string, error)
-}
-
-func (s *scratch) setRenderer(f func(text, source string) (string, error)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.render = f
-}
-
-func (s *scratch) EditSystem(by string, mode conversation.Mode, text string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.render != nil {
-		rendered, err := s.render(text, "extension "+by)
-		if err != nil {
-			if s.out != nil {
-				fmt.Fprintf(s.out, "system %s by %s REFUSED: %q: %v\n", mode, by, text, err)
-			}
-			return err
-		}
-		text = rendered
-	}
-	s.conv.Append(conversation.SystemMessage(text, mode))
-	if s.out != nil {
-		fmt.Fprintf(s.out, "system %s by %s: %q\n", mode, by, text)
-	}
-	return nil
-}
-
-func (s *scratch) EffectiveSystem() []conversation.SystemText {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conv.EffectiveSystem()
-}
-
-func (s *scratch) Messages() []conversation.Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]conversation.Message(nil), s.conv.Messages...)
-}
-
-func (s *scratch) AppendData(ext string, data json.RawMessage) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.out != nil {
-		fmt.Fprintf(s.out, "data by %s: %s\n", ext, data)
-	}
-	return nil
 }
 
 func extTrust(e *env, args []string) error {
-	fs := newFlagSet("panto ext trust")
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("panto ext trust: %v", err)
-	}
 	d, err := layers.Resolve(e.getenv, e.cwd)
 	if err != nil {
 		return err
 	}
-	paths := fs.Args()
+	paths := args
 	if len(paths) == 0 {
 		cands, err := discover(d, nil)
 		if err != nil {

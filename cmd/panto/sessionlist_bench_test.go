@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -56,7 +55,7 @@ func BenchmarkSessionList(b *testing.B) {
 				var out bytes.Buffer
 				e.stdout = &out
 				before := readBytes()
-				require.NoError(b, runSession(context.Background(), e, []string{"list"}))
+				require.NoError(b, runSessionList(e))
 				read += readBytes() - before
 				if !strings.Contains(out.String(), "a small one") {
 					b.Fatal(out.String())

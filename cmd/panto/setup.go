@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,8 +17,11 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/rules"
+	"github.com/panto-dev/panto/serializers"
 )
 
 // app is what every command that talks to a model needs, resolved once.
@@ -162,18 +166,121 @@ func openLog(stateDir, level string) (hclog.Logger, func(), error) {
 	return logger, func() { f.Close() }, nil
 }
 
-// vars are the {{name}} variables of prompt text: panto's built-ins (cwd,
-// os, arch, date, model, provider, env.NAME) over the extensions' own.
-func (a *app) vars(e *env, extVars map[string]string) rules.Vars {
-	values := map[string]string{}
-	for k, v := range extVars {
-		values[k] = v
-	}
-	for k, v := range map[string]string{
+// providerKeys are the environment variables that hold provider
+// credentials. panto reads them itself; they never reach an extension
+// (and so nothing an extension starts, such as bash) unless config's
+// extension_api_keys names it, and they are never rendered as
+// {{env.NAME}}.
+var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+
+func isProviderKey(name string) bool { return slices.Contains(providerKeys, name) }
+
+// builtinVars are panto's own {{variables}}; they win over those the
+// extensions define.
+func (a *app) builtinVars() map[string]string {
+	return map[string]string{
 		"cwd": a.dirs.CWD, "os": runtime.GOOS, "arch": runtime.GOARCH,
 		"date": time.Now().Format("2006-01-02"), "model": a.cfg.Model, "provider": a.cfg.Provider,
-	} {
-		values[k] = v
 	}
-	return rules.Map{Values: values, Env: func(k string) (string, bool) { return e.getenv(k), true }}
+}
+
+// envVar looks up {{env.NAME}}: the environment, less the provider keys.
+func envVar(e *env) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if isProviderKey(k) {
+			return "", false
+		}
+		return e.getenv(k), true
+	}
+}
+
+// vars are the {{variables}} of a run with no extensions started.
+func (a *app) vars(e *env) rules.Vars {
+	return rules.Map{Values: a.builtinVars(), Env: envVar(e)}
+}
+
+// extensionSpecs are the extensions the flags and layers say to start, in
+// load order, less those config disables by file name; those that may not
+// run (untrusted, changed) are reported on stderr.
+func (a *app) extensionSpecs(e *env, o *options) ([]extension.Spec, error) {
+	if o.noExtensions {
+		return nil, nil
+	}
+	cands, err := discover(a.dirs, o.extensions)
+	if err != nil {
+		return nil, err
+	}
+	specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)
+	for i := range specs {
+		specs[i].Environ = a.extensionEnviron(e, filepath.Base(specs[i].Path))
+	}
+	return specs, nil
+}
+
+// extensionEnviron is the environment an extension (file name name)
+// starts with: panto's, less the provider keys unless config's
+// extension_api_keys names it.
+func (a *app) extensionEnviron(e *env, name string) []string {
+	keep := slices.Contains(a.cfg.ExtensionAPIKeys, name)
+	all := os.Environ
+	if e.environ != nil {
+		all = e.environ
+	}
+	out := []string{}
+	for _, kv := range all() {
+		k, _, _ := strings.Cut(kv, "=")
+		if keep || !isProviderKey(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// hostConfig is the session every command that opens one starts: log is
+// where it is recorded, specs its extensions, prov its model.
+func (a *app) hostConfig(e *env, o *options, log host.Log, specs []extension.Spec, prov host.Sender) host.Config {
+	window := a.cfg.ContextWindow
+	if window == 0 {
+		window = config.DefaultContextWindow(a.cfg.Provider)
+	}
+	return host.Config{
+		Log:                log,
+		CWD:                a.dirs.CWD,
+		Extensions:         specs,
+		DisabledExtensions: a.cfg.DisabledExtensions,
+		ExtensionOptions:   a.extensionOptions(),
+		Vars:               a.builtinVars(),
+		Env:                envVar(e),
+		Prompt: func(vars rules.Vars) (host.Prompt, error) {
+			blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: o.systemPrompt, Appends: o.appendSystem, Vars: vars})
+			if err != nil {
+				return host.Prompt{}, err
+			}
+			up, err := sysprompt.UserPrompt(a.dirs, vars)
+			if err != nil {
+				return host.Prompt{}, err
+			}
+			p := host.Prompt{UserPrompt: up}
+			for _, b := range blocks {
+				p.Blocks = append(p.Blocks, host.PromptBlock{Text: b.Text, Source: b.Source})
+			}
+			return p, nil
+		},
+		Provider:     prov,
+		ProviderName: a.cfg.Provider,
+		Request: serializers.Request{
+			Model:          a.cfg.Model,
+			MaxTokens:      a.cfg.MaxTokens,
+			ThinkingBudget: a.cfg.ThinkingBudget,
+			Temperature:    a.cfg.Temperature,
+			Stream:         a.cfg.Stream,
+		},
+		MaxSteps: a.cfg.MaxSteps,
+		Compaction: host.Compaction{
+			Model: a.cfg.CompactionModel, Window: window,
+			Threshold: a.cfg.CompactionThreshold, KeepTokens: a.cfg.CompactionKeepTokens,
+		},
+		MaxProcs: e.maxProcs,
+		Logger:   a.logger,
+	}
 }

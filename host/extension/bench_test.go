@@ -38,7 +38,7 @@ func benchStart(b *testing.B, n int) {
 	for range b.N {
 		errs := &syncBuffer{}
 		opts := benchOptions()
-		opts.Errors = errs
+		opts.Report = reportTo(errs)
 		t0 := time.Now()
 		m := Start(context.Background(), sp, newRecorder(), opts)
 		ds = append(ds, time.Since(t0))
@@ -66,7 +66,7 @@ func benchHook(b *testing.B, req *pb.EventRequest, wantEdits int) {
 	rec := newRecorder()
 	errs := &syncBuffer{}
 	opts := benchOptions()
-	opts.Errors = errs
+	opts.Report = reportTo(errs)
 	m := Start(context.Background(), specs("bench-hook"), rec, opts)
 	b.Cleanup(func() { m.Close(context.Background()) })
 	if len(m.Extensions()) != 1 {
@@ -74,14 +74,14 @@ func benchHook(b *testing.B, req *pb.EventRequest, wantEdits int) {
 	}
 	ctx := context.Background()
 	for range 20 { // warm up the connections
-		m.Fire(ctx, req)
+		m.fire(ctx, req)
 	}
 	before := len(rec.Edits())
 	ds := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
 		t0 := time.Now()
-		m.Fire(ctx, req)
+		m.fire(ctx, req)
 		ds = append(ds, time.Since(t0))
 	}
 	b.StopTimer()

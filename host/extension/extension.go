@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,9 @@ type Spec struct {
 	// Checksum, when set, is the sha256 the binary must have: go-plugin
 	// checks it right before the start.
 	Checksum []byte
+	// Environ, when not nil, is the environment the extension starts
+	// with (go-plugin's own variables are added); nil means panto's.
+	Environ []string
 }
 
 // Options tune the Manager.
@@ -105,6 +109,7 @@ type Ext struct {
 	client *plugin.Client
 	conn   *sdk.Conn
 	info   *pb.InitResponse
+	desc   Info
 	events map[string]bool
 	server *grpc.Server // the Host service served to it
 
@@ -136,7 +141,7 @@ func (e *Ext) stop(graceful bool, timeout time.Duration) {
 func (e *Ext) Name() string { return e.info.GetName() }
 
 // Info is what the extension said about itself in Init.
-func (e *Ext) Info() *pb.InitResponse { return e.info }
+func (e *Ext) Info() Info { return e.desc }
 
 // Spec is where it came from.
 func (e *Ext) Spec() Spec { return e.spec }
@@ -163,6 +168,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		Plugins:          plugin.PluginSet{sdk.PluginName: &sdk.GRPCPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     opts.StartTimeout,
+		SkipHostEnv:      true,
 		GRPCDialOptions:  sdk.DialOptions(),
 		Logger:           logger,
 		// Stdout after the handshake and plain stderr go to the log, never
@@ -227,7 +233,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	if err := checkTools(info.GetTools()); err != nil {
 		return fail(fmt.Errorf("extension %s: %w", info.GetName(), err))
 	}
-	ext.info = info
+	ext.info, ext.desc = info, infoFrom(info)
 	ext.events = map[string]bool{}
 	for _, ev := range info.GetEvents() {
 		ext.events[ev] = true
@@ -251,7 +257,12 @@ func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (runner.Runner, error
 		}
 	}
 	cmd := exec.Command(spec.Path)
-	cmd.Env = proto.Env
+	// proto.Env holds go-plugin's own variables only (SkipHostEnv).
+	base := spec.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), base...), proto.Env...)
 	cmd.Stdin = nil
 	cmd.SysProcAttr = sysProcAttr()
 	return newCmdRunner(l, cmd)

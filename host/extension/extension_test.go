@@ -71,7 +71,7 @@ func TestHappyPath(t *testing.T) {
 	e := h.ext(t, "happy")
 	require.True(t, e.Handles(sdk.EventSessionStart))
 	require.False(t, e.Handles(sdk.EventTurnEnd))
-	require.Equal(t, "0.0.1", e.Info().GetVersion())
+	require.Equal(t, "0.0.1", e.Info().Version)
 
 	h.sessionStart()
 	require.Equal(t, []edit{
@@ -208,7 +208,7 @@ func TestBackgroundEditsDuringClose(t *testing.T) {
 	m := Start(context.Background(), specs("bgspam", "watch"), rec, testOptions(errs, log))
 	require.Equal(t, []string{"bgspam", "watch"}, m.Names(), errs.String())
 	rec.setOnEdit(m.SystemChanged)
-	m.SessionStart(context.Background(), &pb.SessionStart{})
+	m.SessionStart(context.Background(), SessionStart{})
 	waitFor(t, 5*time.Second, "background edits", func() bool { return len(rec.Edits()) >= 50 })
 	m.Close(context.Background())
 	m.SystemChanged(appendMode, "after close", "panto") // dropped, not a panic
@@ -305,7 +305,7 @@ func TestCloseKillsExtension(t *testing.T) {
 	rec := newRecorder()
 	m := Start(context.Background(), specs("pid"), rec, testOptions(errs, log))
 	require.Equal(t, []string{"pid"}, m.Names(), errs.String())
-	m.SessionStart(context.Background(), &pb.SessionStart{})
+	m.SessionStart(context.Background(), SessionStart{})
 	data := rec.Data()
 	require.Len(t, data, 1)
 	require.Equal(t, "pid", data[0].Extension)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"github.com/panto-dev/panto/internal/testio"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk/pb"
 )
 
 // pluginDir holds the test plugins built by TestMain and their symlinks.
@@ -97,7 +97,7 @@ func buildPlugins(dir string) error {
 // runChild is the child of TestNoOrphan: a host that starts one extension
 // and waits to be SIGKILLed.
 func runChild(path string) int {
-	m := Start(context.Background(), []Spec{{Path: path, Source: "child"}}, newRecorder(), Options{Errors: os.Stderr, StartTimeout: 10 * time.Second})
+	m := Start(context.Background(), []Spec{{Path: path, Source: "child"}}, newRecorder(), Options{Report: reportTo(os.Stderr), StartTimeout: 10 * time.Second})
 	if len(m.Extensions()) != 1 {
 		return 2
 	}
@@ -204,7 +204,7 @@ type harness struct {
 
 func testOptions(errs, log *syncBuffer) Options {
 	return Options{
-		Errors: errs,
+		Report: reportTo(errs),
 		// Small, yet with room for a loaded machine: only the hang test
 		// relies on it expiring (and sets its own).
 		HookTimeout:  time.Second,
@@ -243,11 +243,16 @@ func (h *harness) ext(t testing.TB, name string) *Ext {
 }
 
 func (h *harness) sessionStart() {
-	h.m.SessionStart(context.Background(), &pb.SessionStart{SessionId: "test-session"})
+	h.m.SessionStart(context.Background(), SessionStart{SessionID: "test-session"})
 }
 
 // waitFor polls cond for up to d.
 func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	require.Eventually(t, cond, d, 10*time.Millisecond, what)
+}
+
+// reportTo writes each reported failure to w as the CLI shows it.
+func reportTo(w io.Writer) func(error) {
+	return func(err error) { fmt.Fprintf(w, "panto: %v\n", err) }
 }

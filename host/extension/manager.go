@@ -147,10 +147,10 @@ func sendSide(err error) bool {
 		(st.Code() == codes.Internal && strings.HasPrefix(st.Message(), "grpc: error while marshaling"))
 }
 
-// Fire delivers an event to every extension that handles it, in load
+// fire delivers an event to every extension that handles it, in load
 // order, each under the hook deadline. Edits returned in a response are
 // recorded when it returns. Domain errors are shown; the extension stays.
-func (m *Manager) Fire(ctx context.Context, req *pb.EventRequest) {
+func (m *Manager) fire(ctx context.Context, req *pb.EventRequest) {
 	for _, e := range m.exts {
 		if e.Disabled() != nil || !e.Handles(req.Event) {
 			continue
@@ -299,7 +299,7 @@ func (m *Manager) deliverChanges() {
 		m.queue = nil
 		m.qmu.Unlock()
 		for _, ch := range batch {
-			m.Fire(context.Background(), &pb.EventRequest{
+			m.fire(context.Background(), &pb.EventRequest{
 				Event:   "system_prompt_changed",
 				Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
 			})
@@ -313,7 +313,7 @@ func (m *Manager) deliverChanges() {
 // Close delivers session_end, drains queued events, asks each extension to
 // shut down and kills it. The Manager must not be used afterwards.
 func (m *Manager) Close(ctx context.Context) {
-	m.Fire(ctx, &pb.EventRequest{Event: "session_end", Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
+	m.fire(ctx, &pb.EventRequest{Event: "session_end", Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
 	m.qmu.Lock()
 	m.closed = true
 	m.signal()
@@ -420,14 +420,14 @@ type SessionStart struct {
 
 // SessionStart delivers session_start.
 func (m *Manager) SessionStart(ctx context.Context, ev SessionStart) {
-	m.Fire(ctx, &pb.EventRequest{Event: sdk.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
+	m.fire(ctx, &pb.EventRequest{Event: sdk.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
 		SessionId: ev.SessionID, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
 	}}})
 }
 
 // BeforeTurn delivers before_turn; edits made in it shape this turn.
 func (m *Manager) BeforeTurn(ctx context.Context, userText string) {
-	m.Fire(ctx, &pb.EventRequest{Event: "before_turn", Payload: &pb.EventRequest_BeforeTurn{BeforeTurn: &pb.BeforeTurn{UserText: userText}}})
+	m.fire(ctx, &pb.EventRequest{Event: "before_turn", Payload: &pb.EventRequest_BeforeTurn{BeforeTurn: &pb.BeforeTurn{UserText: userText}}})
 }
 
 // TurnEnd delivers turn_end with the recorded reply.
@@ -437,7 +437,7 @@ func (m *Manager) TurnEnd(ctx context.Context, reply conversation.Message, stopR
 		m.opts.Logger.Error("encode turn_end message", "error", err)
 		return
 	}
-	m.Fire(ctx, &pb.EventRequest{Event: "turn_end", Payload: &pb.EventRequest_TurnEnd{TurnEnd: &pb.TurnEnd{AssistantMessage: data, StopReason: stopReason}}})
+	m.fire(ctx, &pb.EventRequest{Event: "turn_end", Payload: &pb.EventRequest_TurnEnd{TurnEnd: &pb.TurnEnd{AssistantMessage: data, StopReason: stopReason}}})
 }
 
 // errDisabledInConfig is why an extension named in disabled_extensions

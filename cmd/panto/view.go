@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/panto-dev/panto/host"
+)
+
+// nowFunc is the clock of new session names.
+var nowFunc = time.Now
+
+// readLines sends each line of r to lines, then r's error (nil at EOF).
+func readLines(r io.Reader, lines chan<- string, errc chan<- error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		lines <- sc.Text()
+	}
+	errc <- sc.Err()
+}
+
+// textView shows events as text: the reply on stdout as it streams, tool
+// calls, retries and compaction as progress lines (on stderr in print mode,
+// so that stdout carries only the reply; inline in the line loop), and
+// notices on stderr.
+type textView struct {
+	out, progress, errw io.Writer
+
+	mu sync.Mutex
+	// atLineStart is set when what was written to out ends a line.
+	atLineStart bool
+}
+
+func newTextView(e *env, interactive bool) *textView {
+	v := &textView{out: e.stdout, progress: e.stderr, errw: e.stderr, atLineStart: true}
+	if interactive {
+		v.progress = e.stdout
+	}
+	return v
+}
+
+func (v *textView) show(ev host.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch ev := ev.(type) {
+	case host.TextDelta:
+		v.write(ev.Text)
+	case host.Reply:
+		if !ev.Streamed {
+			v.write(ev.Message.Text())
+		}
+	case host.ToolStart:
+		v.endLine()
+		fmt.Fprintf(v.progress, "→ %s %s\n", ev.Name, oneLine(string(ev.Input), 100))
+	case host.ToolEnd:
+		mark := "←"
+		if ev.IsError {
+			mark = "✗"
+		}
+		summary := oneLine(ev.Excerpt, 80)
+		if ev.Lines > 1 {
+			summary = fmt.Sprintf("%s (%d lines)", summary, ev.Lines)
+		}
+		fmt.Fprintf(v.progress, "%s %s: %s\n", mark, ev.Name, summary)
+	case host.Retry:
+		v.endLine()
+		fmt.Fprintf(v.errw, "panto: retry %d of %d in %.1f s: %s\n", ev.Attempt, ev.Max, ev.Wait.Seconds(), oneLine(ev.Reason, 200))
+	case host.CompactionStart:
+		if ev.Auto {
+			v.endLine()
+			fmt.Fprintf(v.errw, "panto: the context is near its limit (~%d tokens): compacting older messages\n", ev.Tokens)
+		}
+	case host.CompactionDone:
+		if ev.Err != nil {
+			fmt.Fprintf(v.errw, "panto: compaction failed: %v\n", ev.Err)
+		} else {
+			fmt.Fprintf(v.errw, "panto: compacted: the next request is ~%d tokens; the system prompt is unchanged\n", ev.Tokens)
+		}
+	case host.Notice:
+		v.endLine()
+		switch ev.Level {
+		case host.NoticeWarning:
+			fmt.Fprintf(v.errw, "panto: warning: %s\n", ev.Text)
+		default:
+			fmt.Fprintf(v.errw, "panto: %s\n", ev.Text)
+		}
+	case host.TurnEnd:
+		v.endLine()
+	}
+}
+
+// write writes reply text to out.
+func (v *textView) write(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(v.out, s)
+	v.atLineStart = strings.HasSuffix(s, "\n")
+}
+
+// endLine ends the reply's line, so that what follows starts a new one.
+func (v *textView) endLine() {
+	if !v.atLineStart {
+		io.WriteString(v.out, "\n")
+		v.atLineStart = true
+	}
+}
+
+func (v *textView) output(_, text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.endLine()
+	io.WriteString(v.out, text)
+}
+
+// oneLine is s on one line, white space runs made one space, cut to n
+// runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
