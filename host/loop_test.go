@@ -220,6 +220,7 @@ func TestTurnEventOrder(t *testing.T) {
 	require.Equal(t, []string{"a", "b", "c"}, started, "tool starts come in call order")
 	require.Equal(t, "a", ended[2], "the slow call ends last")
 	require.Equal(t, []string{
+		"system_changed", // the seed, recorded by Open, comes first: nobody read Events
 		"turn_start", "usage", "reply", "tool_start", "tool_start", "tool_start", "tool_end", "tool_end", "tool_end",
 		"usage", "reply", "turn_end",
 	}, kinds)

@@ -17,8 +17,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
 )
 
 // The contract of the SDK with panto, at go-plugin level: real gRPC over
@@ -119,24 +120,32 @@ type plug struct {
 	hostID uint32
 	host   *fakeHost
 	rec    *recorder
+	broker *plugin.GRPCBroker
 }
 
 // serve serves ext over real gRPC and the fake host on the broker. It
 // does not call Init.
 func serve(tb testing.TB, ext sdk.Extension, seed ...string) *plug {
 	tb.Helper()
+	return serveWith(tb, true, ext, seed...)
+}
+
+// serveWith is serve with go-plugin's broker multiplexed or not (panto's
+// is not: a dial of an unknown id then fails, after go-plugin's 5 s).
+func serveWith(tb testing.TB, multiplex bool, ext sdk.Extension, seed ...string) *plug {
+	tb.Helper()
 	rec := &recorder{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "ext", Output: rec, JSONFormat: true, Level: hclog.Trace})
-	client, _ := plugin.TestPluginGRPCConn(tb, true, map[string]plugin.Plugin{
-		sdk.PluginName: &sdk.GRPCPlugin{Impl: ext, Logger: logger},
+	client, _ := plugin.TestPluginGRPCConn(tb, multiplex, map[string]plugin.Plugin{
+		protocol.PluginName: sdk.PluginFor(ext, logger),
 	})
 	// Close asks the plugin side to stop (go-plugin's controller calls its
 	// server's Stop; calling Stop here as well races with that).
 	tb.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(sdk.PluginName)
+	raw, err := client.Dispense(protocol.PluginName)
 	require.NoError(tb, err)
-	conn, ok := raw.(*sdk.Conn)
-	require.True(tb, ok, "the host side dispenses a *sdk.Conn, got %T", raw)
+	conn, ok := raw.(*protocol.Conn)
+	require.True(tb, ok, "the host side dispenses a *protocol.Conn, got %T", raw)
 
 	host := &fakeHost{rec: rec}
 	for _, s := range seed {
@@ -148,16 +157,27 @@ func serve(tb testing.TB, ext sdk.Extension, seed ...string) *plug {
 		pb.RegisterHostServer(s, host)
 		return s
 	})
-	return &plug{client: conn.Extension, hostID: id, host: host, rec: rec}
+	return &plug{client: conn.Extension, hostID: id, host: host, rec: rec, broker: conn.Broker}
 }
 
-// start serves ext and calls Init as panto does (API range [1,1], the
+// serveHost serves the fake host on a new broker id and returns it.
+func (p *plug) serveHost() uint32 {
+	id := p.broker.NextId()
+	go p.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+		s := grpc.NewServer(opts...)
+		pb.RegisterHostServer(s, p.host)
+		return s
+	})
+	return id
+}
+
+// start serves ext and calls Init as panto does (API range [1,2], the
 // host's broker id), requiring success.
 func start(tb testing.TB, ext sdk.Extension, seed ...string) (*plug, *pb.InitResponse) {
 	tb.Helper()
 	p := serve(tb, ext, seed...)
 	resp, err := p.client.Init(context.Background(), &pb.InitRequest{
-		ApiVersion: 1, MinApiVersion: 1, HostBrokerId: p.hostID, HostVersion: "test", SessionId: "s1", Cwd: "/project",
+		ApiVersion: 2, MinApiVersion: 1, HostBrokerId: p.hostID, HostVersion: "test", SessionId: "s1", Cwd: "/project",
 	})
 	require.NoError(tb, err)
 	require.Nil(tb, resp.Error)
@@ -178,8 +198,8 @@ type ext struct {
 	commands []sdk.Command
 }
 
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
-	return e.start(ctx, h, ev)
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
+	return sdk.SessionStartResponse{}, e.start(ctx, h, ev)
 }
 
 func (e *ext) Commands() []sdk.Command { return e.commands }
@@ -191,8 +211,8 @@ func (e *ext) Describe() sdk.Info {
 // turnEnder adds TurnEnd to ext.
 type turnEnder struct{ *ext }
 
-func (e turnEnder) TurnEnd(ctx context.Context, h sdk.Host, ev sdk.TurnEndEvent) error {
-	return e.turnEnd(ctx, h, ev)
+func (e turnEnder) TurnEnd(ctx context.Context, h sdk.Host, ev sdk.TurnEndEvent) (sdk.TurnEndResponse, error) {
+	return sdk.TurnEndResponse{}, e.turnEnd(ctx, h, ev)
 }
 
 func TestInitDescribesTheExtension(t *testing.T) {
@@ -285,10 +305,48 @@ func TestUnknownCommandIsADomainError(t *testing.T) {
 func TestInitRefusesAnotherAPIVersion(t *testing.T) {
 	t.Parallel()
 	p := serve(t, &ext{})
-	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 3, MinApiVersion: 2, HostBrokerId: p.hostID})
+	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 4, MinApiVersion: 3, HostBrokerId: p.hostID})
 	require.NoError(t, err, "a refusal is a domain error")
-	require.Equal(t, uint32(1), resp.ApiVersion, "the extension still says which version it speaks")
-	require.Equal(t, "extension contract speaks panto API v1; this panto speaks v2 to v3", resp.GetError().GetMessage())
+	require.Equal(t, uint32(2), resp.ApiVersion, "the extension still says which version it speaks")
+	require.Equal(t, "extension contract speaks panto API v1 to v2; this panto speaks v3 to v4 (upgrade the one that is older)", resp.GetError().GetMessage())
+}
+
+// With a panto that speaks only version 1, the SDK speaks 1 too, and the
+// extension is told which in Host.Info.
+func TestInitNegotiatesTheNewestVersionBothSpeak(t *testing.T) {
+	t.Parallel()
+	got := make(chan sdk.HostInfo, 1)
+	p := serve(t, &ext{start: func(_ context.Context, h sdk.Host, _ sdk.SessionStartEvent) error {
+		got <- h.Info()
+		return nil
+	}})
+	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 1, MinApiVersion: 1, HostBrokerId: p.hostID,
+		HostVersion: "0.9", SessionId: "s9", Cwd: "/old"})
+	require.NoError(t, err)
+	require.Nil(t, resp.Error)
+	require.Equal(t, uint32(1), resp.ApiVersion)
+	_, err = p.client.HandleEvent(context.Background(), sessionStart(false, false))
+	require.NoError(t, err)
+	require.Equal(t, sdk.HostInfo{Version: "0.9", APIVersion: 1, SessionID: "s9", CWD: "/old"}, <-got)
+}
+
+// A first Init whose dial fails leaves nothing spent: a second Init dials
+// again and the extension can call back.
+func TestInitDialsAgainAfterAFailedDial(t *testing.T) {
+	t.Parallel()
+	p := serveWith(t, false, &ext{start: func(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) error {
+		return h.AddSystemMessage(ctx, "called back")
+	}})
+	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 2, MinApiVersion: 1, HostBrokerId: 999})
+	require.NoError(t, err)
+	require.Contains(t, resp.GetError().GetMessage(), "connect to the panto host service")
+	resp, err = p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 2, MinApiVersion: 1, HostBrokerId: p.serveHost()})
+	require.NoError(t, err)
+	require.Nil(t, resp.Error)
+	ev, err := p.client.HandleEvent(context.Background(), sessionStart(false, false))
+	require.NoError(t, err)
+	require.Nil(t, ev.Error, "the second Init's connection is used")
+	require.Contains(t, p.rec.list(), "append:called back")
 }
 
 func TestHookErrorIsADomainError(t *testing.T) {
@@ -409,18 +467,28 @@ type (
 	commandsOnly struct{ sdk.Base }
 )
 
-func (onlyBefore) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) error { return nil }
-func (onlyWatcher) SystemPromptChanged(context.Context, sdk.Host, sdk.SystemPromptChangedEvent) error {
-	return nil
+func (onlyBefore) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
+	return sdk.BeforeTurnResponse{}, nil
 }
-func (allHooks) SessionStart(context.Context, sdk.Host, sdk.SessionStartEvent) error { return nil }
-func (allHooks) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) error     { return nil }
-func (allHooks) TurnEnd(context.Context, sdk.Host, sdk.TurnEndEvent) error           { return nil }
-func (allHooks) SystemPromptChanged(context.Context, sdk.Host, sdk.SystemPromptChangedEvent) error {
-	return nil
+func (onlyWatcher) SystemPromptChanged(context.Context, sdk.Host, sdk.SystemPromptChangedEvent) (sdk.SystemPromptChangedResponse, error) {
+	return sdk.SystemPromptChangedResponse{}, nil
 }
-func (allHooks) SessionEnd(context.Context, sdk.Host, sdk.SessionEndEvent) error { return nil }
-func (commandsOnly) Commands() []sdk.Command                                     { return nil }
+func (allHooks) SessionStart(context.Context, sdk.Host, sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
+	return sdk.SessionStartResponse{}, nil
+}
+func (allHooks) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
+	return sdk.BeforeTurnResponse{}, nil
+}
+func (allHooks) TurnEnd(context.Context, sdk.Host, sdk.TurnEndEvent) (sdk.TurnEndResponse, error) {
+	return sdk.TurnEndResponse{}, nil
+}
+func (allHooks) SystemPromptChanged(context.Context, sdk.Host, sdk.SystemPromptChangedEvent) (sdk.SystemPromptChangedResponse, error) {
+	return sdk.SystemPromptChangedResponse{}, nil
+}
+func (allHooks) SessionEnd(context.Context, sdk.Host, sdk.SessionEndEvent) (sdk.SessionEndResponse, error) {
+	return sdk.SessionEndResponse{}, nil
+}
+func (commandsOnly) Commands() []sdk.Command { return nil }
 
 func TestEventsListsExactlyTheImplementedHooks(t *testing.T) {
 	t.Parallel()
@@ -473,8 +541,8 @@ type benchExt struct {
 	fn func(context.Context, sdk.Host) error
 }
 
-func (e benchExt) BeforeTurn(ctx context.Context, h sdk.Host, _ sdk.BeforeTurnEvent) error {
-	return e.fn(ctx, h)
+func (e benchExt) BeforeTurn(ctx context.Context, h sdk.Host, _ sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
+	return sdk.BeforeTurnResponse{}, e.fn(ctx, h)
 }
 
 // BenchmarkHookRoundTrip is one hook call that does not call back.

@@ -7,11 +7,17 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
-// APIVersion is the panto extension API version this SDK speaks. It is
-// negotiated inside Init; go-plugin's own protocol version stays 1.
-const APIVersion = 1
+// APIVersion is the newest panto extension API version this SDK speaks,
+// MinAPIVersion the oldest. The version is negotiated inside Init (the
+// newest both speak; go-plugin's own protocol version stays 1), and
+// Host.Info says which it is.
+const (
+	APIVersion    = protocol.APIVersion
+	MinAPIVersion = protocol.MinAPIVersion
+)
 
 // Extension is what Serve runs. Embed Base to implement it, then implement
 // the optional interfaces (SessionStarter, BeforeTurner, TurnEnder,
@@ -71,6 +77,20 @@ type Host interface {
 	AppendData(ctx context.Context, v any) error
 	// Logger logs to panto's log under the extension's name.
 	Logger() hclog.Logger
+	// Info says which panto this is and for which session.
+	Info() HostInfo
+}
+
+// HostInfo is what panto tells an extension about itself when it starts
+// it.
+type HostInfo struct {
+	// Version is panto's version.
+	Version string
+	// APIVersion is the panto API version negotiated with the extension.
+	APIVersion int
+	// SessionID is the session's id; CWD is panto's working directory.
+	SessionID string
+	CWD       string
 }
 
 // SessionStartEvent is sent once the session's system prompt is seeded
@@ -86,10 +106,14 @@ type SessionStartEvent struct {
 	Reseeded bool
 }
 
+// SessionStartResponse is what SessionStart answers. It has no fields
+// yet; new ones will not break an extension that ignores them.
+type SessionStartResponse struct{}
+
 // SessionStarter handles the session start. Edits made here come after the
 // configured prompt and survive an unchanged-config resume.
 type SessionStarter interface {
-	SessionStart(ctx context.Context, h Host, ev SessionStartEvent) error
+	SessionStart(ctx context.Context, h Host, ev SessionStartEvent) (SessionStartResponse, error)
 }
 
 // BeforeTurnEvent is sent when the user has sent a message, before the
@@ -101,10 +125,13 @@ type BeforeTurnEvent struct {
 	UserText string
 }
 
+// BeforeTurnResponse is what BeforeTurn answers (no fields yet).
+type BeforeTurnResponse struct{}
+
 // BeforeTurner handles the start of a turn; system edits made here shape
 // this turn's request.
 type BeforeTurner interface {
-	BeforeTurn(ctx context.Context, h Host, ev BeforeTurnEvent) error
+	BeforeTurn(ctx context.Context, h Host, ev BeforeTurnEvent) (BeforeTurnResponse, error)
 }
 
 // TurnEndEvent is sent when the model's reply has been recorded.
@@ -113,9 +140,12 @@ type TurnEndEvent struct {
 	StopReason string
 }
 
+// TurnEndResponse is what TurnEnd answers (no fields yet).
+type TurnEndResponse struct{}
+
 // TurnEnder handles the end of a turn.
 type TurnEnder interface {
-	TurnEnd(ctx context.Context, h Host, ev TurnEndEvent) error
+	TurnEnd(ctx context.Context, h Host, ev TurnEndEvent) (TurnEndResponse, error)
 }
 
 // SystemPromptChangedEvent reports one recorded system block.
@@ -131,15 +161,22 @@ type SystemPromptChangedEvent struct {
 // included. It is told after the change is recorded, asynchronously: do
 // not expect it inside the hook that made the change.
 type SystemPromptWatcher interface {
-	SystemPromptChanged(ctx context.Context, h Host, ev SystemPromptChangedEvent) error
+	SystemPromptChanged(ctx context.Context, h Host, ev SystemPromptChangedEvent) (SystemPromptChangedResponse, error)
 }
+
+// SystemPromptChangedResponse is what SystemPromptChanged answers (no
+// fields yet).
+type SystemPromptChangedResponse struct{}
 
 // SessionEndEvent is sent before panto shuts the extension down.
 type SessionEndEvent struct{}
 
+// SessionEndResponse is what SessionEnd answers (no fields yet).
+type SessionEndResponse struct{}
+
 // SessionEnder handles the end of the session.
 type SessionEnder interface {
-	SessionEnd(ctx context.Context, h Host, ev SessionEndEvent) error
+	SessionEnd(ctx context.Context, h Host, ev SessionEndEvent) (SessionEndResponse, error)
 }
 
 // Command is a slash command an extension adds: "/name args".
@@ -172,11 +209,11 @@ type CommandProvider interface {
 
 // The event names of the protocol, as extensions declare them.
 const (
-	EventSessionStart        = "session_start"
-	EventBeforeTurn          = "before_turn"
-	EventTurnEnd             = "turn_end"
-	EventSystemPromptChanged = "system_prompt_changed"
-	EventSessionEnd          = "session_end"
+	EventSessionStart        = protocol.EventSessionStart
+	EventBeforeTurn          = protocol.EventBeforeTurn
+	EventTurnEnd             = protocol.EventTurnEnd
+	EventSystemPromptChanged = protocol.EventSystemPromptChanged
+	EventSessionEnd          = protocol.EventSessionEnd
 )
 
 // Events returns the events ext handles, by the optional interfaces it

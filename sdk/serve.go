@@ -6,50 +6,135 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
-// Handshake is the go-plugin handshake panto and its extensions share. Its
-// protocol version changes only for a break of go-plugin's transport; the
-// panto API version (APIVersion) is negotiated inside Init.
-var Handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  1,
-	MagicCookieKey:   "PANTO_PLUGIN",
-	MagicCookieValue: "extension-v1",
+// Option changes how Serve runs an extension.
+type Option func(*serveConfig)
+
+type serveConfig struct {
+	maxProcs int
+	logger   hclog.Logger
 }
 
-// PluginName is the name of the one plugin an extension binary serves.
-const PluginName = "extension"
+// MaxProcs sets GOMAXPROCS for the extension, unless GOMAXPROCS is set in
+// the environment. The default is 1: an extension waits on panto far
+// more than it computes, and with one P a gRPC call's goroutine hand-offs
+// stay on one thread instead of waking another (a hook with a callback
+// takes about a quarter less time). An extension that computes — a
+// search tool, say — gives MaxProcs(0) to keep the runtime's default,
+// every core.
+func MaxProcs(n int) Option { return func(c *serveConfig) { c.maxProcs = n } }
+
+// WithLogger makes l what Host.Logger returns; by default it is
+// ServeLogger's, which panto shows in its log under the extension's name.
+func WithLogger(l hclog.Logger) Option { return func(c *serveConfig) { c.logger = l } }
+
+// ErrNotStartedByPanto is returned by Serve when the executable was run by
+// hand, without panto (the magic cookie is missing from the environment)
+// and not in debug mode. panto starts extensions itself; to run one by
+// hand under a debugger, set PANTO_EXTENSION_DEBUG=1 (docs/extensions.md).
+var ErrNotStartedByPanto = errors.New("this is a panto extension: panto starts it (see docs/extensions.md); to run it by hand under a debugger, set " + DebugEnv + "=1")
+
+// DebugEnv, set to 1, makes Serve run the extension for a debugger: it
+// listens, prints the PANTO_REATTACH_EXTENSIONS value that makes panto
+// attach to it instead of starting it, and serves until it is
+// interrupted (docs/extensions.md, "Debugging").
+const DebugEnv = "PANTO_EXTENSION_DEBUG"
+
+// ReattachEnv is the variable that tells panto to attach to extensions
+// already running (under a debugger) instead of starting them: a JSON
+// object from name to go-plugin reattach config, as Serve prints it in
+// debug mode.
+const ReattachEnv = "PANTO_REATTACH_EXTENSIONS"
 
 // Serve runs ext as a panto extension: it answers go-plugin's handshake on
-// stdout and serves the extension protocol until panto shuts it down. It
-// does not return. Never print to stdout in an extension: that is the
-// handshake channel. Log with Host.Logger (or the logger of ServeLogger).
-func Serve(ext Extension) {
-	if os.Getenv("GOMAXPROCS") == "" {
-		// One P: an extension waits on panto far more than it computes,
-		// and with one P a gRPC call's goroutine hand-offs stay on one
-		// thread instead of waking another (a hook with a callback takes
-		// about a quarter less time). GOMAXPROCS in the environment wins.
-		runtime.GOMAXPROCS(1)
+// stdout and serves the extension protocol until panto shuts it down;
+// then it returns nil. Started other than by panto it returns
+// ErrNotStartedByPanto at once, unless DebugEnv is set. Never print to
+// stdout in an extension: that is the handshake channel. Log with
+// Host.Logger.
+//
+//	func main() {
+//		if err := sdk.Serve(&ext{}); err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//	}
+func Serve(ext Extension, opts ...Option) error {
+	cfg := serveConfig{maxProcs: 1}
+	for _, o := range opts {
+		o(&cfg)
 	}
-	logger := ServeLogger(ext)
-	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
-		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Impl: ext, Logger: logger}},
-		GRPCServer:      func(o []grpc.ServerOption) *grpc.Server { return grpc.NewServer(append(o, ServerOptions()...)...) },
-		Logger:          logger,
-	})
+	if cfg.maxProcs > 0 && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(cfg.maxProcs)
+	}
+	if cfg.logger == nil {
+		cfg.logger = ServeLogger(ext)
+	}
+	debug := os.Getenv(DebugEnv) == "1"
+	if !debug && os.Getenv(protocol.Handshake.MagicCookieKey) != protocol.Handshake.MagicCookieValue {
+		return ErrNotStartedByPanto
+	}
+	sc := &plugin.ServeConfig{
+		HandshakeConfig: protocol.Handshake,
+		Plugins:         plugin.PluginSet{protocol.PluginName: pluginFor(ext, cfg.logger)},
+		GRPCServer: func(o []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(o, protocol.ServerOptions()...)...)
+		},
+		Logger: cfg.logger,
+	}
+	if debug {
+		return serveDebug(sc, nameOf(ext))
+	}
+	plugin.Serve(sc)
+	return nil
+}
+
+// pluginFor is the go-plugin glue serving ext, its Host.Logger logger.
+func pluginFor(ext Extension, logger hclog.Logger) plugin.Plugin {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &protocol.GRPCPlugin{NewServer: func(broker *plugin.GRPCBroker) pb.ExtensionServer {
+		return newServer(ext, broker, logger)
+	}}
+}
+
+// serveDebug serves in go-plugin's test mode: no handshake on stdout, and
+// the reattach config printed for the user to hand to panto.
+func serveDebug(sc *plugin.ServeConfig, name string) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	reattach := make(chan *plugin.ReattachConfig, 1)
+	closed := make(chan struct{})
+	sc.Test = &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: reattach, CloseCh: closed}
+	go plugin.Serve(sc)
+	select {
+	case rc := <-reattach:
+		data, err := json.Marshal(map[string]*plugin.ReattachConfig{name: rc})
+		if err != nil {
+			return fmt.Errorf("debug: encode the reattach config: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "Extension %s is serving for a debugger. Run panto with:\n\n\t%s='%s'\n\nCtrl-C stops it.\n", name, ReattachEnv, data)
+	case <-closed:
+		return errors.New("debug: the extension stopped before it was ready")
+	}
+	<-closed
+	return nil
 }
 
 // ServeLogger returns the logger Serve uses: JSON lines on the process's
@@ -73,39 +158,6 @@ func nameOf(ext Extension) string {
 	return filepath.Base(os.Args[0])
 }
 
-// GRPCPlugin is the go-plugin glue for the extension protocol. Extension
-// authors do not need it: Serve uses it, and so do the host and the
-// contract tests (plugin.TestPluginGRPCConn).
-type GRPCPlugin struct {
-	plugin.NetRPCUnsupportedPlugin
-	// Impl is the extension served (plugin side only).
-	Impl Extension
-	// Logger is what Host.Logger returns (plugin side only).
-	Logger hclog.Logger
-}
-
-// GRPCServer registers the extension service (plugin side).
-func (p *GRPCPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	logger := p.Logger
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	pb.RegisterExtensionServer(s, newServer(p.Impl, broker, logger))
-	return nil
-}
-
-// GRPCClient returns a *Conn (host side).
-func (p *GRPCPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return &Conn{Extension: pb.NewExtensionClient(conn), Broker: broker}, nil
-}
-
-// Conn is the host's side of one extension: its client and the broker on
-// which the host serves the Host service back to it.
-type Conn struct {
-	Extension pb.ExtensionClient
-	Broker    *plugin.GRPCBroker
-}
-
 // server implements the extension service around an Extension.
 type server struct {
 	pb.UnimplementedExtensionServer
@@ -118,7 +170,26 @@ type server struct {
 	commands []Command
 	byName   map[string]Command
 	tools    map[string]Tool
-	initOnce sync.Once
+
+	mu       sync.Mutex
+	brokerID uint32 // the host connection's broker id; 0: none
+}
+
+// connect dials the host service at broker id and makes it the Host of
+// every hook from now on, unless it already is.
+func (s *server) connect(id uint32, info HostInfo) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.brokerID == id {
+		return nil
+	}
+	conn, err := s.broker.DialWithOptions(id, protocol.DialOptions()...)
+	if err != nil {
+		return err
+	}
+	s.brokerID = id
+	s.host.Store(&hostRef{&remoteHost{client: pb.NewHostClient(conn), logger: s.logger, info: info}})
+	return nil
 }
 
 type hostRef struct{ Host }
@@ -152,31 +223,27 @@ func errMsg(err error) *pb.Error {
 }
 
 func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitResponse, error) {
-	resp := &pb.InitResponse{ApiVersion: APIVersion, Name: nameOf(s.ext), Events: Events(s.ext)}
+	resp := &pb.InitResponse{Name: nameOf(s.ext), Events: Events(s.ext)}
 	if d, ok := s.ext.(Describer); ok {
 		info := d.Describe()
 		resp.Version, resp.Description = info.Version, info.Description
 	}
-	if APIVersion < req.MinApiVersion || APIVersion > req.ApiVersion {
-		resp.Error = &pb.Error{Message: fmt.Sprintf("extension %s speaks panto API v%d; this panto speaks v%d to v%d",
-			resp.Name, APIVersion, req.MinApiVersion, req.ApiVersion)}
+	// The newest version both speak.
+	v := min(uint32(APIVersion), req.GetApiVersion())
+	if v < max(uint32(MinAPIVersion), req.GetMinApiVersion()) || v == 0 {
+		resp.ApiVersion = APIVersion
+		resp.Error = &pb.Error{Message: fmt.Sprintf("extension %s speaks panto API v%d to v%d; this panto speaks v%d to v%d (upgrade the one that is older)",
+			resp.Name, MinAPIVersion, APIVersion, req.GetMinApiVersion(), req.GetApiVersion())}
 		return resp, nil
 	}
-	if req.HostBrokerId != 0 {
-		// Dial once, now (the broker waits at most 5 s), and keep the
-		// connection for every callback of the session. A second Init
-		// keeps the first connection.
-		var dialErr error
-		s.initOnce.Do(func() {
-			conn, err := s.broker.DialWithOptions(req.HostBrokerId, DialOptions()...)
-			if err != nil {
-				dialErr = err
-				return
-			}
-			s.host.Store(&hostRef{&remoteHost{client: pb.NewHostClient(conn), logger: s.logger}})
-		})
-		if dialErr != nil {
-			resp.Error = &pb.Error{Message: fmt.Sprintf("connect to the panto host service: %v", dialErr)}
+	resp.ApiVersion = v
+	info := HostInfo{Version: req.GetHostVersion(), APIVersion: int(v), SessionID: req.GetSessionId(), CWD: req.GetCwd()}
+	if id := req.GetHostBrokerId(); id != 0 {
+		// Dial now (the broker waits at most 5 s) and keep the connection
+		// for every callback of the session. A failed dial leaves nothing
+		// behind: a later Init dials again.
+		if err := s.connect(id, info); err != nil {
+			resp.Error = &pb.Error{Message: fmt.Sprintf("connect to the panto host service: %v", err)}
 			return resp, nil
 		}
 	}
@@ -240,41 +307,43 @@ func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.Too
 }
 
 func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
+	h := s.host.Load().Host
+	var err error
 	switch p := req.Payload.(type) {
 	case *pb.EventRequest_SessionStart:
-		if h, ok := s.ext.(SessionStarter); ok {
+		if x, ok := s.ext.(SessionStarter); ok {
 			ev := p.SessionStart
-			return h.SessionStart(ctx, s.host.Load().Host, SessionStartEvent{
+			_, err = x.SessionStart(ctx, h, SessionStartEvent{
 				SessionID: ev.SessionId, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
 			})
 		}
 	case *pb.EventRequest_BeforeTurn:
-		if h, ok := s.ext.(BeforeTurner); ok {
-			return h.BeforeTurn(ctx, s.host.Load().Host, BeforeTurnEvent{UserText: p.BeforeTurn.UserText})
+		if x, ok := s.ext.(BeforeTurner); ok {
+			_, err = x.BeforeTurn(ctx, h, BeforeTurnEvent{UserText: p.BeforeTurn.UserText})
 		}
 	case *pb.EventRequest_TurnEnd:
-		if h, ok := s.ext.(TurnEnder); ok {
+		if x, ok := s.ext.(TurnEnder); ok {
 			var m conversation.Message
-			if err := json.Unmarshal(p.TurnEnd.AssistantMessage, &m); err != nil {
-				return fmt.Errorf("decode turn_end message: %w", err)
+			if jerr := json.Unmarshal(p.TurnEnd.AssistantMessage, &m); jerr != nil {
+				return fmt.Errorf("decode turn_end message: %w", jerr)
 			}
-			return h.TurnEnd(ctx, s.host.Load().Host, TurnEndEvent{Message: m, StopReason: p.TurnEnd.StopReason})
+			_, err = x.TurnEnd(ctx, h, TurnEndEvent{Message: m, StopReason: p.TurnEnd.StopReason})
 		}
 	case *pb.EventRequest_SystemPromptChanged:
-		if h, ok := s.ext.(SystemPromptWatcher); ok {
+		if x, ok := s.ext.(SystemPromptWatcher); ok {
 			ev := p.SystemPromptChanged
-			return h.SystemPromptChanged(ctx, s.host.Load().Host, SystemPromptChangedEvent{
+			_, err = x.SystemPromptChanged(ctx, h, SystemPromptChangedEvent{
 				Mode: conversation.Mode(ev.Mode), Text: ev.Text, By: ev.By,
 			})
 		}
 	case *pb.EventRequest_SessionEnd:
-		if h, ok := s.ext.(SessionEnder); ok {
-			return h.SessionEnd(ctx, s.host.Load().Host, SessionEndEvent{})
+		if x, ok := s.ext.(SessionEnder); ok {
+			_, err = x.SessionEnd(ctx, h, SessionEndEvent{})
 		}
 	default:
 		return fmt.Errorf("unknown event %q", req.Event)
 	}
-	return nil // an event this extension did not declare: nothing to do
+	return err // an event this extension did not declare: nothing to do
 }
 
 func (s *server) RunCommand(ctx context.Context, req *pb.CommandRequest) (*pb.CommandResponse, error) {
@@ -294,7 +363,10 @@ func (s *server) Shutdown(context.Context, *pb.ShutdownRequest) (*pb.ShutdownRes
 type remoteHost struct {
 	client pb.HostClient
 	logger hclog.Logger
+	info   HostInfo
 }
+
+func (h *remoteHost) Info() HostInfo { return h.info }
 
 func (h *remoteHost) AddSystemMessage(ctx context.Context, text string) error {
 	resp, err := h.client.AddSystemMessage(ctx, &pb.SystemEditRequest{Text: text})
@@ -363,3 +435,4 @@ func (noHost) Messages(context.Context) ([]conversation.Message, error) {
 }
 func (noHost) AppendData(context.Context, any) error { return ErrNoHost }
 func (h noHost) Logger() hclog.Logger                { return h.logger }
+func (noHost) Info() HostInfo                        { return HostInfo{} }

@@ -3,6 +3,8 @@ package sdk
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
 // Tool is a tool an extension offers the model.
@@ -98,9 +100,9 @@ type BeforeRequester interface {
 
 // The tool event names.
 const (
-	EventToolCall      = "tool_call"
-	EventToolResult    = "tool_result"
-	EventBeforeRequest = "before_request"
+	EventToolCall      = protocol.EventToolCall
+	EventToolResult    = protocol.EventToolResult
+	EventBeforeRequest = protocol.EventBeforeRequest
 )
 
 // VariableProvider defines variables for {{name}} references in prompt

@@ -5,12 +5,14 @@ import (
 	"net"
 	"testing"
 
+	"github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
 )
 
 // latin1 is "café" in Latin-1: not valid UTF-8.
@@ -30,9 +32,9 @@ func (e *utf8Ext) Tools() []sdk.Tool {
 		}}}
 }
 
-func (e *utf8Ext) BeforeTurn(_ context.Context, _ sdk.Host, ev sdk.BeforeTurnEvent) error {
+func (e *utf8Ext) BeforeTurn(_ context.Context, _ sdk.Host, ev sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
 	e.got <- ev.UserText
-	return nil
+	return sdk.BeforeTurnResponse{}, nil
 }
 
 // serveReal serves ext over a real local gRPC connection with the options
@@ -42,7 +44,7 @@ func serveReal(t *testing.T, ext sdk.Extension, serverOpts []grpc.ServerOption, 
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	s := grpc.NewServer(serverOpts...)
-	require.NoError(t, (&sdk.GRPCPlugin{Impl: ext}).GRPCServer(nil, s))
+	require.NoError(t, sdk.PluginFor(ext, nil).(plugin.GRPCPlugin).GRPCServer(nil, s))
 	go s.Serve(lis)
 	t.Cleanup(s.Stop)
 	conn, err := grpc.NewClient(lis.Addr().String(), append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
@@ -69,7 +71,7 @@ func TestInvalidUTF8NeverFailsACall(t *testing.T) {
 	// With panto's options both directions carry the text, each invalid
 	// byte shown as U+FFFD.
 	e := &utf8Ext{got: make(chan string, 1)}
-	c := serveReal(t, e, sdk.ServerOptions(), sdk.DialOptions())
+	c := serveReal(t, e, protocol.ServerOptions(), protocol.DialOptions())
 	resp, err := c.CallTool(ctx, &pb.ToolCallRequest{Call: &pb.ToolCall{Id: "1", Name: "cat"}})
 	require.NoError(t, err)
 	require.Equal(t, "read caf\uFFFD", resp.Content)
@@ -86,7 +88,7 @@ func TestLargeMessagesPass(t *testing.T) {
 		big[i] = 'a'
 	}
 	input := []byte(`{"content":"` + string(big) + `"}`)
-	c := serveReal(t, &utf8Ext{got: make(chan string, 1)}, sdk.ServerOptions(), sdk.DialOptions())
+	c := serveReal(t, &utf8Ext{got: make(chan string, 1)}, protocol.ServerOptions(), protocol.DialOptions())
 	resp, err := c.CallTool(context.Background(), &pb.ToolCallRequest{Call: &pb.ToolCall{Id: "1", Name: "cat", Input: input}})
 	require.NoError(t, err)
 	require.Equal(t, "read caf\uFFFD", resp.Content)

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func (*ext) Describe() sdk.Info {
 
 // SessionStart records the instruction blocks not in the prompt as they
 // are now.
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	files, problems := collect(e.userDir, e.dir)
 	for _, err := range problems {
 		h.Logger().Warn("instruction file skipped", "error", err)
@@ -59,7 +60,7 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartE
 	if ev.Resumed && !ev.Reseeded {
 		var err error
 		if prompt, err = h.SystemPrompt(ctx); err != nil {
-			return fmt.Errorf("context: %w", err)
+			return sdk.SessionStartResponse{}, fmt.Errorf("context: %w", err)
 		}
 	}
 	for _, f := range files {
@@ -70,10 +71,10 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartE
 		// Instruction files are written for every agent, not as panto
 		// templates: their "{{" (Helm, Go templates) is recorded as is.
 		if err := h.AddSystemMessage(ctx, sdk.Literal(block)); err != nil {
-			return fmt.Errorf("context: %s: %w", f.path, err)
+			return sdk.SessionStartResponse{}, fmt.Errorf("context: %s: %w", f.path, err)
 		}
 	}
-	return nil
+	return sdk.SessionStartResponse{}, nil
 }
 
 // instruction is one instruction file's contribution.
@@ -231,5 +232,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "context: cannot determine the working directory:", err)
 		os.Exit(1)
 	}
-	sdk.Serve(&ext{dir: dir, userDir: userLayer(os.Getenv)})
+	if err := sdk.Serve(&ext{dir: dir, userDir: userLayer(os.Getenv)}); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -12,6 +12,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"runtime"
@@ -45,19 +46,19 @@ func (*ext) Describe() sdk.Info {
 
 // SessionStart records the environment block when it is not in the
 // prompt as it is now.
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	block := buildBlock(e.dir, e.platform, gitInfo(ctx, e.dir), e.now())
 	if ev.Resumed && !ev.Reseeded {
 		prompt, err := h.SystemPrompt(ctx)
 		if err != nil {
-			return fmt.Errorf("env: %w", err)
+			return sdk.SessionStartResponse{}, fmt.Errorf("env: %w", err)
 		}
 		if latestBlock(prompt) == block {
-			return nil
+			return sdk.SessionStartResponse{}, nil
 		}
 	}
 	// The block is data (a path, a branch name), never a template.
-	return h.AddSystemMessage(ctx, sdk.Literal(block))
+	return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, sdk.Literal(block))
 }
 
 // git is what the block says about git.
@@ -114,5 +115,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "env: cannot determine the working directory:", err)
 		os.Exit(1)
 	}
-	sdk.Serve(&ext{dir: dir, platform: runtime.GOOS + "/" + runtime.GOARCH, now: time.Now})
+	if err := sdk.Serve(&ext{dir: dir, platform: runtime.GOOS + "/" + runtime.GOARCH, now: time.Now}); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -92,5 +92,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tools: cannot determine the working directory:", err)
 		os.Exit(1)
 	}
-	sdk.Serve(&ext{dir: dir})
+	// grep and find compute: every core, not the SDK's default of one P.
+	if err := sdk.Serve(&ext{dir: dir}, sdk.MaxProcs(0)); err != nil {
+		fmt.Fprintln(os.Stderr, "tools:", err)
+		os.Exit(1)
+	}
 }

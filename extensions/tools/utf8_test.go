@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
 )
 
 // requireSendable fails unless res can go over the wire: proto3 refuses

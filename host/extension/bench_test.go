@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
 )
 
 // median returns the median of ds (which it sorts).

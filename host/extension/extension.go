@@ -28,15 +28,15 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
 // APIVersion is the newest panto extension API version the host speaks,
 // MinAPIVersion the oldest.
 const (
-	APIVersion    = 1
-	MinAPIVersion = 1
+	APIVersion    = protocol.APIVersion
+	MinAPIVersion = protocol.MinAPIVersion
 )
 
 // Recorder is what extensions change and read: the session. Its methods
@@ -107,7 +107,7 @@ func (o *Options) defaults() {
 type Ext struct {
 	spec   Spec
 	client *plugin.Client
-	conn   *sdk.Conn
+	conn   *protocol.Conn
 	info   *pb.InitResponse
 	desc   Info
 	events map[string]bool
@@ -164,12 +164,12 @@ var ErrStart = errors.New("extension did not start")
 func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report func(error)) (*Ext, error) {
 	logger := opts.Logger.Named("ext")
 	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		Plugins:          plugin.PluginSet{sdk.PluginName: &sdk.GRPCPlugin{}},
+		HandshakeConfig:  protocol.Handshake,
+		Plugins:          plugin.PluginSet{protocol.PluginName: &protocol.GRPCPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     opts.StartTimeout,
 		SkipHostEnv:      true,
-		GRPCDialOptions:  sdk.DialOptions(),
+		GRPCDialOptions:  protocol.DialOptions(),
 		Logger:           logger,
 		// Stdout after the handshake and plain stderr go to the log, never
 		// to the user's terminal.
@@ -189,11 +189,11 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	if err != nil {
 		return fail(err)
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
+	raw, err := rpc.Dispense(protocol.PluginName)
 	if err != nil {
 		return fail(err)
 	}
-	conn, ok := raw.(*sdk.Conn)
+	conn, ok := raw.(*protocol.Conn)
 	if !ok {
 		return fail(fmt.Errorf("unexpected plugin type %T", raw))
 	}
@@ -204,7 +204,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	id := conn.Broker.NextId()
 	hs := &hostServer{ext: ext, rec: rec, logger: logger, report: report}
 	go conn.Broker.AcceptAndServe(id, func(o []grpc.ServerOption) *grpc.Server {
-		s := grpc.NewServer(append(o, sdk.ServerOptions()...)...)
+		s := grpc.NewServer(append(o, protocol.ServerOptions()...)...)
 		pb.RegisterHostServer(s, hs)
 		ext.mu.Lock()
 		ext.server = s

@@ -21,8 +21,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
 const (
@@ -69,8 +69,8 @@ func TestHappyPath(t *testing.T) {
 	h := startHarness(t, nil, specs("happy")...)
 	require.Equal(t, []string{"happy"}, h.m.Names(), h.errs.String())
 	e := h.ext(t, "happy")
-	require.True(t, e.Handles(sdk.EventSessionStart))
-	require.False(t, e.Handles(sdk.EventTurnEnd))
+	require.True(t, e.Handles(protocol.EventSessionStart))
+	require.False(t, e.Handles(protocol.EventTurnEnd))
 	require.Equal(t, "0.0.1", e.Info().Version)
 
 	h.sessionStart()
@@ -149,12 +149,23 @@ func TestHangPastDeadline(t *testing.T) {
 
 func TestIncompatibleAPIVersion(t *testing.T) {
 	t.Parallel()
-	h := startHarness(t, nil, specs("v2", "happy")...)
+	h := startHarness(t, nil, specs("v9", "happy")...)
 	require.Equal(t, []string{"happy"}, h.m.Names())
 	msg := h.errs.String()
 	require.Contains(t, msg, ErrStart.Error())
-	require.Contains(t, msg, pluginPath("v2"))
-	require.Contains(t, msg, "it speaks panto API v2; this panto speaks v1 to v1")
+	require.Contains(t, msg, pluginPath("v9"))
+	require.Contains(t, msg, "it speaks panto API v9; this panto speaks v1 to v2")
+}
+
+// An extension built for API version 1 (rawplug answers as one would)
+// still loads, and its edits are recorded as before.
+func TestVersionOneExtensionStillLoads(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("edits")...)
+	require.Equal(t, []string{"edits"}, h.m.Names())
+	require.Equal(t, 1, h.m.Extensions()[0].Info().APIVersion)
+	h.m.SessionStart(context.Background(), SessionStart{})
+	require.Equal(t, []edit{{"edits", "append", "e1"}, {"edits", "replace", "e2"}, {"edits", "append", "e3"}}, editsBy(h.rec.Edits(), "edits"))
 }
 
 func TestStdoutBeforeHandshake(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
 )
 
 // Info is what an extension said about itself when it started.

@@ -79,7 +79,7 @@ func buildPlugins(dir string) error {
 			return err
 		}
 	}
-	links := map[string]string{"v2": "rawplug", "edits": "rawplug"}
+	links := map[string]string{"v9": "rawplug", "edits": "rawplug"}
 	for _, n := range sdkNames {
 		links[n] = "sdkplug"
 	}

@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
 // Manager runs a session's extensions.
@@ -130,10 +130,10 @@ func callErr(err error, timeout bool) error {
 var errNotSent = errors.New("panto could not send the call")
 
 // checkSend returns an error wrapping errNotSent when req is too large to
-// send (over sdk.MaxMessageSize), so it is never sent.
+// send (over protocol.MaxMessageSize), so it is never sent.
 func checkSend(what string, req proto.Message) error {
-	if n := proto.Size(req); n > sdk.MaxMessageSize {
-		return fmt.Errorf("%w: %s is %d bytes, over the protocol's limit of %d", errNotSent, what, n, sdk.MaxMessageSize)
+	if n := proto.Size(req); n > protocol.MaxMessageSize {
+		return fmt.Errorf("%w: %s is %d bytes, over the protocol's limit of %d", errNotSent, what, n, protocol.MaxMessageSize)
 	}
 	return nil
 }
@@ -300,7 +300,7 @@ func (m *Manager) deliverChanges() {
 		m.qmu.Unlock()
 		for _, ch := range batch {
 			m.fire(context.Background(), &pb.EventRequest{
-				Event:   "system_prompt_changed",
+				Event:   protocol.EventSystemPromptChanged,
 				Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
 			})
 		}
@@ -313,7 +313,7 @@ func (m *Manager) deliverChanges() {
 // Close delivers session_end, drains queued events, asks each extension to
 // shut down and kills it. The Manager must not be used afterwards.
 func (m *Manager) Close(ctx context.Context) {
-	m.fire(ctx, &pb.EventRequest{Event: "session_end", Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
+	m.fire(ctx, &pb.EventRequest{Event: protocol.EventSessionEnd, Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
 	m.qmu.Lock()
 	m.closed = true
 	m.signal()
@@ -420,14 +420,14 @@ type SessionStart struct {
 
 // SessionStart delivers session_start.
 func (m *Manager) SessionStart(ctx context.Context, ev SessionStart) {
-	m.fire(ctx, &pb.EventRequest{Event: sdk.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
+	m.fire(ctx, &pb.EventRequest{Event: protocol.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
 		SessionId: ev.SessionID, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
 	}}})
 }
 
 // BeforeTurn delivers before_turn; edits made in it shape this turn.
 func (m *Manager) BeforeTurn(ctx context.Context, userText string) {
-	m.fire(ctx, &pb.EventRequest{Event: "before_turn", Payload: &pb.EventRequest_BeforeTurn{BeforeTurn: &pb.BeforeTurn{UserText: userText}}})
+	m.fire(ctx, &pb.EventRequest{Event: protocol.EventBeforeTurn, Payload: &pb.EventRequest_BeforeTurn{BeforeTurn: &pb.BeforeTurn{UserText: userText}}})
 }
 
 // TurnEnd delivers turn_end with the recorded reply.
@@ -437,7 +437,7 @@ func (m *Manager) TurnEnd(ctx context.Context, reply conversation.Message, stopR
 		m.opts.Logger.Error("encode turn_end message", "error", err)
 		return
 	}
-	m.fire(ctx, &pb.EventRequest{Event: "turn_end", Payload: &pb.EventRequest_TurnEnd{TurnEnd: &pb.TurnEnd{AssistantMessage: data, StopReason: stopReason}}})
+	m.fire(ctx, &pb.EventRequest{Event: protocol.EventTurnEnd, Payload: &pb.EventRequest_TurnEnd{TurnEnd: &pb.TurnEnd{AssistantMessage: data, StopReason: stopReason}}})
 }
 
 // errDisabledInConfig is why an extension named in disabled_extensions

@@ -13,9 +13,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
 	"github.com/panto-dev/panto/serializers"
 )
 
@@ -90,13 +90,13 @@ func (m *Manager) reportClash(name string, first, second *Ext) {
 func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []string {
 	keep := append([]string(nil), names...)
 	for _, e := range m.exts {
-		if !e.Handles(sdk.EventBeforeRequest) || configDisabled(e) {
+		if !e.Handles(protocol.EventBeforeRequest) || configDisabled(e) {
 			continue
 		}
 		if err := e.Disabled(); err != nil {
 			return nil
 		}
-		resp, err := m.ask(ctx, e, &pb.EventRequest{Event: sdk.EventBeforeRequest,
+		resp, err := m.ask(ctx, e, &pb.EventRequest{Event: protocol.EventBeforeRequest,
 			Payload: &pb.EventRequest_BeforeRequest{BeforeRequest: &pb.BeforeRequest{Tools: keep, Step: uint32(step)}}})
 		if err != nil {
 			return nil
@@ -155,13 +155,13 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 	}
 	pcall := &pb.ToolCall{Id: call.ID, Name: call.Name, Input: call.Input}
 	for _, e := range m.exts {
-		if !e.Handles(sdk.EventToolCall) || configDisabled(e) {
+		if !e.Handles(protocol.EventToolCall) || configDisabled(e) {
 			continue
 		}
 		var resp *pb.EventResponse
 		err := e.Disabled()
 		if err == nil {
-			resp, err = m.ask(ctx, e, &pb.EventRequest{Event: sdk.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
+			resp, err = m.ask(ctx, e, &pb.EventRequest{Event: protocol.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
 		}
 		if ctx.Err() != nil {
 			return fail("not run: interrupted by the user")
@@ -216,13 +216,13 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		return fail("%s failed: its extension %s stopped working (%v)", call.Name, e.Name(), status.Convert(err).Message())
 	}
 	for _, w := range m.exts {
-		if !w.Handles(sdk.EventToolResult) || configDisabled(w) {
+		if !w.Handles(protocol.EventToolResult) || configDisabled(w) {
 			continue
 		}
 		var resp *pb.EventResponse
 		err := w.Disabled()
 		if err == nil {
-			resp, err = m.ask(ctx, w, &pb.EventRequest{Event: sdk.EventToolResult, Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
+			resp, err = m.ask(ctx, w, &pb.EventRequest{Event: protocol.EventToolResult, Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
 				Call: pcall, Content: result.ResultText(), IsError: result.IsError, Truncated: truncated, Size: uint64(size),
 			}}})
 		}

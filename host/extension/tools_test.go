@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
 )
 
 func toolNamesOf(m *Manager) []string {
@@ -57,8 +57,13 @@ func TestInvalidToolFailsStart(t *testing.T) {
 
 func TestCheckTool(t *testing.T) {
 	t.Parallel()
-	for _, params := range []string{``, `{}`, `{"type":"object"}`, ` {"properties":{"a":{"type":"string"}}} `} {
+	for _, params := range []string{``, `{"type":"object"}`, ` {"type":"object","properties":{"a":{"type":"string"}}} `} {
 		require.NoError(t, checkTools(toolsFor("ok_name-1", params)), params)
+	}
+	// The Anthropic API requires "type": "object": without it, every
+	// request of the session would fail.
+	for _, params := range []string{`{}`, `{"properties":{"a":{"type":"string"}}}`} {
+		require.ErrorContains(t, checkTools(toolsFor("ok_name-1", params)), `no "type"`, params)
 	}
 	require.NoError(t, checkTools(toolsFor(strings.Repeat("a", 64), "")))
 	for _, params := range []string{` `, `null`, `"object"`, `{"type":["object"]}`, `{"type":"object"`} {

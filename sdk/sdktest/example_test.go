@@ -13,11 +13,11 @@ import (
 // /shout TEXT appends TEXT in capitals.
 type greeter struct{ sdk.Base }
 
-func (*greeter) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+func (*greeter) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	if ev.Resumed && !ev.Reseeded {
-		return nil
+		return sdk.SessionStartResponse{}, nil
 	}
-	return h.AddSystemMessage(ctx, "Greet the user by name.")
+	return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, "Greet the user by name.")
 }
 
 func (*greeter) Commands() []sdk.Command {

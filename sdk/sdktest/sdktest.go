@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -58,6 +61,7 @@ type Harness struct {
 	host     *fakeHost
 
 	mu      sync.Mutex
+	vars    map[string]string
 	timeout time.Duration
 	funcs   HostFuncs
 	msgs    []conversation.Message
@@ -216,7 +220,7 @@ func (h *Harness) Commands() []sdk.Command {
 // extension does not handle it, as do all the event methods.
 func (h *Harness) SessionStart(ev sdk.SessionStartEvent) error {
 	if x, ok := h.ext.(sdk.SessionStarter); ok {
-		return h.hook("SessionStart", func(ctx context.Context) error { return x.SessionStart(ctx, h.host, ev) })
+		return h.hook("SessionStart", func(ctx context.Context) error { _, err := x.SessionStart(ctx, h.host, ev); return err })
 	}
 	return nil
 }
@@ -225,7 +229,7 @@ func (h *Harness) SessionStart(ev sdk.SessionStartEvent) error {
 // message to the conversation (AddMessages does; Turn does both).
 func (h *Harness) BeforeTurn(ev sdk.BeforeTurnEvent) error {
 	if x, ok := h.ext.(sdk.BeforeTurner); ok {
-		return h.hook("BeforeTurn", func(ctx context.Context) error { return x.BeforeTurn(ctx, h.host, ev) })
+		return h.hook("BeforeTurn", func(ctx context.Context) error { _, err := x.BeforeTurn(ctx, h.host, ev); return err })
 	}
 	return nil
 }
@@ -234,7 +238,7 @@ func (h *Harness) BeforeTurn(ev sdk.BeforeTurnEvent) error {
 // conversation (AddMessages does; Turn does both).
 func (h *Harness) TurnEnd(ev sdk.TurnEndEvent) error {
 	if x, ok := h.ext.(sdk.TurnEnder); ok {
-		return h.hook("TurnEnd", func(ctx context.Context) error { return x.TurnEnd(ctx, h.host, ev) })
+		return h.hook("TurnEnd", func(ctx context.Context) error { _, err := x.TurnEnd(ctx, h.host, ev); return err })
 	}
 	return nil
 }
@@ -244,7 +248,7 @@ func (h *Harness) TurnEnd(ev sdk.TurnEndEvent) error {
 // each recorded change, and a test says when.
 func (h *Harness) SystemPromptChanged(ev sdk.SystemPromptChangedEvent) error {
 	if x, ok := h.ext.(sdk.SystemPromptWatcher); ok {
-		return h.hook("SystemPromptChanged", func(ctx context.Context) error { return x.SystemPromptChanged(ctx, h.host, ev) })
+		return h.hook("SystemPromptChanged", func(ctx context.Context) error { _, err := x.SystemPromptChanged(ctx, h.host, ev); return err })
 	}
 	return nil
 }
@@ -252,7 +256,7 @@ func (h *Harness) SystemPromptChanged(ev sdk.SystemPromptChangedEvent) error {
 // SessionEnd delivers the session_end event.
 func (h *Harness) SessionEnd(ev sdk.SessionEndEvent) error {
 	if x, ok := h.ext.(sdk.SessionEnder); ok {
-		return h.hook("SessionEnd", func(ctx context.Context) error { return x.SessionEnd(ctx, h.host, ev) })
+		return h.hook("SessionEnd", func(ctx context.Context) error { _, err := x.SessionEnd(ctx, h.host, ev); return err })
 	}
 	return nil
 }
@@ -308,6 +312,60 @@ func (h *Harness) hookWithin(timeout time.Duration, what, deadline string, fn fu
 	return err
 }
 
+// SessionID is the session id the harness's Host gives.
+const SessionID = "sdktest-session"
+
+// The built-in variables the harness renders with, as panto's: cwd, os,
+// arch, date, model and provider. WithVariables changes them.
+func (h *Harness) builtins() map[string]string {
+	out := map[string]string{
+		"cwd": "/project", "os": runtime.GOOS, "arch": runtime.GOARCH,
+		"date": time.Now().Format("2006-01-02"), "model": "sdktest-model", "provider": "sdktest",
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k, v := range h.vars {
+		out[k] = v
+	}
+	return out
+}
+
+// variables are what {{name}} renders to: the extension's own variables
+// under the built-ins, which win, and env.NAME from the environment (less
+// the provider keys, which panto never renders).
+func (h *Harness) variables() rules.Vars {
+	values := map[string]string{}
+	if vp, ok := h.ext.(sdk.VariableProvider); ok {
+		for k, v := range vp.Variables() {
+			values[k] = v
+		}
+	}
+	for k, v := range h.builtins() {
+		values[k] = v
+	}
+	return rules.Map{Values: values, Env: func(k string) (string, bool) {
+		switch k {
+		case "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN":
+			return "", false
+		}
+		return os.Getenv(k), true
+	}}
+}
+
+// WithVariables sets built-in variables (cwd, model, ...) as a test's
+// panto would have them, and returns h.
+func (h *Harness) WithVariables(vars map[string]string) *Harness {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.vars == nil {
+		h.vars = map[string]string{}
+	}
+	for k, v := range vars {
+		h.vars[k] = v
+	}
+	return h
+}
+
 // fakeHost is the sdk.Host the extension is given.
 type fakeHost struct{ h *Harness }
 
@@ -321,6 +379,13 @@ func (f *fakeHost) edit(ctx context.Context, mode conversation.Mode, text string
 		return err
 	}
 	h := f.h
+	// panto renders {{variables}} in every block an extension records,
+	// strictly: so does the harness, with the same rules.
+	rendered, err := rules.Render(text, "extension "+h.name(), h.variables())
+	if err != nil {
+		return fmt.Errorf("panto host: %w", err)
+	}
+	text = rendered
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.msgs = append(h.msgs, conversation.SystemMessage(text, mode))
@@ -376,6 +441,11 @@ func (f *fakeHost) AppendData(ctx context.Context, v any) error {
 }
 
 func (f *fakeHost) Logger() hclog.Logger { return f.h.logger }
+
+// Info is what the harness tells the extension about panto.
+func (f *fakeHost) Info() sdk.HostInfo {
+	return sdk.HostInfo{Version: "sdktest", APIVersion: sdk.APIVersion, SessionID: SessionID, CWD: f.h.builtins()["cwd"]}
+}
 
 func (f *fakeHost) funcs() HostFuncs {
 	f.h.mu.Lock()

@@ -45,24 +45,24 @@ func (e *everything) hook(ctx context.Context, h sdk.Host, ev string) error {
 	return nil
 }
 
-func (e *everything) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
-	return e.hook(ctx, h, fmt.Sprintf("session_start %s resumed=%t reseeded=%t", ev.SessionID, ev.Resumed, ev.Reseeded))
+func (e *everything) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
+	return sdk.SessionStartResponse{}, e.hook(ctx, h, fmt.Sprintf("session_start %s resumed=%t reseeded=%t", ev.SessionID, ev.Resumed, ev.Reseeded))
 }
 
-func (e *everything) BeforeTurn(ctx context.Context, h sdk.Host, ev sdk.BeforeTurnEvent) error {
-	return e.hook(ctx, h, "before_turn "+ev.UserText)
+func (e *everything) BeforeTurn(ctx context.Context, h sdk.Host, ev sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
+	return sdk.BeforeTurnResponse{}, e.hook(ctx, h, "before_turn "+ev.UserText)
 }
 
-func (e *everything) TurnEnd(ctx context.Context, h sdk.Host, ev sdk.TurnEndEvent) error {
-	return e.hook(ctx, h, "turn_end "+ev.Message.Text()+" "+ev.StopReason)
+func (e *everything) TurnEnd(ctx context.Context, h sdk.Host, ev sdk.TurnEndEvent) (sdk.TurnEndResponse, error) {
+	return sdk.TurnEndResponse{}, e.hook(ctx, h, "turn_end "+ev.Message.Text()+" "+ev.StopReason)
 }
 
-func (e *everything) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) error {
-	return e.hook(ctx, h, fmt.Sprintf("system_prompt_changed %s %s %s", ev.Mode, ev.Text, ev.By))
+func (e *everything) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) (sdk.SystemPromptChangedResponse, error) {
+	return sdk.SystemPromptChangedResponse{}, e.hook(ctx, h, fmt.Sprintf("system_prompt_changed %s %s %s", ev.Mode, ev.Text, ev.By))
 }
 
-func (e *everything) SessionEnd(ctx context.Context, h sdk.Host, _ sdk.SessionEndEvent) error {
-	return e.hook(ctx, h, "session_end")
+func (e *everything) SessionEnd(ctx context.Context, h sdk.Host, _ sdk.SessionEndEvent) (sdk.SessionEndResponse, error) {
+	return sdk.SessionEndResponse{}, e.hook(ctx, h, "session_end")
 }
 
 func (e *everything) Describe() sdk.Info {

@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"testing"
 	"time"
 
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk"
 )
-
-// toolName is the pattern both providers accept for a tool name.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // Tools returns the extension's tools. New checked them as panto would
 // offer them: a valid and unique name, a Run function, and Parameters
@@ -28,23 +25,17 @@ func checkTools(t testing.TB, ext sdk.Extension) []sdk.Tool {
 	tools := tp.Tools()
 	seen := map[string]bool{}
 	for _, tool := range tools {
+		// The rules panto applies when the extension starts.
+		if err := rules.CheckTool(tool.Name, tool.Parameters); err != nil {
+			t.Fatalf("sdktest: tool %q: %v; panto would refuse to load the extension", tool.Name, err)
+		}
 		switch {
-		case !toolName.MatchString(tool.Name):
-			t.Fatalf("sdktest: tool name %q: want letters, digits, _ or -, at most 64", tool.Name)
 		case seen[tool.Name]:
 			t.Fatalf("sdktest: tool %q is offered twice", tool.Name)
 		case tool.Run == nil:
 			t.Fatalf("sdktest: tool %q has no Run", tool.Name)
 		}
 		seen[tool.Name] = true
-		if tool.Parameters != nil {
-			var schema struct {
-				Type string `json:"type"`
-			}
-			if err := json.Unmarshal(tool.Parameters, &schema); err != nil || schema.Type != "object" {
-				t.Fatalf("sdktest: tool %q: Parameters must be a JSON object schema ({\"type\":\"object\",...})", tool.Name)
-			}
-		}
 	}
 	return tools
 }

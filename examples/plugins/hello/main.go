@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"log"
 
 	// sdk is the only package an extension imports.
 	"github.com/panto-dev/panto/sdk"
@@ -26,17 +27,21 @@ var _ sdk.SessionStarter = (*ext)(nil)
 // SessionStart runs once the session's system prompt is seeded (a fresh
 // session) or reconciled (a resumed one). An edit made here is recorded
 // right after the session's lifecycle entry.
-func (*ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+func (*ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	// A resume with unchanged prompt files keeps every earlier edit, this
 	// block included: adding it again would repeat it. A re-seed
 	// (Reseeded) discarded it, so it is added again then.
 	if ev.Resumed && !ev.Reseeded {
-		return nil
+		return sdk.SessionStartResponse{}, nil
 	}
 	// Record the block; the next model request carries it.
-	return h.AddSystemMessage(ctx, "Greetings from the hello extension.")
+	return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, "Greetings from the hello extension.")
 }
 
 // main hands the extension to the SDK, which answers panto's handshake on
 // stdout and serves until panto shuts it down. Never print to stdout.
-func main() { sdk.Serve(&ext{}) }
+func main() {
+	if err := sdk.Serve(&ext{}); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -19,7 +19,7 @@ import (
 	"github.com/panto-dev/panto/internal/testio"
 	"google.golang.org/grpc"
 
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
 )
 
 // handshake is panto's go-plugin handshake.

@@ -33,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"slices"
 	"strconv"
@@ -131,11 +132,11 @@ func (e *ext) choose(ctx context.Context, h sdk.Host, req sdk.CommandRequest) (s
 
 // SessionStart restores what a re-seed discarded, from the conversation's
 // history. A fresh session has nothing to restore.
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	if err := e.restore(ctx, h, ev); err != nil {
-		return err
+		return sdk.SessionStartResponse{}, err
 	}
-	return e.configErr
+	return sdk.SessionStartResponse{}, e.configErr
 }
 
 func (e *ext) restore(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
@@ -166,11 +167,11 @@ func (e *ext) restore(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent)
 }
 
 // TurnEnd counts the model's replies.
-func (e *ext) TurnEnd(ctx context.Context, h sdk.Host, _ sdk.TurnEndEvent) error {
+func (e *ext) TurnEnd(ctx context.Context, h sdk.Host, _ sdk.TurnEndEvent) (sdk.TurnEndResponse, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.turns++
-	return e.noteIfLong(ctx, h)
+	return sdk.TurnEndResponse{}, e.noteIfLong(ctx, h)
 }
 
 // noteIfLong adds longNote once the reply count reaches the threshold.
@@ -214,4 +215,8 @@ func systemTexts(msgs []conversation.Message) []string {
 	return out
 }
 
-func main() { sdk.Serve(newExt(os.Getenv)) }
+func main() {
+	if err := sdk.Serve(newExt(os.Getenv)); err != nil {
+		log.Fatal(err)
+	}
+}

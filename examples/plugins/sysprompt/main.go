@@ -18,6 +18,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log"
 	"strings"
 
 	"github.com/panto-dev/panto/sdk"
@@ -65,4 +66,8 @@ func edit(name, done string, do func(sdk.Host, context.Context, string) error) f
 	}
 }
 
-func main() { sdk.Serve(&ext{}) }
+func main() {
+	if err := sdk.Serve(&ext{}); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log"
 	"os"
 	"strings"
 	"time"
@@ -68,4 +69,8 @@ func misbehave(command, crash, hang string) {
 	}
 }
 
-func main() { sdk.Serve(&ext{}) }
+func main() {
+	if err := sdk.Serve(&ext{}); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"log"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -21,18 +22,22 @@ func (*ext) Variables() map[string]string {
 	return map[string]string{"team": "platform", "cwd": "not the real cwd"}
 }
 
-func (*ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) error {
+func (*ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	if ev.Resumed {
-		return nil
+		return sdk.SessionStartResponse{}, nil
 	}
 	if err := h.AddSystemMessage(ctx, "Team {{team}} works in {{cwd}}."); err != nil {
-		return err
+		return sdk.SessionStartResponse{}, err
 	}
 	// A malformed reference is refused with the extension named.
 	if err := h.AddSystemMessage(ctx, "broken {{nope}}"); err == nil {
-		return h.AddSystemMessage(ctx, "the broken edit was accepted")
+		return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, "the broken edit was accepted")
 	}
-	return nil
+	return sdk.SessionStartResponse{}, nil
 }
 
-func main() { sdk.Serve(&ext{}) }
+func main() {
+	if err := sdk.Serve(&ext{}); err != nil {
+		log.Fatal(err)
+	}
+}

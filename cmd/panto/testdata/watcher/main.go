@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"log"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -18,12 +19,16 @@ var (
 
 func (*ext) Describe() sdk.Info { return sdk.Info{Name: "watcher"} }
 
-func (*ext) BeforeTurn(ctx context.Context, h sdk.Host, ev sdk.BeforeTurnEvent) error {
-	return h.AppendData(ctx, map[string]string{"event": sdk.EventBeforeTurn, "text": ev.UserText})
+func (*ext) BeforeTurn(ctx context.Context, h sdk.Host, ev sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
+	return sdk.BeforeTurnResponse{}, h.AppendData(ctx, map[string]string{"event": sdk.EventBeforeTurn, "text": ev.UserText})
 }
 
-func (*ext) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) error {
-	return h.AppendData(ctx, map[string]string{"event": sdk.EventSystemPromptChanged, "text": ev.Text, "by": ev.By})
+func (*ext) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) (sdk.SystemPromptChangedResponse, error) {
+	return sdk.SystemPromptChangedResponse{}, h.AppendData(ctx, map[string]string{"event": sdk.EventSystemPromptChanged, "text": ev.Text, "by": ev.By})
 }
 
-func main() { sdk.Serve(&ext{}) }
+func main() {
+	if err := sdk.Serve(&ext{}); err != nil {
+		log.Fatal(err)
+	}
+}

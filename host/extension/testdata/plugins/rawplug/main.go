@@ -12,8 +12,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
 type server struct {
@@ -22,9 +22,11 @@ type server struct {
 }
 
 func (s *server) Init(context.Context, *pb.InitRequest) (*pb.InitResponse, error) {
-	resp := &pb.InitResponse{ApiVersion: 1, Name: s.name, Events: []string{sdk.EventSessionStart}}
-	if s.behaviour == "v2" {
-		resp.ApiVersion = 2
+	// A version-1 extension, as one built before API v2 answers; "v9" is
+	// one from a panto far ahead.
+	resp := &pb.InitResponse{ApiVersion: 1, Name: s.name, Events: []string{protocol.EventSessionStart}}
+	if s.behaviour == "v9" {
+		resp.ApiVersion = 9
 	}
 	return resp, nil
 }
@@ -60,8 +62,8 @@ func main() {
 	name := filepath.Base(os.Args[0])
 	behaviour, _, _ := strings.Cut(name, "-")
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: sdk.Handshake,
-		Plugins:         plugin.PluginSet{sdk.PluginName: &grpcPlugin{srv: &server{name: name, behaviour: behaviour}}},
+		HandshakeConfig: protocol.Handshake,
+		Plugins:         plugin.PluginSet{protocol.PluginName: &grpcPlugin{srv: &server{name: name, behaviour: behaviour}}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 	})
 }

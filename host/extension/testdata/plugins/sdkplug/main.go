@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +31,7 @@ func (e *ext) Describe() sdk.Info {
 	return sdk.Info{Version: "0.0.1", Description: "test extension (" + e.behaviour + ")"}
 }
 
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) error {
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	switch e.behaviour {
 	case "happy":
 		for _, f := range []func() error{
@@ -39,14 +40,14 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEv
 			func() error { return h.ReplaceSystemMessage(ctx, "three") },
 		} {
 			if err := f(); err != nil {
-				return err
+				return sdk.SessionStartResponse{}, err
 			}
 		}
 	case "panic", "sigkill", "exit", "hang":
 		crash(e.behaviour)
 	case "stdouthook":
 		fmt.Println("PRINTED-IN-HOOK")
-		return h.AddSystemMessage(ctx, "still here")
+		return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, "still here")
 	case "bg":
 		go func() {
 			for i := range 5 {
@@ -66,21 +67,21 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEv
 			}
 		}()
 	case "pid":
-		return h.AppendData(ctx, map[string]int{"pid": os.Getpid()})
+		return sdk.SessionStartResponse{}, h.AppendData(ctx, map[string]int{"pid": os.Getpid()})
 	case "stdin":
-		return h.AppendData(ctx, readStdin())
+		return sdk.SessionStartResponse{}, h.AppendData(ctx, readStdin())
 	case "bench":
-		return h.AddSystemMessage(ctx, "x")
+		return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, "x")
 	}
-	return nil
+	return sdk.SessionStartResponse{}, nil
 }
 
-func (e *ext) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) error {
+func (e *ext) BeforeTurn(context.Context, sdk.Host, sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
 	switch e.behaviour {
 	case "panic", "sigkill", "exit", "hang":
 		crash(e.behaviour)
 	}
-	return nil
+	return sdk.BeforeTurnResponse{}, nil
 }
 
 func (e *ext) Commands() []sdk.Command {
@@ -196,8 +197,8 @@ func readStdin() stdinResult {
 // extension_data entry, in the order it was told.
 type watcher struct{ sdk.Base }
 
-func (watcher) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) error {
-	return h.AppendData(ctx, map[string]string{"by": ev.By, "text": ev.Text})
+func (watcher) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.SystemPromptChangedEvent) (sdk.SystemPromptChangedResponse, error) {
+	return sdk.SystemPromptChangedResponse{}, h.AppendData(ctx, map[string]string{"by": ev.By, "text": ev.Text})
 }
 
 func main() {
@@ -213,7 +214,12 @@ func main() {
 		fmt.Println("hello from main, before the handshake")
 	}
 	if behaviour == "watch" {
-		sdk.Serve(&watcher{})
+		if err := sdk.Serve(&watcher{}); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
-	sdk.Serve(&ext{behaviour: behaviour, name: name})
+	if err := sdk.Serve(&ext{behaviour: behaviour, name: name}); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -1,4 +1,4 @@
-package sdk
+package protocol
 
 import "google.golang.org/grpc"
 

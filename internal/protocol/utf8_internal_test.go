@@ -1,4 +1,4 @@
-package sdk
+package protocol
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
 )
 
 func TestRepairUTF8ReachesEveryString(t *testing.T) {

@@ -1,0 +1,5 @@
+package sdk
+
+// PluginFor is the go-plugin glue Serve uses, for the tests that serve an
+// extension in-process (plugin.TestPluginGRPCConn).
+var PluginFor = pluginFor
