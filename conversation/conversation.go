@@ -11,6 +11,8 @@
 // prompt as of any earlier point is the derivation applied to a prefix of
 // the list (see EffectiveSystem).
 //
+// A message has one JSON shape, the session log's (see MessageJSON).
+//
 // This package is stdlib-only and knows nothing about wire formats, files or
 // plugins: the session log, the serializers, the host and the SDK all build
 // on it. What does not belong here: JSON shapes of a provider, I/O, HTTP.
