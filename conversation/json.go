@@ -187,7 +187,11 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if j.Role == RoleSystem && j.Mode == "" && j.Key == "" && j.Source == "" && allSystem(j.Content) {
-		*m = Message{Role: j.Role, Content: emptyToNil(j.Content)}
+		for i := range j.Content { // what a System block holds, no more (as in the other shape)
+			b := &j.Content[i]
+			*b = Block{Type: TypeSystem, Text: b.Text, Mode: b.Mode, Key: b.Key, Source: b.Source}
+		}
+		*m = Message{Role: j.Role, Content: j.Content}
 		return nil
 	}
 	msg, err := j.Message()

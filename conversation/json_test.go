@@ -179,3 +179,57 @@ func TestUnmarshalMakesEmptyContentNil(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{"role":"user","content":[]}`), &m))
 	require.Equal(t, Message{Role: RoleUser}, m)
 }
+
+// FuzzMessageJSON: UnmarshalJSON never panics, and a message it reads
+// that is valid and has a JSON shape reads back the same from its JSON.
+func FuzzMessageJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"role":"system","mode":"append","key":"env","source":"extension env","content":[{"type":"text","text":"cwd"}]}`,
+		`{"role":"system","mode":"replace","key":"k","source":"s","content":[{"type":"text","text":"a"},{"type":"text","text":""}]}`,
+		`{"role":"system","content":[{"type":"system","text":"x","mode":"replace","key":"k","source":"s"}]}`,
+		`{"role":"system","content":[{"type":"system","text":"x"},{"type":"system","text":"y","key":"k"}]}`,
+		`{"role":"system","content":[{"type":"system","text":"x","thinking":"dropped","content":[{"type":"text"}]}]}`,
+		`{"role":"system","content":[{"type":"text","text":"x","data":"dropped"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"AA==","media_type":"image/png"}]}`,
+		`{"role":"tool","content":[{"type":"tool_result","tool_use_id":"t","content":[],"is_error":true}]}`,
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{"a":1}}]}`,
+		`null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Message
+		if json.Unmarshal(data, &m) != nil || m.Validate() != nil {
+			return
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			return // a system message whose later blocks replace, have a key or another source
+		}
+		var back Message
+		require.NoError(t, json.Unmarshal(out, &back), "%s", out)
+		want := m
+		if m.Role == RoleSystem {
+			want = Message{Role: RoleSystem}
+			for _, b := range m.Content {
+				b.Mode = b.Mode.Normalize()
+				want.Content = append(want.Content, b)
+			}
+		}
+		require.Equal(t, normalizeInputs(want), normalizeInputs(back))
+	})
+}
+
+// normalizeInputs compacts tool inputs, as encoding/json writes them.
+func normalizeInputs(m Message) Message {
+	m = m.Clone()
+	for i := range m.Content {
+		if in := m.Content[i].Input; len(in) > 0 {
+			var c bytes.Buffer
+			if json.Compact(&c, in) == nil {
+				m.Content[i].Input = c.Bytes()
+			}
+		}
+	}
+	return m
+}
