@@ -30,7 +30,9 @@ const (
 	TypeToolResult BlockType = "tool_result"
 	// TypeImage is an image: base64 Data of MediaType (image/png, ...).
 	TypeImage BlockType = "image"
-	// TypeSystem is system-prompt text with a Mode (append or replace).
+	// TypeSystem is system-prompt text with a Mode (append or replace),
+	// optionally a Key that names it as a section, and a Source that says
+	// who wrote it (see EffectiveSystem).
 	TypeSystem BlockType = "system"
 )
 
@@ -70,6 +72,16 @@ type Block struct {
 	Text string `json:"text,omitempty"`
 	// Mode is the mode of a system block.
 	Mode Mode `json:"mode,omitempty"`
+	// Key names a system block as a section that a later keyed append
+	// updates in place or removes (see EffectiveSystem and ValidKey);
+	// empty for an unkeyed block. Only system blocks have one.
+	Key string `json:"key,omitempty"`
+	// Source says who wrote a system block, for people: a layer's file
+	// ("project /p/.panto/APPEND_SYSTEM.md"), a flag, an extension
+	// ("extension tools"), panto's re-seed. It is never sent to a model
+	// and never part of what the prompt means. Only system blocks have
+	// one.
+	Source string `json:"source,omitempty"`
 
 	// Thinking and Signature belong to a thinking block.
 	Thinking  string `json:"thinking,omitempty"`
@@ -96,9 +108,31 @@ type Block struct {
 // Text returns a text block.
 func Text(s string) Block { return Block{Type: TypeText, Text: s} }
 
-// System returns a system block with the given mode.
+// System returns an unkeyed system block with the given mode.
 func System(text string, mode Mode) Block {
 	return Block{Type: TypeSystem, Text: text, Mode: mode.Normalize()}
+}
+
+// MaxKeyLen is the longest key a system block may have, in bytes.
+const MaxKeyLen = 128
+
+// ValidKey reports whether key may name a section: 1 to MaxKeyLen
+// characters, each an ASCII letter or digit or one of _ - . / : (no
+// spaces), such as "tools", "env/cwd" or "context:AGENTS.md". Keys are
+// compared byte for byte: "tools" and "Tools" are two sections.
+func ValidKey(key string) bool {
+	if len(key) == 0 || len(key) > MaxKeyLen {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '_', c == '-', c == '.', c == '/', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Thinking returns a thinking block.
@@ -135,14 +169,24 @@ func (b Block) ResultText() string {
 	return Message{Content: b.Content}.Text()
 }
 
-// Validate checks the fields a block of its type must have.
+// Validate checks the fields a block of its type must have, and that only
+// a system block has a key or a source.
 func (b *Block) Validate() error {
+	if b.Type != TypeSystem && (b.Key != "" || b.Source != "") {
+		switch b.Type {
+		case TypeText, TypeThinking, TypeRedactedThinking, TypeImage, TypeToolUse, TypeToolResult:
+			return fmt.Errorf("%s block: only a system block may have a key or a source", b.Type)
+		}
+	}
 	switch b.Type {
 	case TypeText:
 		return nil
 	case TypeSystem:
 		if !b.Mode.Valid() {
 			return fmt.Errorf("system block: unknown mode %q (want append or replace)", b.Mode)
+		}
+		if b.Key != "" && !ValidKey(b.Key) {
+			return fmt.Errorf("system block: invalid key %q (want 1 to %d letters, digits and _ - . / :)", b.Key, MaxKeyLen)
 		}
 		return nil
 	case TypeThinking, TypeRedactedThinking:

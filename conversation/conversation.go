@@ -4,9 +4,14 @@
 // The system prompt is conversation state. It lives in the message list as
 // system-role messages whose content is a single System block carrying a
 // mode: append adds to the running prompt, replace wipes everything before
-// it and starts again. Because every change is a positioned message, the
+// it and starts again. A block may carry a key that makes it a named
+// section: a later append with the same key updates it in place or, with
+// an empty text, removes it. A block may also say who wrote it (its
+// source), for people. Because every change is a positioned message, the
 // prompt as of any earlier point is the derivation applied to a prefix of
 // the list (see EffectiveSystem).
+//
+// A message has one JSON shape, the session log's (see MessageJSON).
 //
 // This package is stdlib-only and knows nothing about wire formats, files or
 // plugins: the session log, the serializers, the host and the SDK all build
@@ -72,6 +77,13 @@ func (c *Conversation) ReplaceSystemMessage(text string) {
 	c.Messages = append(c.Messages, SystemMessage(text, ModeReplace))
 }
 
+// SetSection appends a keyed system message (KeyedSystemMessage): the
+// section key gets text, in place if it is in the prompt, else at the
+// end; an empty text removes it.
+func (c *Conversation) SetSection(key, text string) {
+	c.Messages = append(c.Messages, KeyedSystemMessage(key, text))
+}
+
 // Append adds messages to the end of the conversation.
 func (c *Conversation) Append(msgs ...Message) {
 	c.Messages = append(c.Messages, msgs...)
@@ -89,9 +101,34 @@ func (c *Conversation) PromptAt(n int) []SystemText {
 	return EffectiveSystem(c.Messages[:n])
 }
 
-// SystemMessage builds a system-role message holding one System block.
+// SystemMessage builds a system-role message holding one unkeyed System
+// block.
 func SystemMessage(text string, mode Mode) Message {
 	return Message{Role: RoleSystem, Content: []Block{System(text, mode)}}
+}
+
+// KeyedSystemMessage builds a system message in append mode whose one
+// System block is the section key (see ValidKey): when the prompt is
+// derived, it sets that section's text in place if the section is in the
+// prompt, and adds it at the end if not; an empty text removes the
+// section (and adds nothing when there is none).
+func KeyedSystemMessage(key, text string) Message {
+	return Message{Role: RoleSystem, Content: []Block{{Type: TypeSystem, Text: text, Mode: ModeAppend, Key: key}}}
+}
+
+// WithSource returns m with source on each of its System blocks: who
+// wrote them, for people (a layer's file, a flag, an extension, panto's
+// re-seed). m itself is not changed.
+//
+//	conversation.SystemMessage(text, conversation.ModeAppend).WithSource("project /p/.panto/APPEND_SYSTEM.md")
+func (m Message) WithSource(source string) Message {
+	m.Content = append([]Block(nil), m.Content...)
+	for i := range m.Content {
+		if m.Content[i].Type == TypeSystem {
+			m.Content[i].Source = source
+		}
+	}
+	return m
 }
 
 // UserText builds a user message holding one text block.

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -16,6 +17,9 @@ func TestValidate(t *testing.T) {
 		{Role: RoleUser, Content: []Block{Text("look"), Image("image/png", "iVBORw0KGgo=")}},
 		{Role: RoleAssistant, Content: []Block{Thinking("hmm", "sig"), RedactedThinking("xx"), Text("ok"), ToolUse("t1", "read", json.RawMessage(`{"path":"a"}`))}},
 		{Role: RoleTool, Content: []Block{ToolResult("t1", "contents", false), ToolResult("t2", "boom", true)}},
+		KeyedSystemMessage("tools/guidance", "use the tools").WithSource("extension tools"),
+		KeyedSystemMessage("context:AGENTS.md", ""),
+		SystemMessage("x", ModeAppend).WithSource("any text at all, even\nnewlines"),
 	}
 	for _, m := range ok {
 		require.NoError(t, m.Validate(), "%+v", m)
@@ -36,6 +40,11 @@ func TestValidate(t *testing.T) {
 		{Message{Role: RoleTool, Content: []Block{{Type: TypeToolResult, ToolUseID: "1", Content: []Block{ToolUse("a", "b", nil)}}}}, `content[0] is "tool_use"`},
 		{Message{Role: RoleUser, Content: []Block{{Type: TypeImage}}}, "media_type and data are required"},
 		{Message{Role: RoleUser, Content: []Block{{Type: "video"}}}, `cannot hold a "video" block`},
+		{KeyedSystemMessage("has space", "x"), `system block: invalid key "has space"`},
+		{KeyedSystemMessage(strings.Repeat("k", MaxKeyLen+1), "x"), "invalid key"},
+		{Message{Role: RoleUser, Content: []Block{{Type: TypeText, Text: "x", Key: "k"}}}, "text block: only a system block may have a key or a source"},
+		{Message{Role: RoleAssistant, Content: []Block{{Type: TypeToolUse, ID: "1", Name: "x", Source: "s"}}}, "tool_use block: only a system block may have a key or a source"},
+		{Message{Role: RoleTool, Content: []Block{{Type: TypeToolResult, ToolUseID: "1", Content: []Block{{Type: TypeText, Key: "k"}}}}}, "content[0]: text block: only a system block"},
 	}
 	for _, tt := range bad {
 		err := tt.msg.Validate()
@@ -83,4 +92,14 @@ func FuzzValidText(f *testing.F) {
 func TestValidTextShowsEachInvalidRun(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "caf\uFFFD and \uFFFDx", ValidText("caf\xe9 and \xff\xfex"))
+}
+
+func TestValidKey(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"a", "tools", "env/cwd", "context:AGENTS.md", "x_y-z.1/2:3", "A9", strings.Repeat("k", MaxKeyLen)} {
+		require.True(t, ValidKey(k), "%q", k)
+	}
+	for _, k := range []string{"", " ", "a b", "tab\t", "new\nline", "caf\u00e9", "a,b", `"q"`, "a*", "#1", strings.Repeat("k", MaxKeyLen+1)} {
+		require.False(t, ValidKey(k), "%q", k)
+	}
 }

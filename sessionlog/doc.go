@@ -1,9 +1,10 @@
 // Package sessionlog reads and writes panto's session log: an append-only
 // JSONL file that is the source of truth of a session. Everything the
 // conversation was — every message, every change of the system prompt (as
-// system messages with an append or replace mode), the model, extension
-// state — is a line in it, and nothing is ever rewritten, so the prompt as
-// of any earlier point can be rebuilt exactly.
+// system messages with an append or replace mode, a section's key and who
+// wrote it), the model, extension state — is a line in it, and nothing is
+// ever rewritten, so the prompt as of any earlier point can be rebuilt
+// exactly. A message is written in its one JSON shape, conversation's.
 //
 // The file's first line is a Header; every later line is an Entry with an
 // id and its parent's id, so the entries form a tree. The current leaf is

@@ -17,7 +17,7 @@ type wireEntry struct {
 	ParentID string    `json:"parent_id"`
 	Time     time.Time `json:"time"`
 
-	Message *wireMessage `json:"message"`
+	Message *conversation.MessageJSON `json:"message"`
 
 	Event      LifecycleEvent `json:"event"`
 	Reseeded   bool           `json:"reseeded"`
@@ -32,12 +32,6 @@ type wireEntry struct {
 	Summary      string `json:"summary"`
 	FirstKeptID  string `json:"first_kept_id"`
 	TokensBefore int    `json:"tokens_before"`
-}
-
-type wireMessage struct {
-	Role    conversation.Role    `json:"role"`
-	Mode    conversation.Mode    `json:"mode"`
-	Content []conversation.Block `json:"content"`
 }
 
 // rawHead is what an entry of an unknown type must have.
@@ -147,45 +141,15 @@ func rawEntry(line []byte, typ EntryType, id, parentID string, rawTime json.RawM
 	return nil
 }
 
-// messageFromDisk turns a message as written (spec §1.5) into the model's
-// form: a system message's text blocks become System blocks, the first
-// with the message's mode (absent means append), the rest append.
-func messageFromDisk(w *wireMessage) (conversation.Message, error) {
-	m := conversation.Message{Role: w.Role, Content: emptyToNil(w.Content)}
-	if m.Role == conversation.RoleSystem {
-		if !w.Mode.Valid() {
-			return m, fmt.Errorf("system message: unknown mode %q (want append or replace)", w.Mode)
-		}
-		mode := w.Mode.Normalize()
-		for i := range m.Content {
-			b := &m.Content[i]
-			if b.Type != conversation.TypeText {
-				return m, fmt.Errorf("system message content[%d] is a %q block (want text; the mode goes on the message)", i, b.Type)
-			}
-			if b.Mode != "" {
-				return m, fmt.Errorf("system message content[%d] has a mode: the mode goes on the message, not on its blocks", i)
-			}
-			*b = conversation.System(b.Text, mode)
-			mode = conversation.ModeAppend
-		}
-	} else if w.Mode != "" {
-		return m, fmt.Errorf("%s message has a mode (only a system message may)", m.Role)
+// messageFromDisk turns a message as written into the model's form, by
+// the one JSON shape of a message (conversation.MessageJSON), and checks
+// it.
+func messageFromDisk(w *conversation.MessageJSON) (conversation.Message, error) {
+	m, err := w.Message()
+	if err != nil {
+		return m, err
 	}
 	return m, m.Validate()
-}
-
-// emptyToNil makes every empty content list nil, as it reads back after
-// it is written (content of a block is omitted when empty).
-func emptyToNil(bs []conversation.Block) []conversation.Block {
-	if len(bs) == 0 {
-		return nil
-	}
-	for i := range bs {
-		if bs[i].Content != nil {
-			bs[i].Content = emptyToNil(bs[i].Content)
-		}
-	}
-	return bs
 }
 
 // describeJSONError says what was wrong with a line, in words.

@@ -22,7 +22,7 @@ type fastDecoder struct {
 	buf []byte // scratch for unescaping strings
 	// msg holds the message of the entry being decoded: entryFromWire
 	// copies what it needs, so one per decoder saves an allocation a line.
-	msg wireMessage
+	msg conversation.MessageJSON
 	// prevID is the id of the line decoded last: usually the next line's
 	// parent_id, which then shares its string.
 	prevID string
@@ -58,7 +58,7 @@ func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 			ok = d.time(w)
 		case "message":
 			bit = 1 << 4
-			d.msg = wireMessage{}
+			d.msg = conversation.MessageJSON{}
 			w.Message = &d.msg
 			ok = d.message(w.Message)
 		case "event":
@@ -105,7 +105,7 @@ func once(seen *uint32, bit uint32) bool {
 	return true
 }
 
-func (d *fastDecoder) message(m *wireMessage) bool {
+func (d *fastDecoder) message(m *conversation.MessageJSON) bool {
 	var seen uint32
 	return d.object(func(key []byte) bool {
 		var bit uint32
@@ -121,8 +121,14 @@ func (d *fastDecoder) message(m *wireMessage) bool {
 			var s string
 			s, ok = d.word()
 			m.Mode = conversation.Mode(s)
-		case "content":
+		case "key":
 			bit = 1 << 2
+			m.Key, ok = d.str()
+		case "source":
+			bit = 1 << 3
+			m.Source, ok = d.str()
+		case "content":
+			bit = 1 << 4
 			m.Content, ok = d.blocks(1)
 		}
 		return once(&seen, bit) && ok
@@ -198,6 +204,12 @@ func (d *fastDecoder) block(b *conversation.Block, depth int) bool {
 		case "is_error":
 			bit = 1 << 12
 			b.IsError, ok = d.boolean()
+		case "key":
+			bit = 1 << 13
+			b.Key, ok = d.str()
+		case "source":
+			bit = 1 << 14
+			b.Source, ok = d.str()
 		}
 		return once(&seen, bit) && ok
 	})

@@ -82,7 +82,9 @@ type Entry struct {
 	Time time.Time
 
 	// Message is the payload of a TypeMessage entry. A system message is
-	// held as conversation.SystemMessage builds it: System blocks.
+	// held as conversation.SystemMessage or KeyedSystemMessage builds it:
+	// System blocks, with their mode, key and source. On disk it has the
+	// one JSON shape of a message, conversation's (MessageJSON).
 	Message *conversation.Message
 	// Lifecycle is the payload of a TypeLifecycle entry.
 	Lifecycle *Lifecycle
@@ -229,28 +231,11 @@ type lineHead struct {
 	Time     string    `json:"time"`
 }
 
+// messageLine holds a message as conversation.Message.JSONValue gives it:
+// the one JSON shape of a message is conversation's.
 type messageLine struct {
 	lineHead
 	Message any `json:"message"`
-}
-
-// messageJSON is a non-system message on disk: conversation.Block's JSON.
-type messageJSON struct {
-	Role    conversation.Role    `json:"role"`
-	Content []conversation.Block `json:"content"`
-}
-
-// systemJSON is a system message on disk: the mode on the message, the
-// text in text blocks (spec §1.5).
-type systemJSON struct {
-	Role    conversation.Role `json:"role"`
-	Mode    conversation.Mode `json:"mode"`
-	Content []systemTextJSON  `json:"content"`
-}
-
-type systemTextJSON struct {
-	Type conversation.BlockType `json:"type"`
-	Text string                 `json:"text"`
 }
 
 type lifecycleLine struct {
@@ -304,7 +289,7 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 	var v any
 	switch e.Type {
 	case TypeMessage:
-		m, err := messageOnDisk(*e.Message)
+		m, err := e.Message.JSONValue()
 		if err != nil {
 			return err
 		}
@@ -345,32 +330,6 @@ func appendRaw(buf *bytes.Buffer, raw json.RawMessage) error {
 	return nil
 }
 
-// messageOnDisk returns the JSON shape of m. A system message's System
-// blocks become text blocks, the first block's mode on the message; a
-// later block in replace mode cannot be written that way and is refused.
-func messageOnDisk(m conversation.Message) (any, error) {
-	if m.Role != conversation.RoleSystem {
-		content := m.Content
-		if content == nil {
-			content = []conversation.Block{}
-		}
-		return messageJSON{Role: m.Role, Content: content}, nil
-	}
-	out := systemJSON{Role: m.Role, Mode: conversation.ModeAppend, Content: make([]systemTextJSON, len(m.Content))}
-	for i, b := range m.Content {
-		if b.Type != conversation.TypeSystem {
-			return nil, fmt.Errorf("system message content[%d] is a %q block (want system)", i, b.Type)
-		}
-		if i == 0 {
-			out.Mode = b.Mode.Normalize()
-		} else if b.Mode.Normalize() != conversation.ModeAppend {
-			return nil, fmt.Errorf("system message content[%d] has mode %q: only the first block of a system message may replace (write one system message per block)", i, b.Mode)
-		}
-		out.Content[i] = systemTextJSON{Type: conversation.TypeText, Text: b.Text}
-	}
-	return out, nil
-}
-
 // checkEntry checks that e, as handed to Append, can be written and read
 // back: its payload is set and well formed.
 func checkEntry(e *Entry) error {
@@ -382,7 +341,7 @@ func checkEntry(e *Entry) error {
 		if err := e.Message.Validate(); err != nil {
 			return err
 		}
-		_, err := messageOnDisk(*e.Message)
+		_, err := e.Message.JSONValue() // it may have no JSON shape
 		return err
 	case TypeLifecycle:
 		if e.Lifecycle == nil {

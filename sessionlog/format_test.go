@@ -84,6 +84,12 @@ func TestSystemMessageJSON(t *testing.T) {
 			`{"role":"system","mode":"append","content":[{"type":"text","text":"x"}]}`},
 		{"empty text kept", conversation.SystemMessage("", conversation.ModeReplace),
 			`{"role":"system","mode":"replace","content":[{"type":"text","text":""}]}`},
+		{"source", conversation.SystemMessage("rules", conversation.ModeAppend).WithSource("--append-system-prompt"),
+			`{"role":"system","mode":"append","source":"--append-system-prompt","content":[{"type":"text","text":"rules"}]}`},
+		{"section", conversation.KeyedSystemMessage("tools", "Use <the> tools & \"more\".").WithSource("extension tools"),
+			`{"role":"system","mode":"append","key":"tools","source":"extension tools","content":[{"type":"text","text":"Use <the> tools & \"more\"."}]}`},
+		{"section removed", conversation.KeyedSystemMessage("env/cwd", ""),
+			`{"role":"system","mode":"append","key":"env/cwd","content":[{"type":"text","text":""}]}`},
 		{"user has no mode", conversation.UserText("hi <b> & \"q\""),
 			`{"role":"user","content":[{"type":"text","text":"hi <b> & \"q\""}]}`},
 		{"tool use keeps input", conversation.Message{Role: conversation.RoleAssistant, Content: []conversation.Block{
@@ -111,7 +117,9 @@ func TestSystemMessageJSON(t *testing.T) {
 			require.NoError(t, err)
 			want := tt.msg
 			if want.Role == conversation.RoleSystem {
-				want = conversation.SystemMessage(tt.msg.Content[0].Text, tt.msg.Content[0].Mode)
+				b := tt.msg.Content[0]
+				want = conversation.SystemMessage(b.Text, b.Mode).WithSource(b.Source)
+				want.Content[0].Key = b.Key
 			}
 			require.Equal(t, []conversation.Message{want}, log.Messages())
 		})
@@ -149,6 +157,11 @@ func TestSystemMessageWithSeveralBlocks(t *testing.T) {
 			[]conversation.Block{conversation.System("one", conversation.ModeAppend), conversation.System("two", conversation.ModeAppend)}},
 		{"empty mode", `{"role":"system","mode":"","content":[{"type":"text","text":"one"}]}`,
 			[]conversation.Block{conversation.System("one", conversation.ModeAppend)}},
+		{"key on the first block, source on all", `{"role":"system","mode":"append","key":"k","source":"s","content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]}`,
+			[]conversation.Block{
+				{Type: conversation.TypeSystem, Text: "one", Mode: conversation.ModeAppend, Key: "k", Source: "s"},
+				{Type: conversation.TypeSystem, Text: "two", Mode: conversation.ModeAppend, Source: "s"},
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,6 +226,13 @@ func TestAppendRejectsBadEntries(t *testing.T) {
 			Content: []conversation.Block{conversation.System("x", conversation.ModeAppend)}}), "cannot hold"},
 		{"second block replaces", MessageEntry(conversation.Message{Role: conversation.RoleSystem, Content: []conversation.Block{
 			conversation.System("a", conversation.ModeAppend), conversation.System("b", conversation.ModeReplace)}}), "only the first block"},
+		{"second block keyed", MessageEntry(conversation.Message{Role: conversation.RoleSystem, Content: []conversation.Block{
+			conversation.System("a", conversation.ModeAppend), {Type: conversation.TypeSystem, Text: "b", Key: "k"}}}), "content[1] has a key: only the first block"},
+		{"second block of another source", MessageEntry(conversation.Message{Role: conversation.RoleSystem, Content: []conversation.Block{
+			conversation.System("a", conversation.ModeAppend), {Type: conversation.TypeSystem, Text: "b", Source: "s"}}}), "share its source"},
+		{"invalid key", MessageEntry(conversation.KeyedSystemMessage("no spaces please", "x")), `invalid key "no spaces please"`},
+		{"key on a text block", MessageEntry(conversation.Message{Role: conversation.RoleUser, Content: []conversation.Block{{Type: conversation.TypeText, Text: "x", Key: "k"}}}),
+			"only a system block may have a key"},
 		{"lifecycle without event", LifecycleEntry("", false, nil), "lifecycle entry without an event"},
 		{"lifecycle without payload", Entry{Type: TypeLifecycle}, "without its payload"},
 		{"extension without name", ExtensionDataEntry("", nil), "without an extension name"},

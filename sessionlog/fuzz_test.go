@@ -35,6 +35,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"system","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`) + "\n"))
 	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[]}]}`) + "\n"))
 	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{ "a" : [1, 2.5e3] }}]}`) + "\n"))
+	f.Add([]byte(testHeader + "\n" +
+		line("e1", "", `{"role":"system","mode":"append","key":"k","source":"s \"q\" \u00e9","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`) + "\n" +
+		line("e2", "e1", `{"role":"system","key":"k","content":[{"type":"text","text":"a2"}]}`) + "\n" +
+		line("e3", "e2", `{"role":"system","mode":"replace","key":"r","content":[{"type":"text","text":""}]}`) + "\n" +
+		line("e4", "e3", `{"role":"system","key":"r","source":"","content":[{"type":"text","text":"r2"}]}`) + "\n" +
+		line("e5", "e4", `{"role":"system","key":"r","content":[{"type":"text","text":""}]}`) + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		log, err := Decode(bytes.NewReader(data), "fuzz.jsonl")
 		if err != nil {
@@ -102,6 +108,11 @@ func FuzzFastDecode(f *testing.F) {
 		` { "type" : "model_change" , "id":"x","Provider":"p","model":"m"} `,
 		`{"type":"message","type":"lifecycle"}`,
 		`{"type":"message","message":{"role":"tool","content":[{"type":"tool_result","content":[{"type":"text","content":[]}],"is_error":false}]}}`,
+		line("e1", "", `{"role":"system","mode":"append","key":"tools/a:b.c-d_e","source":"extension \"tools\" \u00e9 \/ <&>","content":[{"type":"text","text":""}]}`),
+		line("e1", "", `{"role":"system","key":"k","key":"k","content":[]}`),
+		line("e1", "", `{"role":"system","key":7,"source":null,"content":[]}`),
+		line("e1", "", `{"role":"user","content":[{"type":"text","text":"x","key":"k\n","source":"s"}]}`),
+		line("e1", "", `{"role":"system","content":[{"type":"system","text":"x","mode":"replace","key":"k","source":"s"}]}`),
 	} {
 		f.Add([]byte(s))
 	}

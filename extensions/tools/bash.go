@@ -72,7 +72,7 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		return sdk.ToolResult{Content: "invalid input: field \"command\" is empty", IsError: true}
 	}
 	failed := func(err error) sdk.ToolResult { return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true} }
-	cmd, err := reaperCommand(command)
+	cmd, err := reaperCommand(dir, command, "PAGER=cat", "GIT_PAGER=cat")
 	if err != nil {
 		return failed(err)
 	}
@@ -89,10 +89,8 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		return failed(err)
 	}
 	defer statusR.Close()
-	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = outW, outW
 	cmd.ExtraFiles = []*os.File{statusW} // fd 3: reaperStatusFD
-	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat")
 	err = cmd.Start()
 	outW.Close()
 	statusW.Close()
@@ -145,10 +143,18 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		// before the killer above is done: until the reaper is reaped
 		// its pid, the group's id, cannot be reused.
 		go func() { _ = cmd.Wait() }()
-	} else if err := cmd.Wait(); err != nil && killed == "" {
+	} else if err := cmd.Wait(); killed == "" {
+		// Not killed by us: by someone else (kill, the OOM killer), or
+		// the reaper failed.
 		var exitErr *exec.ExitError
+		ws, ok := syscall.WaitStatus(0), false
 		if errors.As(err, &exitErr) {
-			end.status, _ = exitErr.Sys().(syscall.WaitStatus)
+			ws, ok = exitErr.Sys().(syscall.WaitStatus)
+		}
+		if ok && ws.Signaled() {
+			end.status = ws
+		} else {
+			end.err = fmt.Sprintf("the reaper ended before bash did: %v", err)
 		}
 	}
 	// A background job may hold the output open: read it a little

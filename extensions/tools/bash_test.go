@@ -36,6 +36,9 @@ func TestBash(t *testing.T) {
 		{name: "project directory", command: "pwd", exact: dir + "\n[exit code 0]"},
 		{name: "stdin is empty", command: "cat; echo done", exact: "done\n[exit code 0]"},
 		{name: "killed by a signal", command: "kill -TERM $$", want: []string{"[killed by signal: terminated]"}, isErr: true},
+		{name: "group killed from inside", command: "echo before; kill -KILL 0", exact: "before\n[killed by signal: killed]", isErr: true},
+		{name: "the reaper is not seen", command: `echo "[$PANTO_TOOLS_REAPER]"; echo $PWD`, exact: "[]\n" + dir + "\n[exit code 0]"},
+		{name: "pager", command: `echo $PAGER $GIT_PAGER`, exact: "cat cat\n[exit code 0]"},
 		{name: "tail kept", command: "seq 1 5000", want: []string{
 			"[output cut: showing the last 2000 lines (", "of 5000 lines (23893 bytes)", "\n3001\n", "\n5000\n[exit code 0]"}},
 		{name: "bash syntax error", command: "if then", want: []string{"syntax error", "[exit code 2]"}, isErr: true},

@@ -222,13 +222,13 @@ func linksNote(old fs.FileInfo) string {
 	if old == nil {
 		return ""
 	}
-	switch n := linkCount(old) - 1; n {
-	case 0:
+	switch n := linkCount(old); {
+	case n <= 1:
 		return ""
-	case 1:
+	case n == 2:
 		return " The file had 1 other hard link; that name keeps the old content."
 	default:
-		return fmt.Sprintf(" The file had %d other hard links; those names keep the old content.", n)
+		return fmt.Sprintf(" The file had %d other hard links; those names keep the old content.", n-1)
 	}
 }
 

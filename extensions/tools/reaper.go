@@ -20,18 +20,19 @@ const reaperEnv = "PANTO_TOOLS_REAPER"
 const reaperStatusFD = 3
 
 // reaperCommand is the tools binary re-executed as the reaper of bash -c
-// command: the leader of a process group of its own, which the system
-// signals (SIGTERM) when the tools process dies, even by SIGKILL (on
-// Linux; see reaperAttr).
-func reaperCommand(command string) (*exec.Cmd, error) {
+// command in dir, with env added to the environment: the leader of a
+// process group of its own, which the system signals (SIGTERM) when the
+// tools process dies, even by SIGKILL (on Linux; see reaperAttr).
+func reaperCommand(dir, command string, env ...string) (*exec.Cmd, error) {
 	self, err := selfExe()
 	if err != nil {
 		return nil, fmt.Errorf("find the tools binary: %w", err)
 	}
 	cmd := exec.Command(self, command)
 	cmd.Args[0] = "panto-tools-reaper"
+	cmd.Dir = dir
 	cmd.SysProcAttr = reaperAttr()
-	cmd.Env = append(os.Environ(), reaperEnv+"="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(append(cmd.Environ(), env...), reaperEnv+"="+strconv.Itoa(os.Getpid()))
 	return cmd, nil
 }
 

@@ -19,9 +19,11 @@ const prSetChildSubreaper = 36
 
 // becomeSubreaper makes the orphans among the reaper's descendants (the
 // background jobs of a bash that exited) its children, so that it can
-// wait for them.
+// wait for them. It also names the process, which ps would show as "exe"
+// (see selfExe).
 func becomeSubreaper() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	_ = os.WriteFile("/proc/self/comm", []byte("panto-reaper"), 0)
 }
 
 // selfExe is the tools binary. /proc/self/exe stays valid when the file

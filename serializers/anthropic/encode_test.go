@@ -25,6 +25,18 @@ var (
 	replace = conversation.ModeReplace
 )
 
+// section is a keyed system message (a section) from the extension named
+// after its key: the source must never reach the wire.
+func section(key, text string) conversation.Message {
+	return conversation.KeyedSystemMessage(key, text).WithSource("extension " + key)
+}
+
+// noSources checks that no section's source was sent.
+func noSources(t *testing.T, b body) {
+	t.Helper()
+	require.NotContains(t, string(mustJSON(t, b)), "extension ")
+}
+
 func msg(role conversation.Role, blocks ...conversation.Block) conversation.Message {
 	return conversation.Message{Role: role, Content: blocks}
 }
@@ -219,6 +231,76 @@ func requestCases() []requestCase {
 			check: func(t *testing.T, b body) {
 				_, ok := b.system(t)
 				require.False(t, ok, "an empty effective prompt leaves the field out")
+			},
+		},
+		{
+			name: "sections_updated_in_place",
+			req: serializers.Request{Model: model, Messages: []conversation.Message{
+				sys("Seed.\n", appendM),
+				section("tools", "Tools: read."),
+				sys("Project rules.", appendM),
+				user("Hello"),
+				asst("Hi"),
+				section("tools", "Tools: read, bash.\n"),
+				user("Again"),
+			}},
+			check: func(t *testing.T, b body) {
+				s, _ := b.system(t)
+				require.Equal(t, "Seed.\n\n---\n\nTools: read, bash.\n\n---\n\nProject rules.", s, "the update takes the section's place")
+				require.Equal(t, []string{"user", "assistant", "user"}, b.roles())
+				noSources(t, b)
+			},
+		},
+		{
+			name: "sections_removed_by_empty_text",
+			req: serializers.Request{Model: model, Messages: []conversation.Message{
+				sys("Seed.", appendM),
+				section("env", "cwd: /home/u/project"),
+				section("tools", "Tools: read."),
+				user("Hello"),
+				section("env", ""),
+			}},
+			check: func(t *testing.T, b body) {
+				s, _ := b.system(t)
+				require.Equal(t, "Seed.\n\n---\n\nTools: read.", s)
+				require.NotContains(t, s, "cwd")
+				noSources(t, b)
+			},
+		},
+		{
+			name: "sections_wiped_by_replace",
+			req: serializers.Request{Model: model, Messages: []conversation.Message{
+				sys("Seed.", appendM),
+				section("tools", "Tools: read."),
+				section("env", "cwd: /home/u/project"),
+				user("Hello"),
+				sys("Persona.", replace),
+				section("tools", ""),
+				sys("After.", appendM),
+			}},
+			check: func(t *testing.T, b body) {
+				s, _ := b.system(t)
+				require.Equal(t, "Persona.\n\n---\n\nAfter.", s, "the replace wiped the sections; removing one that is gone adds nothing")
+				noSources(t, b)
+			},
+		},
+		{
+			name: "sections_updated_after_replace",
+			req: serializers.Request{Model: model, Messages: []conversation.Message{
+				sys("Seed.", appendM),
+				section("tools", "Tools v1."),
+				user("Hello"),
+				sys("Reseeded.", replace),
+				section("tools", "Tools v2."),
+				sys("Note.", appendM),
+				asst("Hi"),
+				section("tools", "Tools v3."),
+				user("Again"),
+			}},
+			check: func(t *testing.T, b body) {
+				s, _ := b.system(t)
+				require.Equal(t, "Reseeded.\n\n---\n\nTools v3.\n\n---\n\nNote.", s)
+				noSources(t, b)
 			},
 		},
 		{

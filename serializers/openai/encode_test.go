@@ -16,6 +16,12 @@ func ptr[T any](v T) *T { return &v }
 
 func msg(role c.Role, blocks ...c.Block) c.Message { return c.Message{Role: role, Content: blocks} }
 
+// section is a keyed system message (a section) with a source, which must
+// never reach the wire (the exact bodies of the section cases show it).
+func section(key, text string) c.Message {
+	return c.KeyedSystemMessage(key, text).WithSource("extension " + key)
+}
+
 var (
 	sysA = c.SystemMessage("You are panto, a coding agent.\n", c.ModeAppend)
 	sysB = c.SystemMessage("Project rule: use tabs.", c.ModeAppend)
@@ -93,6 +99,53 @@ var requestCases = []struct {
 			`{"role":"user","content":"u1"},{"role":"assistant","content":"a1"},` +
 			`{"role":"user","content":"u2"},{"role":"assistant","content":"a2"},` +
 			`{"role":"user","content":"u3"}]}`,
+	},
+	{
+		name: "sections_updated_in_place",
+		req: serializers.Request{Model: "gpt-4o-mini", Messages: []c.Message{
+			sysA, section("tools", "Tools: read."), sysB, c.UserText("hi"), c.AssistantText("hello"),
+			section("tools", "Tools: read, bash."), c.UserText("again"),
+		}},
+		want: `{"model":"gpt-4o-mini","messages":[` +
+			`{"role":"system","content":"You are panto, a coding agent.\n"},` +
+			`{"role":"system","content":"Tools: read, bash."},` +
+			`{"role":"system","content":"Project rule: use tabs."},` +
+			`{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"again"}]}`,
+	},
+	{
+		name: "sections_removed_by_empty_text",
+		req: serializers.Request{Model: "gpt-4o-mini", Messages: []c.Message{
+			sysA, section("env", "cwd: /home/u/project"), section("tools", "Tools: read."), c.UserText("hi"),
+			section("env", ""),
+		}},
+		want: `{"model":"gpt-4o-mini","messages":[` +
+			`{"role":"system","content":"You are panto, a coding agent.\n"},` +
+			`{"role":"system","content":"Tools: read."},` +
+			`{"role":"user","content":"hi"}]}`,
+	},
+	{
+		name: "sections_wiped_by_replace",
+		req: serializers.Request{Model: "gpt-4o-mini", Messages: []c.Message{
+			sysA, section("tools", "Tools: read."), section("env", "cwd: /home/u/project"), c.UserText("hi"),
+			c.SystemMessage("You are a reviewer now.", c.ModeReplace), section("tools", ""), sysC,
+		}},
+		want: `{"model":"gpt-4o-mini","messages":[` +
+			`{"role":"system","content":"You are a reviewer now."},` +
+			`{"role":"system","content":"Current git branch: main"},` +
+			`{"role":"user","content":"hi"}]}`,
+	},
+	{
+		name: "sections_updated_after_replace",
+		req: serializers.Request{Model: "gpt-4o-mini", Messages: []c.Message{
+			sysA, section("tools", "Tools v1."), c.UserText("hi"),
+			c.SystemMessage("Reseeded.", c.ModeReplace), section("tools", "Tools v2."), sysB,
+			c.AssistantText("hello"), section("tools", "Tools v3."), c.UserText("again"),
+		}},
+		want: `{"model":"gpt-4o-mini","messages":[` +
+			`{"role":"system","content":"Reseeded."},` +
+			`{"role":"system","content":"Tools v3."},` +
+			`{"role":"system","content":"Project rule: use tabs."},` +
+			`{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"again"}]}`,
 	},
 	{
 		name: "no_system",
