@@ -9,7 +9,7 @@
 #   make fuzz    a short run of every fuzz target (FUZZTIME each: a count
 #                of executions such as 20000x, or a duration such as 30s)
 #   make demo    panto's main job, offline (echo provider, no key)
-#   make proto   regenerate sdk/pb from sdk/pb/extension.proto (needs protoc:
+#   make proto   regenerate internal/pb from sdk/extension.proto (needs protoc:
 #                apt-get install protobuf-compiler)
 
 GO          ?= go
@@ -69,8 +69,8 @@ demo: build
 proto:
 	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
-	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
-	  --go-grpc_out=. --go-grpc_opt=paths=source_relative sdk/pb/extension.proto
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=module=github.com/panto-dev/panto \
+	  --go-grpc_out=. --go-grpc_opt=module=github.com/panto-dev/panto sdk/extension.proto
 
 clean:
 	rm -rf $(BIN)

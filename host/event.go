@@ -76,6 +76,17 @@ type SystemChanged struct {
 	Source string
 }
 
+// SystemRefused is a system edit panto refused: its {{variables}} did
+// not render (an unknown name). Nothing was recorded.
+type SystemRefused struct {
+	By   string
+	Mode conversation.Mode
+	Key  string
+	// Text is the edit's text as the extension gave it.
+	Text string
+	Err  error
+}
+
 // CompactionStart is the start of a compaction.
 type CompactionStart struct {
 	// Auto is set when the context crossed the threshold (else /compact).
@@ -145,6 +156,7 @@ func (Reply) Kind() string           { return "reply" }
 func (ToolStart) Kind() string       { return "tool_start" }
 func (ToolEnd) Kind() string         { return "tool_end" }
 func (SystemChanged) Kind() string   { return "system_changed" }
+func (SystemRefused) Kind() string   { return "system_refused" }
 func (CompactionStart) Kind() string { return "compaction_start" }
 func (CompactionDone) Kind() string  { return "compaction_done" }
 func (Retry) Kind() string           { return "retry" }

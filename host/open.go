@@ -166,6 +166,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.fresh, s.reseeded = res.Fresh, res.Reseeded
+	// The sections of extensions not loaded now go with them: the prompt
+	// never describes a tool that is not offered.
+	if err := s.disposeAbsent(names); err != nil {
+		return nil, err
+	}
 	if err := s.recordModel(cfg.ProviderName, cfg.Request.Model); err != nil {
 		return nil, err
 	}

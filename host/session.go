@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -129,11 +130,12 @@ func (s *Session) EditSystem(by string, mode conversation.Mode, text string) err
 	if s.render != nil {
 		rendered, err := s.render(text, "extension "+by)
 		if err != nil {
+			s.emit(SystemRefused{By: by, Mode: mode, Text: text, Err: err})
 			return err
 		}
 		text = rendered
 	}
-	return s.record(by, conversation.SystemMessage(text, mode))
+	return s.record(by, conversation.SystemMessage(text, mode).WithSource(extensionSource(by)))
 }
 
 // AppendData records an extension_data entry for extension.
@@ -344,9 +346,9 @@ func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
 			continue
 		}
 		for _, b := range m.Content {
-			s.emit(SystemChanged{By: by, Mode: b.Mode.Normalize(), Text: b.Text})
+			s.emit(SystemChanged{By: by, Mode: b.Mode.Normalize(), Key: b.Key, Text: b.Text, Source: b.Source})
 			if s.exts != nil {
-				s.exts.SystemChanged(b.Mode.Normalize(), b.Text, by)
+				s.exts.SystemChanged(extension.Change{By: by, Mode: b.Mode.Normalize(), Key: b.Key, Text: b.Text, Source: b.Source})
 			}
 		}
 	}
@@ -405,14 +407,14 @@ func (s *Session) seed(configured []PromptBlock, extensions []string) (SeedResul
 	res := SeedResult{Fresh: !resumed}
 	switch {
 	case !resumed:
-		for _, b := range blocks {
-			msgs = append(msgs, conversation.SystemMessage(b, conversation.ModeAppend))
+		for _, b := range configured {
+			msgs = append(msgs, conversation.SystemMessage(b.Text, conversation.ModeAppend).WithSource(b.Source))
 		}
 	case !slices.Equal(ConfigWindow(s.entries), blocks):
 		res.Reseeded = true
-		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace))
-		for _, b := range blocks[1:] {
-			msgs = append(msgs, conversation.SystemMessage(b, conversation.ModeAppend))
+		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace).WithSource(ReseedSource+configured[0].Source))
+		for _, b := range configured[1:] {
+			msgs = append(msgs, conversation.SystemMessage(b.Text, conversation.ModeAppend).WithSource(b.Source))
 		}
 	}
 	event := sessionlog.LifecycleStarted
@@ -428,20 +430,31 @@ func (s *Session) seed(configured []PromptBlock, extensions []string) (SeedResul
 		return SeedResult{}, fmt.Errorf("seed session: %w", err)
 	}
 	s.conv.Append(msgs...)
-	s.notifyLocked("panto", msgs)
+	s.notifyLocked(Panto, msgs)
 	return res, nil
 }
 
+// Panto is who panto's own system entries are by: the configured prompt,
+// a re-seed, a section removed on an extension's behalf.
+const Panto = "panto"
+
+// ReseedSource starts the source of the replace-mode entry a re-seed
+// records; the rest is where the new seed came from. It is how the next
+// resume finds the anchor of its config window.
+const ReseedSource = "panto re-seed: "
+
 // ConfigWindow returns the texts of the current effective config window of
 // a branch of log entries: the run of system entries that starts at the
-// anchor — the latest replace-mode system entry, else the first entry —
-// and ends at the first entry of any other kind. It is what resume
-// reconciliation compares the configured blocks with; docs/system-prompt.md
-// explains the rule with examples.
+// anchor and ends at the first entry of any other kind. The anchor is the
+// latest replace-mode entry that seeding or reconciliation recorded — not
+// one an extension recorded, which must survive an unchanged resume — or
+// the first entry when there is none (spec amendment 3). It is what resume
+// reconciliation compares the configured blocks with;
+// docs/system-prompt.md explains the rule with a worked log.
 func ConfigWindow(entries []sessionlog.Entry) []string {
 	anchor := 0
 	for i, e := range entries {
-		if b, ok := systemBlock(e); ok && b.Mode == conversation.ModeReplace {
+		if b, ok := systemBlock(e); ok && b.Mode == conversation.ModeReplace && reseeded(entries, i, b) {
 			anchor = i
 		}
 	}
@@ -456,6 +469,23 @@ func ConfigWindow(entries []sessionlog.Entry) []string {
 		}
 	}
 	return out
+}
+
+// reseeded reports whether the replace-mode block b of entries[i] was
+// recorded by a re-seed: its source says so, or — a log written before
+// sources — the run of system entries it starts ends with a lifecycle
+// entry that says the prompt was reseeded.
+func reseeded(entries []sessionlog.Entry, i int, b conversation.Block) bool {
+	if b.Source != "" {
+		return strings.HasPrefix(b.Source, ReseedSource)
+	}
+	for _, e := range entries[i+1:] {
+		if m := e.Message; m != nil && m.Role == conversation.RoleSystem {
+			continue
+		}
+		return e.Lifecycle != nil && e.Lifecycle.Reseeded
+	}
+	return false
 }
 
 // systemBlock returns the first System block of a system-message entry.

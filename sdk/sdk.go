@@ -62,10 +62,26 @@ func Literal(text string) string { return strings.ReplaceAll(text, "{{", `\{{`) 
 type Host interface {
 	// AddSystemMessage appends a block to the system prompt.
 	AddSystemMessage(ctx context.Context, text string) error
-	// ReplaceSystemMessage discards the system prompt and starts it
-	// afresh with text. On the next resume panto re-seeds from the
-	// configured files, so re-apply it on SessionStart if it must last.
+	// ReplaceSystemMessage discards the system prompt — every block, the
+	// sections included — and starts it afresh with text. It lasts across
+	// resumes with unchanged prompt files; a changed file re-seeds the
+	// prompt wholesale, this replacement included.
 	ReplaceSystemMessage(ctx context.Context, text string) error
+	// SetSection sets this extension's section key to text: in place when
+	// the prompt has it, at the end when not; an empty text removes it.
+	// Nothing is recorded when the section already has exactly that text,
+	// so calling it at every session start costs nothing when nothing
+	// changed. Keys are this extension's own (another extension's "notes"
+	// is another section): 1 to about 100 letters, digits and _ - . / :.
+	// When the extension is not loaded, or is disabled, panto removes its
+	// sections. Needs panto API v2.
+	SetSection(ctx context.Context, key, text string) error
+	// RemoveSection removes this extension's section key (nothing is
+	// recorded when there is none). Needs panto API v2.
+	RemoveSection(ctx context.Context, key string) error
+	// Sections returns this extension's sections in the current prompt,
+	// in prompt order.
+	Sections(ctx context.Context) ([]Section, error)
 	// SystemPrompt returns the current effective system prompt, block by
 	// block.
 	SystemPrompt(ctx context.Context) ([]string, error)
@@ -79,6 +95,15 @@ type Host interface {
 	Logger() hclog.Logger
 	// Info says which panto this is and for which session.
 	Info() HostInfo
+}
+
+// Section is one of an extension's sections in the prompt.
+type Section struct {
+	// Key is the key the extension gave.
+	Key  string
+	Text string
+	// Source says who recorded the text ("extension NAME").
+	Source string
 }
 
 // HostInfo is what panto tells an extension about itself when it starts
@@ -153,8 +178,14 @@ type SystemPromptChangedEvent struct {
 	Mode conversation.Mode
 	Text string
 	// By is the extension that made the change, or "panto" for the
-	// configured prompt.
+	// configured prompt (and a section removed on an extension's behalf).
 	By string
+	// Key is set for a section, as panto records it: the owner's name, a
+	// colon, and the owner's key ("env:environment"). An empty Text then
+	// means the section was removed.
+	Key string
+	// Source says where the text came from, for people.
+	Source string
 }
 
 // SystemPromptWatcher is told of every system-prompt change, its own

@@ -333,7 +333,7 @@ func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
 		if x, ok := s.ext.(SystemPromptWatcher); ok {
 			ev := p.SystemPromptChanged
 			_, err = x.SystemPromptChanged(ctx, h, SystemPromptChangedEvent{
-				Mode: conversation.Mode(ev.Mode), Text: ev.Text, By: ev.By,
+				Mode: conversation.Mode(ev.Mode), Text: ev.Text, By: ev.By, Key: ev.Key, Source: ev.Source,
 			})
 		}
 	case *pb.EventRequest_SessionEnd:
@@ -376,6 +376,43 @@ func (h *remoteHost) AddSystemMessage(ctx context.Context, text string) error {
 func (h *remoteHost) ReplaceSystemMessage(ctx context.Context, text string) error {
 	resp, err := h.client.ReplaceSystemMessage(ctx, &pb.SystemEditRequest{Text: text})
 	return hostErr("replace system message", resp.GetError(), err)
+}
+
+// needs returns an error when the API version negotiated with panto is
+// older than v: the call op does not exist there.
+func (h *remoteHost) needs(op string, v int) error {
+	if h.info.APIVersion < v {
+		return fmt.Errorf("panto host: %s needs panto API v%d; this panto speaks v%d: upgrade panto", op, v, h.info.APIVersion)
+	}
+	return nil
+}
+
+func (h *remoteHost) SetSection(ctx context.Context, key, text string) error {
+	if err := h.needs("set section", 2); err != nil {
+		return err
+	}
+	resp, err := h.client.SetSection(ctx, &pb.SetSectionRequest{Key: key, Text: text})
+	return hostErr("set section "+key, resp.GetError(), err)
+}
+
+func (h *remoteHost) RemoveSection(ctx context.Context, key string) error {
+	if err := h.needs("remove section", 2); err != nil {
+		return err
+	}
+	resp, err := h.client.RemoveSection(ctx, &pb.RemoveSectionRequest{Key: key})
+	return hostErr("remove section "+key, resp.GetError(), err)
+}
+
+func (h *remoteHost) Sections(ctx context.Context) ([]Section, error) {
+	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
+	if err != nil {
+		return nil, hostErr("get sections", nil, err)
+	}
+	var out []Section
+	for _, s := range resp.GetSections() {
+		out = append(out, Section{Key: s.GetKey(), Text: s.GetText(), Source: s.GetSource()})
+	}
+	return out, nil
 }
 
 func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
@@ -433,6 +470,9 @@ func (noHost) SystemPrompt(context.Context) ([]string, error)     { return nil, 
 func (noHost) Messages(context.Context) ([]conversation.Message, error) {
 	return nil, ErrNoHost
 }
-func (noHost) AppendData(context.Context, any) error { return ErrNoHost }
-func (h noHost) Logger() hclog.Logger                { return h.logger }
-func (noHost) Info() HostInfo                        { return HostInfo{} }
+func (noHost) AppendData(context.Context, any) error            { return ErrNoHost }
+func (noHost) SetSection(context.Context, string, string) error { return ErrNoHost }
+func (noHost) RemoveSection(context.Context, string) error      { return ErrNoHost }
+func (noHost) Sections(context.Context) ([]Section, error)      { return nil, ErrNoHost }
+func (h noHost) Logger() hclog.Logger                           { return h.logger }
+func (noHost) Info() HostInfo                                   { return HostInfo{} }

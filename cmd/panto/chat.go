@@ -308,11 +308,9 @@ func (c *chat) compact(ctx context.Context, out io.Writer) error {
 }
 
 func (c *chat) showPrompt(_ context.Context, out io.Writer) error {
-	blocks := c.sess.EffectiveSystem()
+	blocks := blocksOf(c.sess.EffectiveSystem())
 	fmt.Fprintf(out, "Effective system prompt: %d block(s)\n", len(blocks))
-	for i, b := range blocks {
-		fmt.Fprintf(out, "\n--- block %d (message %d) ---\n%s\n", i+1, b.Index+1, strings.TrimRight(b.Text, "\n"))
-	}
+	writeBlocks(out, blocks)
 	return nil
 }
 

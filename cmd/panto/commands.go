@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,11 +33,42 @@ session list shows how many a log has).`
 // promptBlock is one block of panto prompt --json.
 type promptBlock struct {
 	Text string `json:"text"`
-	// Source says where the block came from, for people.
+	// Source says where the block came from, for people; empty in a log
+	// written before panto recorded sources.
 	Source string `json:"source,omitempty"`
-	// Message is the 1-based position of the system message a block
-	// comes from.
-	Message int `json:"message,omitempty"`
+	// Key is the section's key, for a section.
+	Key string `json:"key,omitempty"`
+	// Message is the 1-based position of the system message the block's
+	// text comes from.
+	Message int `json:"message"`
+}
+
+func blocksOf(sys []conversation.SystemText) []promptBlock {
+	out := make([]promptBlock, 0, len(sys))
+	for _, b := range sys {
+		out = append(out, promptBlock{Text: b.Text, Source: b.Source, Key: b.Key, Message: b.Index + 1})
+	}
+	return out
+}
+
+// writeBlocks shows blocks as text: each with where it came from.
+func writeBlocks(w io.Writer, blocks []promptBlock) {
+	for i, b := range blocks {
+		fmt.Fprintf(w, "--- block %d · %s ---\n%s\n", i+1, b.from(), strings.TrimRight(b.Text, "\n"))
+	}
+}
+
+// from says where a block came from: its source (or its message, in a log
+// written before sources), and its section key.
+func (b promptBlock) from() string {
+	from := b.Source
+	if from == "" {
+		from = fmt.Sprintf("message %d", b.Message)
+	}
+	if b.Key != "" {
+		from += " · section " + b.Key
+	}
+	return from
 }
 
 func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
@@ -99,9 +131,7 @@ func runPrompt(ctx context.Context, e *env, o *options, at int, asJSON bool) err
 		if at > len(msgs) {
 			return fmt.Errorf("--at %d: session %s has only %d messages", at, path, len(msgs))
 		}
-		for _, b := range conversation.EffectiveSystem(msgs[:at]) {
-			blocks = append(blocks, promptBlock{Text: b.Text, Message: b.Index + 1})
-		}
+		blocks = blocksOf(conversation.EffectiveSystem(msgs[:at]))
 	} else {
 		// What the next request would carry: a session opened as a run
 		// would open it, in memory.
@@ -134,9 +164,7 @@ func runPrompt(ctx context.Context, e *env, o *options, at int, asJSON bool) err
 				}
 			}
 		}()
-		for _, b := range sess.EffectiveSystem() {
-			blocks = append(blocks, promptBlock{Text: b.Text, Message: b.Index + 1})
-		}
+		blocks = blocksOf(sess.EffectiveSystem())
 		err = sess.Close(ctx)
 		<-done
 		if err != nil {
@@ -151,13 +179,7 @@ func runPrompt(ctx context.Context, e *env, o *options, at int, asJSON bool) err
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"blocks": blocks})
 	}
-	for i, b := range blocks {
-		from := b.Source
-		if from == "" {
-			from = fmt.Sprintf("message %d", b.Message)
-		}
-		fmt.Fprintf(e.stdout, "--- block %d · %s ---\n%s\n", i+1, from, strings.TrimRight(b.Text, "\n"))
-	}
+	writeBlocks(e.stdout, blocks)
 	if len(blocks) == 0 {
 		fmt.Fprintln(e.stdout, "(no system prompt)")
 	}

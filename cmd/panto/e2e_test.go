@@ -169,11 +169,13 @@ func TestExtensionEditDoesNotForceReseed(t *testing.T) {
 	require.Equal(t, before, systemEntries(t, log), "an unchanged-config resume records no system entry")
 	require.Contains(t, r.stdout, "5. extension note", "the extension's block is still in the prompt")
 
-	// An extension's replace moves the anchor: the next resume re-seeds.
+	// An extension's replace does not move the anchor (spec amendment
+	// 3): with the files unchanged, the next resume keeps it.
 	appendSystem(t, log, "persona", "replace")
-	h.ok("-p", "three", "--provider", "echo", "-c")
-	got := systemEntries(t, log)
-	require.Equal(t, "replace:project seed\n", got[len(got)-4])
+	before = systemEntries(t, log)
+	r = h.ok("-p", "three", "--provider", "echo", "-c")
+	require.Equal(t, before, systemEntries(t, log), "no re-seed")
+	require.Contains(t, r.stdout, "system prompt: 1 block(s)\n  1. persona")
 }
 
 func TestModelessOldLogResumes(t *testing.T) {

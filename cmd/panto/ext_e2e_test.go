@@ -75,7 +75,7 @@ func TestExtensionEditsRecordedAndListed(t *testing.T) {
 	r = h.ok("prompt", "--session", log, "--at", "2")
 	require.Contains(t, r.stdout, "Be terse.")
 	r = h.ok("prompt", "--session", log)
-	require.Equal(t, "--- block 1 · message 5 ---\nOnly this.\n", r.stdout)
+	require.Equal(t, "--- block 1 · extension sysprompt ---\nOnly this.\n", r.stdout)
 
 	// Extension commands show in the usage of a bad command, and ext check
 	// runs one in isolation.

@@ -30,8 +30,7 @@ func TestExtCheckShowsToolGuidance(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	r := h.ok("ext", "check", filepath.Join(pluginDir, "tools"))
-	require.Contains(t, r.stdout, "recording tool guidance (as a session does before session_start)\n"+
-		`system append by tools: "# Tools from the tools extension\n\n## bash\n\n`)
+	require.Contains(t, r.stdout, `section tools:guidance set (its tool guidance, as a session records it before session_start) by tools: "# Tools from the tools extension\n\n## bash\n\n`)
 	require.Contains(t, r.stdout, "ok: shut down cleanly")
 }
 

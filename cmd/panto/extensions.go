@@ -324,9 +324,27 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 			mu.Lock()
 			switch ev := ev.(type) {
 			case host.SystemChanged:
-				if ev.By != "panto" {
+				switch {
+				case ev.By == host.Panto && ev.Key == "":
+					// The configured prompt: panto prompt shows it.
+				case ev.Key != "":
+					what := "section " + ev.Key + " set"
+					if ev.Text == "" {
+						what = "section " + ev.Key + " removed"
+					}
+					if strings.HasSuffix(ev.Key, ":"+extension.GuidanceKey) {
+						what += " (its tool guidance, as a session records it before session_start)"
+					}
+					fmt.Fprintf(e.stdout, "%s by %s: %q\n", what, ev.By, ev.Text)
+				default:
 					fmt.Fprintf(e.stdout, "system %s by %s: %q\n", ev.Mode, ev.By, ev.Text)
 				}
+			case host.SystemRefused:
+				what := "system " + string(ev.Mode)
+				if ev.Key != "" {
+					what = "section " + ev.Key
+				}
+				fmt.Fprintf(e.stdout, "%s by %s REFUSED: %q: %v\n", what, ev.By, ev.Text, ev.Err)
 			case host.Notice:
 				if ev.Level == host.NoticeError {
 					failed = append(failed, ev.Text)

@@ -33,7 +33,7 @@ func TestInteractive(t *testing.T) {
 	require.Contains(t, s, "echo/echo · session "+filepath.Join(root, ".local/share/panto/sessions"))
 	require.Contains(t, s, "/prompt    show the effective system prompt")
 	require.Contains(t, s, `echo: you said "hello"`)
-	require.Contains(t, s, "--- block 1 (message 1) ---\nBe brief.")
+	require.Contains(t, s, "--- block 1 · project "+filepath.Join(project, ".panto", "SYSTEM.md")+" ---\nBe brief.", "each block with where it came from")
 	require.Contains(t, s, "messages 3") // the seed, hello and its reply: /session runs before "second"
 	require.Contains(t, s, `echo: you said "second"`)
 	require.NotContains(t, s, "never sent")

@@ -60,6 +60,14 @@ type (
 		Text   string `json:"text"`
 		Source string `json:"source"`
 	}
+	jRefused struct {
+		jHead
+		By    string `json:"by"`
+		Mode  string `json:"mode"`
+		Key   string `json:"key"`
+		Text  string `json:"text"`
+		Error string `json:"error"`
+	}
 	jRetry struct {
 		jHead
 		Attempt int    `json:"attempt"`
@@ -130,6 +138,8 @@ func decodeJSONStream(t *testing.T, stdout string) []any {
 			v = &jToolEnd{}
 		case "system_changed":
 			v = &jSystem{}
+		case "system_refused":
+			v = &jRefused{}
 		case "retry":
 			v = &jRetry{}
 		case "usage":
@@ -234,9 +244,12 @@ func TestJSONMode(t *testing.T) {
 	r = h.run("", "-p", "again", "-c", "--mode", "json", "--provider", "anthropic", "--base-url", fake2.srv.URL, "--no-extensions")
 	require.Equal(t, 1, r.code, r.stderr)
 	evs = decodeJSONStream(t, r.stdout)
-	require.Equal(t, []string{"session", "turn_start", "error", "turn_end"}, types(evs), "a resume with the same prompt records none")
-	require.Contains(t, evs[2].(*jError).Message, "invalid_request_error")
-	require.Contains(t, evs[3].(*jTurnEnd).Error, "invalid_request_error")
+	require.Equal(t, []string{"session", "system_changed", "turn_start", "error", "turn_end"}, types(evs))
+	gone := evs[1].(*jSystem)
+	require.Equal(t, jSystem{jHead: gone.jHead, By: "panto", Mode: "append", Key: "tools:guidance", Text: "",
+		Source: "panto: removed because extension tools is not loaded"}, *gone, "--no-extensions: the tools' guidance goes with them")
+	require.Contains(t, evs[3].(*jError).Message, "invalid_request_error")
+	require.Contains(t, evs[4].(*jTurnEnd).Error, "invalid_request_error")
 }
 
 // --mode json is for print mode, and names its values.

@@ -81,6 +81,14 @@ type (
 		Text   string `json:"text"`
 		Source string `json:"source,omitempty"`
 	}
+	jsonRefused struct {
+		jsonHead
+		By    string `json:"by"`
+		Mode  string `json:"mode"`
+		Key   string `json:"key,omitempty"`
+		Text  string `json:"text"`
+		Error string `json:"error"`
+	}
 	jsonCompactionStart struct {
 		jsonHead
 		Auto   bool `json:"auto"`
@@ -162,6 +170,8 @@ func (v *jsonView) show(ev host.Event) {
 		v.write(jsonToolEnd{h, ev.ID, ev.Name, ev.IsError, ev.Duration.Milliseconds(), ev.Lines, ev.Excerpt, ev.Result})
 	case host.SystemChanged:
 		v.write(jsonSystem{h, ev.By, string(ev.Mode), ev.Key, ev.Text, ev.Source})
+	case host.SystemRefused:
+		v.write(jsonRefused{h, ev.By, string(ev.Mode), ev.Key, ev.Text, errText(ev.Err)})
 	case host.CompactionStart:
 		v.write(jsonCompactionStart{h, ev.Auto, ev.Tokens})
 	case host.CompactionDone:

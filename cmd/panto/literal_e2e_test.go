@@ -53,7 +53,7 @@ func TestDataWithBracesIsRecordedVerbatim(t *testing.T) {
 	r := run("-p", "hi", "--provider", "echo", "--extension", env, "--extension", context)
 	require.NotContains(t, r.stderr, "refused")
 
-	prompt := run("prompt", "-c").stdout
+	prompt := run("prompt", "-c", "--extension", env, "--extension", context).stdout
 	require.Contains(t, prompt, "Working directory: "+dir)
 	require.Contains(t, prompt, "Instructions from "+filepath.Join(dir, "AGENTS.md")+":\n\n"+rules)
 
@@ -63,5 +63,5 @@ func TestDataWithBracesIsRecordedVerbatim(t *testing.T) {
 	r = run("-c", "-p", "again", "--provider", "echo", "--extension", env, "--extension", context)
 	require.NotContains(t, r.stderr, "refused")
 	require.Equal(t, before, len(systemEntries(t, h.sessionFiles()[0])), "no new system entries")
-	require.Equal(t, 1, strings.Count(run("prompt", "-c").stdout, rules))
+	require.Equal(t, 1, strings.Count(run("prompt", "-c", "--extension", env, "--extension", context).stdout, rules))
 }

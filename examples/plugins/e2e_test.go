@@ -18,8 +18,9 @@ const (
 )
 
 // (a) Each command records its system entry at once, and the next request
-// carries the edited prompt. A replace moves the reconciliation anchor, so
-// the resume after it re-seeds from the files (docs/system-prompt.md).
+// carries the edited prompt. An extension's replace does not move the
+// reconciliation anchor (spec amendment 3): with the files unchanged, it
+// survives the next resume (docs/system-prompt.md).
 func TestCommandsRecordEditsAndShapeTheNextRequest(t *testing.T) {
 	t.Parallel()
 	m := newMachine(t)
@@ -33,7 +34,7 @@ func TestCommandsRecordEditsAndShapeTheNextRequest(t *testing.T) {
 	m.session = logs[0]
 	entries := m.logEntries()
 	require.Equal(t, "message", entries[len(entries)-1].Type)
-	require.JSONEq(t, systemMessageJSON("append", "Answer in French."), string(entries[len(entries)-1].Message))
+	require.JSONEq(t, systemMessageJSON("append", "Answer in French.", "extension sysprompt"), string(entries[len(entries)-1].Message))
 
 	out = m.panto("-c", "-p", "hi", "--provider", "echo", sp)
 	require.Contains(t, out, echoPrompt("You are a test agent.", "Answer in French."))
@@ -41,12 +42,13 @@ func TestCommandsRecordEditsAndShapeTheNextRequest(t *testing.T) {
 	out = m.panto("-c", "-p", "/system-replace You are a pirate.", "--provider", "echo", sp)
 	require.Equal(t, "replaced\n", out)
 	entries = m.logEntries()
-	require.JSONEq(t, systemMessageJSON("replace", "You are a pirate."), string(entries[len(entries)-1].Message))
+	require.JSONEq(t, systemMessageJSON("replace", "You are a pirate.", "extension sysprompt"), string(entries[len(entries)-1].Message))
 	require.Equal(t, []string{"You are a pirate."}, m.promptAt(-1), "the prompt the log now holds")
 
 	require.Equal(t, []string{
 		"system append " + seed,
 		"lifecycle started [sysprompt]",
+		"model_change",
 		"system append Answer in French.",
 		"lifecycle resumed reseeded=false",
 		"user",
@@ -55,13 +57,17 @@ func TestCommandsRecordEditsAndShapeTheNextRequest(t *testing.T) {
 		"system replace You are a pirate.",
 	}, m.kinds())
 
-	// The replace made the config window ["You are a pirate."], which is
-	// not what the files say: the next resume re-seeds, and that request
-	// carries exactly the configured prompt.
+	// The files did not change: the next resume records no system entry,
+	// and its request carries the extension's replacement.
 	out = m.panto("-c", "-p", "hi again", "--provider", "echo")
-	require.Contains(t, out, echoPrompt("You are a test agent."))
+	require.Contains(t, out, echoPrompt("You are a pirate."))
 	kinds := m.kinds()
-	require.Equal(t, []string{"system replace " + seed, "lifecycle resumed reseeded=true", "user", "assistant"}, kinds[len(kinds)-4:])
+	require.Equal(t, []string{"system replace You are a pirate.", "lifecycle resumed reseeded=false", "user", "assistant"}, kinds[len(kinds)-4:])
+
+	// A changed file still re-seeds wholesale, the replacement included.
+	m.write(filepath.Join(".panto", "APPEND_SYSTEM.md"), "Run make test.\n")
+	out = m.panto("-c", "-p", "and now", "--provider", "echo")
+	require.Contains(t, out, echoPrompt("You are a test agent.", "Run make test."))
 }
 
 // (b) An extension's append survives a resume with unchanged files: the
@@ -82,6 +88,7 @@ func TestExtensionAppendSurvivesUnchangedResume(t *testing.T) {
 	require.Equal(t, []string{
 		"system append " + seed,
 		"lifecycle started [hello]",
+		"model_change",
 		"system append " + greeting,
 		"user", "assistant",
 		"lifecycle resumed reseeded=false",
@@ -127,13 +134,14 @@ func TestSessionStartBlockFollowsLifecycle(t *testing.T) {
 	m := newMachine(t)
 	m.turn("hi", "hello")
 	entries := m.logEntries()
-	require.Len(t, entries, 5)
-	require.JSONEq(t, systemMessageJSON("append", seed), string(entries[0].Message))
+	require.Len(t, entries, 6)
+	require.JSONEq(t, systemMessageJSON("append", seed, "project "+filepath.Join(m.project, ".panto", "SYSTEM.md")), string(entries[0].Message))
 	require.Equal(t, "lifecycle", entries[1].Type)
 	require.Equal(t, "started", entries[1].Event)
 	require.Equal(t, []string{"hello"}, entries[1].Extensions)
-	require.JSONEq(t, systemMessageJSON("append", greeting), string(entries[2].Message))
-	require.Equal(t, []string{"user", "assistant"}, m.kinds()[3:])
+	require.Equal(t, "model_change", entries[2].Type)
+	require.JSONEq(t, systemMessageJSON("append", greeting, "extension hello"), string(entries[3].Message))
+	require.Equal(t, []string{"user", "assistant"}, m.kinds()[4:])
 }
 
 // persona records its choice as extension data, puts its block back after
@@ -162,6 +170,7 @@ func TestPersonaAcrossResumes(t *testing.T) {
 	require.Equal(t, []string{
 		"system append " + seed,
 		"lifecycle started [persona]",
+		"model_change",
 		`data persona {"persona":"Ada"}`,
 		"system append Persona: Ada",
 		"lifecycle resumed reseeded=false",

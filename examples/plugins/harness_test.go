@@ -162,9 +162,12 @@ func (m *machine) logEntries() []entry {
 }
 
 // systemMessageJSON is a system message exactly as the log records it.
-func systemMessageJSON(mode, text string) string {
+// systemMessageJSON is a system message as the log writes it; source is
+// who wrote it ("extension hello", "project /p/.panto/SYSTEM.md").
+func systemMessageJSON(mode, text, source string) string {
 	q, _ := json.Marshal(text)
-	return `{"role":"system","mode":"` + mode + `","content":[{"type":"text","text":` + string(q) + `}]}`
+	src, _ := json.Marshal(source)
+	return `{"role":"system","mode":"` + mode + `","source":` + string(src) + `,"content":[{"type":"text","text":` + string(q) + `}]}`
 }
 
 // kinds summarises the log: "system append TEXT", "system replace TEXT",

@@ -4,16 +4,15 @@
 // the repository root down to the working directory, each as its own
 // block headed "Instructions from <absolute path>:".
 //
-// The blocks are recorded at a fresh session start and after a re-seed.
-// On a plain resume the earlier blocks are still in the prompt, so only a
-// file that is new or whose text changed is added again; a file that was
-// removed stays in the recorded prompt (an append-only log cannot drop
-// one block).
+// Each file is a section of the prompt, set at every session start:
+// panto records one only when its file changed, in place, and a file that
+// is gone has its section removed.
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -49,29 +48,32 @@ func (*ext) Describe() sdk.Info {
 	return sdk.Info{Name: "context", Version: "1.0.0", Description: "AGENTS.md and CLAUDE.md instructions in the system prompt"}
 }
 
-// SessionStart records the instruction blocks not in the prompt as they
-// are now.
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
+// SessionStart sets one section per instruction file, and removes the
+// sections of files that are gone. panto records nothing for a section
+// whose file is unchanged, and updates a changed one in place.
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	files, problems := collect(e.userDir, e.dir)
 	for _, err := range problems {
 		h.Logger().Warn("instruction file skipped", "error", err)
 	}
-	var prompt []string
-	if ev.Resumed && !ev.Reseeded {
-		var err error
-		if prompt, err = h.SystemPrompt(ctx); err != nil {
-			return sdk.SessionStartResponse{}, fmt.Errorf("context: %w", err)
-		}
+	had, err := h.Sections(ctx)
+	if err != nil {
+		return sdk.SessionStartResponse{}, fmt.Errorf("context: %w", err)
 	}
+	keep := map[string]bool{}
 	for _, f := range files {
-		block := f.block()
-		if latestWithHeader(prompt, f.header()) == block {
-			continue
-		}
+		keep[f.key()] = true
 		// Instruction files are written for every agent, not as panto
 		// templates: their "{{" (Helm, Go templates) is recorded as is.
-		if err := h.AddSystemMessage(ctx, sdk.Literal(block)); err != nil {
+		if err := h.SetSection(ctx, f.key(), sdk.Literal(f.block())); err != nil {
 			return sdk.SessionStartResponse{}, fmt.Errorf("context: %s: %w", f.path, err)
+		}
+	}
+	for _, sec := range had {
+		if !keep[sec.Key] {
+			if err := h.RemoveSection(ctx, sec.Key); err != nil {
+				return sdk.SessionStartResponse{}, fmt.Errorf("context: remove %s: %w", sec.Key, err)
+			}
 		}
 	}
 	return sdk.SessionStartResponse{}, nil
@@ -86,23 +88,27 @@ type instruction struct {
 
 func (f instruction) header() string { return "Instructions from " + f.path + ":" }
 
+// key is the file's section key: its name, readable, and a hash of its
+// path, so that two AGENTS.md are two sections and any path makes a valid
+// key.
+func (f instruction) key() string {
+	sum := sha256.Sum256([]byte(f.path))
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, filepath.Base(f.path))
+	return fmt.Sprintf("%s-%x", name, sum[:4])
+}
+
 func (f instruction) block() string {
 	b := f.header() + "\n\n" + f.text
 	if f.size > 0 {
 		b += fmt.Sprintf("\n\n[Cut at 64 KB: the file is %d bytes; read it for the rest.]", f.size)
 	}
 	return b
-}
-
-// latestWithHeader returns the last block of prompt whose first line is
-// header, or "".
-func latestWithHeader(prompt []string, header string) string {
-	for i := len(prompt) - 1; i >= 0; i-- {
-		if first, _, _ := strings.Cut(prompt[i], "\n"); first == header {
-			return prompt[i]
-		}
-	}
-	return ""
 }
 
 // collect returns the instruction files for working directory cwd

@@ -12,19 +12,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sdk"
 	"github.com/panto-dev/panto/sdk/sdktest"
 )
 
 // added returns the texts of the system blocks the extension added.
-func added(h *sdktest.Harness) []string {
-	var out []string
-	for _, e := range h.Edits() {
-		out = append(out, e.Text)
-	}
-	return out
-}
-
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
@@ -127,38 +120,56 @@ func TestUserLayer(t *testing.T) {
 
 func TestSessionStart(t *testing.T) {
 	t.Parallel()
-	user, repo, cwd := project(t)
+	user, _, cwd := project(t)
 	all, _ := collect(user, cwd)
-	var blocks []string
-	for _, f := range all {
-		blocks = append(blocks, f.block())
+	sections := func(files []instruction) []conversation.Message {
+		var out []conversation.Message
+		for _, f := range files {
+			out = append(out, conversation.KeyedSystemMessage("context:"+f.key(), f.block()))
+		}
+		return out
 	}
-	rootHeader := "Instructions from " + filepath.Join(repo, "AGENTS.md") + ":"
+	set := func(files ...instruction) []sdktest.Edit {
+		var out []sdktest.Edit
+		for _, f := range files {
+			out = append(out, sdktest.Edit{Mode: "append", Key: f.key(), Text: f.block()})
+		}
+		return out
+	}
+	changed := all[1]
+	changed.text = "old root rules"
+	gone := instruction{path: filepath.Join(cwd, "gone", "AGENTS.md"), text: "removed since"}
 	for _, tc := range []struct {
-		name   string
-		ev     sdk.SessionStartEvent
-		prompt []string
-		want   []string
+		name  string
+		prior []conversation.Message
+		want  []sdktest.Edit
 	}{
-		{"fresh: all", sdk.SessionStartEvent{}, nil, blocks},
-		{"reseeded: all", sdk.SessionStartEvent{Resumed: true, Reseeded: true}, append([]string{"base"}, blocks...), blocks},
-		{"resume, unchanged: none", sdk.SessionStartEvent{Resumed: true}, append([]string{"base"}, blocks...), nil},
-		{"resume, one new", sdk.SessionStartEvent{Resumed: true}, append([]string{"base"}, blocks[:4]...), blocks[4:]},
-		{"resume, one changed", sdk.SessionStartEvent{Resumed: true},
-			append([]string{blocks[0], rootHeader + "\n\nold root rules"}, blocks[2:]...), blocks[1:2]},
-		{"resume, changed back: the latest counts", sdk.SessionStartEvent{Resumed: true},
-			append(append([]string{}, blocks...), rootHeader+"\n\nnewer root rules"), blocks[1:2]},
+		{"fresh: a section per file", nil, set(all...)},
+		{"resume, unchanged: nothing recorded", sections(all), nil},
+		{"resume, one new", sections(all[:4]), set(all[4:]...)},
+		{"resume, one changed: set in place", sections(append([]instruction{all[0], changed}, all[2:]...)), set(all[1])},
+		{"resume, one gone: removed", sections(append(append([]instruction{}, all...), gone)),
+			[]sdktest.Edit{{Mode: "append", Key: gone.key(), Text: ""}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := sdktest.New(t, &ext{dir: cwd, userDir: user}).WithSystem(tc.prompt...)
-			require.NoError(t, h.SessionStart(tc.ev))
-			require.Equal(t, tc.want, added(h))
+			h := sdktest.New(t, &ext{dir: cwd, userDir: user}).WithSystem("base").AddMessages(tc.prior...)
+			require.NoError(t, h.SessionStart(sdk.SessionStartEvent{Resumed: tc.prior != nil}))
+			require.Equal(t, tc.want, h.Edits())
+			var texts []string
+			for _, sec := range h.Sections() {
+				texts = append(texts, sec.Text)
+			}
+			var want []string
+			for _, f := range all {
+				want = append(want, f.block())
+			}
+			require.ElementsMatch(t, want, texts, "after it, one section per file, and none for a file that is gone")
 		})
 	}
 
 	h := sdktest.New(t, &ext{dir: cwd, userDir: user}).WithHostFuncs(sdktest.HostFuncs{
-		SystemPrompt: func(context.Context) ([]string, error) { return nil, errors.New("boom") },
+		Sections: func(context.Context) ([]sdk.Section, error) { return nil, errors.New("boom") },
 	})
 	require.ErrorContains(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}), "context: boom")
 	require.Empty(t, h.Edits())
@@ -186,7 +197,7 @@ func TestSpecialInstructionFiles(t *testing.T) {
 	require.Len(t, files, 1)
 	require.Equal(t, "caf\uFFFD rules", files[0].text)
 
-	h := sdktest.New(t, &ext{dir: dir}).WithSystem("base", files[0].block())
+	h := sdktest.New(t, &ext{dir: dir}).WithSystem("base").AddMessages(conversation.KeyedSystemMessage("context:"+files[0].key(), files[0].block()))
 	require.NoError(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}))
 	require.Empty(t, h.Edits(), "an unchanged Latin-1 file is not recorded again")
 }

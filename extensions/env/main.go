@@ -2,11 +2,10 @@
 // platform, whether that directory is in a git repository (and on which
 // branch) and today's date, as one system block starting "Environment:".
 //
-// The block is recorded at a fresh session start and after a re-seed. On a
-// plain resume the earlier block is still in the prompt, so a new one is
-// added only when something in it changed (another day, another branch):
-// an unchanged environment records nothing, which keeps the provider's
-// prompt cache.
+// The block is one section of the prompt, set at every session start:
+// panto records it only when it changed (another day, another branch),
+// in place, so an unchanged environment records nothing and keeps the
+// provider's prompt cache.
 package main
 
 import (
@@ -44,21 +43,20 @@ func (*ext) Describe() sdk.Info {
 	return sdk.Info{Name: "env", Version: "1.0.0", Description: "working directory, platform, git and date in the system prompt"}
 }
 
-// SessionStart records the environment block when it is not in the
-// prompt as it is now.
-func (e *ext) SessionStart(ctx context.Context, h sdk.Host, ev sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
+// sectionKey is the env extension's one section.
+const sectionKey = "environment"
+
+// SessionStart sets the environment section. panto records nothing when
+// it holds exactly this already (an unchanged resume keeps the provider's
+// prompt cache), and updates it in place when something changed (another
+// day, another branch): the prompt never holds two.
+func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
 	block := buildBlock(e.dir, e.platform, gitInfo(ctx, e.dir), e.now())
-	if ev.Resumed && !ev.Reseeded {
-		prompt, err := h.SystemPrompt(ctx)
-		if err != nil {
-			return sdk.SessionStartResponse{}, fmt.Errorf("env: %w", err)
-		}
-		if latestBlock(prompt) == block {
-			return sdk.SessionStartResponse{}, nil
-		}
-	}
 	// The block is data (a path, a branch name), never a template.
-	return sdk.SessionStartResponse{}, h.AddSystemMessage(ctx, sdk.Literal(block))
+	if err := h.SetSection(ctx, sectionKey, sdk.Literal(block)); err != nil {
+		return sdk.SessionStartResponse{}, fmt.Errorf("env: %w", err)
+	}
+	return sdk.SessionStartResponse{}, nil
 }
 
 // git is what the block says about git.
@@ -96,17 +94,6 @@ func buildBlock(dir, platform string, g git, now time.Time) string {
 	}
 	return fmt.Sprintf("%s\n- Working directory: %s\n- Platform: %s\n- Git repository: %s\n- Date: %s",
 		header, dir, platform, repo, now.Format(time.DateOnly))
-}
-
-// latestBlock returns the last block of prompt that starts with the
-// header, or "".
-func latestBlock(prompt []string) string {
-	for i := len(prompt) - 1; i >= 0; i-- {
-		if strings.HasPrefix(prompt[i], header) {
-			return prompt[i]
-		}
-	}
-	return ""
 }
 
 func main() {

@@ -45,10 +45,24 @@ const (
 type Recorder interface {
 	// EditSystem records a system block by the named extension.
 	EditSystem(by string, mode conversation.Mode, text string) error
+	// SetSection records by's section key with text (empty: removed),
+	// unless the prompt holds exactly that already.
+	SetSection(by, key, text string) error
+	// Sections returns by's sections in the current prompt.
+	Sections(by string) []Section
+	// DisposeSections removes owner's sections on its behalf: it was
+	// disabled (why says how).
+	DisposeSections(owner, why string) error
 	EffectiveSystem() []conversation.SystemText
 	Messages() []conversation.Message
 	// AppendData records an extension_data entry.
 	AppendData(extension string, data json.RawMessage) error
+}
+
+// Section is one of an extension's sections in the prompt, its key
+// without the extension's name.
+type Section struct {
+	Key, Text, Source string
 }
 
 // Spec says where an extension is and how far it is trusted.

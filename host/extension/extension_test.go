@@ -218,11 +218,11 @@ func TestBackgroundEditsDuringClose(t *testing.T) {
 	rec, errs, log := newRecorder(), &syncBuffer{}, &syncBuffer{}
 	m := Start(context.Background(), specs("bgspam", "watch"), rec, testOptions(errs, log))
 	require.Equal(t, []string{"bgspam", "watch"}, m.Names(), errs.String())
-	rec.setOnEdit(m.SystemChanged)
+	rec.setOnEdit(func(mode conversation.Mode, text, by string) { m.SystemChanged(Change{By: by, Mode: mode, Text: text}) })
 	m.SessionStart(context.Background(), SessionStart{})
 	waitFor(t, 5*time.Second, "background edits", func() bool { return len(rec.Edits()) >= 50 })
 	m.Close(context.Background())
-	m.SystemChanged(appendMode, "after close", "panto") // dropped, not a panic
+	m.SystemChanged(Change{By: "panto", Mode: appendMode, Text: "after close"}) // dropped, not a panic
 	require.NotContains(t, errs.String(), "panic")
 }
 
@@ -234,7 +234,7 @@ func TestSystemChangedDeliversEveryChange(t *testing.T) {
 	require.Equal(t, []string{"watch"}, h.m.Names(), h.errs.String())
 	const n = 600
 	for i := range n {
-		h.m.SystemChanged(appendMode, fmt.Sprintf("change %d", i), "panto")
+		h.m.SystemChanged(Change{By: "panto", Mode: appendMode, Text: fmt.Sprintf("change %d", i)})
 	}
 	waitFor(t, 20*time.Second, "every change told", func() bool { return len(h.rec.Data()) >= n })
 	data := h.rec.Data()

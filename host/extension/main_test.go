@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -152,6 +153,46 @@ func (r *recorder) EditSystem(by string, mode conversation.Mode, text string) er
 	r.mu.Unlock()
 	if onEdit != nil {
 		onEdit(mode, text, by)
+	}
+	return nil
+}
+
+// SetSection records a section edit as an edit in append mode whose text
+// is "key=text", so tests see it in Edits.
+func (r *recorder) SetSection(by, key, text string) error {
+	r.mu.Lock()
+	full := by + ":" + key
+	for _, b := range conversation.EffectiveSystem(r.msgs) {
+		if b.Key == full && b.Text == text {
+			r.mu.Unlock()
+			return nil
+		}
+	}
+	r.edits = append(r.edits, edit{by, conversation.ModeAppend, key + "=" + text})
+	r.msgs = append(r.msgs, conversation.KeyedSystemMessage(full, text))
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) Sections(by string) []Section {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Section
+	for _, b := range conversation.EffectiveSystem(r.msgs) {
+		if k, ok := strings.CutPrefix(b.Key, by+":"); ok {
+			out = append(out, Section{Key: k, Text: b.Text})
+		}
+	}
+	return out
+}
+
+// DisposeSections records the removals as edits by panto: "key=".
+func (r *recorder) DisposeSections(owner, why string) error {
+	for _, sec := range r.Sections(owner) {
+		r.mu.Lock()
+		r.edits = append(r.edits, edit{"panto", conversation.ModeAppend, owner + ":" + sec.Key + "="})
+		r.msgs = append(r.msgs, conversation.KeyedSystemMessage(owner+":"+sec.Key, ""))
+		r.mu.Unlock()
 	}
 	return nil
 }

@@ -111,6 +111,11 @@ func (m *Manager) disable(e *Ext, err error) {
 	e.mu.Unlock()
 	m.report(fmt.Errorf("extension %s disabled for this session: %w", e.Name(), err))
 	go e.stop(false, 0) // it crashed, hung or lied: no Shutdown call
+	// What it put in the prompt describes an extension that is gone (its
+	// tools are no longer offered): panto takes its sections out.
+	if derr := m.rec.DisposeSections(e.Name(), "extension "+e.Name()+" was disabled ("+err.Error()+")"); derr != nil {
+		m.report(fmt.Errorf("extension %s: remove its sections: %w", e.Name(), derr))
+	}
 }
 
 // callErr classifies a gRPC error of a call to an extension: a crash,
@@ -196,6 +201,12 @@ func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) (*pb.Ev
 
 func (m *Manager) applyEdits(e *Ext, edits []*pb.SystemEdit) {
 	for _, ed := range edits {
+		if k := ed.GetKey(); k != "" {
+			if err := m.rec.SetSection(e.Name(), k, ed.GetText()); err != nil {
+				m.report(fmt.Errorf("extension %s: record section %q: %w", e.Name(), k, err))
+			}
+			continue
+		}
 		mode := conversation.Mode(ed.GetMode())
 		if mode != conversation.ModeAppend && mode != conversation.ModeReplace {
 			m.report(fmt.Errorf("extension %s: edit with unknown mode %q ignored (want append or replace)", e.Name(), ed.GetMode()))
@@ -270,16 +281,25 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 	return "", fmt.Errorf("/%s: %w", name, ErrNoCommand)
 }
 
+// Change is one recorded change of the system prompt.
+type Change struct {
+	// By is who made it: an extension, or "panto".
+	By   string
+	Mode conversation.Mode
+	// Key is set for a section (as recorded); Text empty then removes it.
+	Key, Text, Source string
+}
+
 // SystemChanged queues a system_prompt_changed event for the extensions
 // that watch it. It never blocks on an extension.
-func (m *Manager) SystemChanged(mode conversation.Mode, text, by string) {
+func (m *Manager) SystemChanged(ch Change) {
 	m.qmu.Lock()
 	defer m.qmu.Unlock()
 	if m.closed {
-		m.opts.Logger.Debug("system prompt changed after the extensions closed; not delivered", "by", by)
+		m.opts.Logger.Debug("system prompt changed after the extensions closed; not delivered", "by", ch.By)
 		return
 	}
-	m.queue = append(m.queue, &pb.SystemPromptChanged{Mode: string(mode), Text: text, By: by})
+	m.queue = append(m.queue, &pb.SystemPromptChanged{Mode: string(ch.Mode), Text: ch.Text, By: ch.By, Key: ch.Key, Source: ch.Source})
 	m.signal()
 }
 
@@ -364,7 +384,32 @@ func (h *hostServer) ReplaceSystemMessage(_ context.Context, req *pb.SystemEditR
 }
 
 func (h *hostServer) GetSystemPrompt(context.Context, *pb.GetSystemPromptRequest) (*pb.GetSystemPromptResponse, error) {
-	return &pb.GetSystemPromptResponse{Blocks: conversation.Texts(h.rec.EffectiveSystem())}, nil
+	resp := &pb.GetSystemPromptResponse{Blocks: conversation.Texts(h.rec.EffectiveSystem())}
+	if h.ext.ready.Load() {
+		for _, sec := range h.rec.Sections(h.ext.Name()) {
+			resp.Sections = append(resp.Sections, &pb.Section{Key: sec.Key, Text: sec.Text, Source: sec.Source})
+		}
+	}
+	return resp, nil
+}
+
+func (h *hostServer) section(key, text string) (*pb.SystemEditResponse, error) {
+	if !h.ext.ready.Load() {
+		return &pb.SystemEditResponse{Error: errNotReady}, nil
+	}
+	if err := h.rec.SetSection(h.ext.Name(), key, text); err != nil {
+		h.report(fmt.Errorf("extension %s: section %q refused: %w", h.ext.Name(), key, err))
+		return &pb.SystemEditResponse{Error: &pb.Error{Message: err.Error()}}, nil
+	}
+	return &pb.SystemEditResponse{}, nil
+}
+
+func (h *hostServer) SetSection(_ context.Context, req *pb.SetSectionRequest) (*pb.SystemEditResponse, error) {
+	return h.section(req.GetKey(), req.GetText())
+}
+
+func (h *hostServer) RemoveSection(_ context.Context, req *pb.RemoveSectionRequest) (*pb.SystemEditResponse, error) {
+	return h.section(req.GetKey(), "")
 }
 
 func (h *hostServer) GetMessages(context.Context, *pb.GetMessagesRequest) (*pb.GetMessagesResponse, error) {

@@ -280,14 +280,14 @@ func checkTools(tools []*pb.Tool) error {
 	return nil
 }
 
-// RecordGuidance records, for each extension whose tools carry guidance,
-// one system block listing it by tool name — unless the prompt already
-// holds exactly that block (the tool set has not changed since).
+// GuidanceKey is the section key of an extension's tool guidance.
+const GuidanceKey = "guidance"
+
+// RecordGuidance sets, for each extension whose tools carry guidance, its
+// section GuidanceKey listing it by tool name; nothing is recorded when
+// the prompt holds exactly that already. The section goes with the
+// extension: when it is not loaded, panto removes it.
 func (m *Manager) RecordGuidance(rec Recorder) {
-	current := map[string]bool{}
-	for _, b := range rec.EffectiveSystem() {
-		current[b.Text] = true
-	}
 	for _, e := range m.exts {
 		if e.Disabled() != nil {
 			continue
@@ -300,14 +300,11 @@ func (m *Manager) RecordGuidance(rec Recorder) {
 				fmt.Fprintf(&b, "\n\n## %s\n\n%s", t.GetName(), g)
 			}
 		}
-		if b.Len() == 0 {
-			continue
+		text := ""
+		if b.Len() > 0 {
+			text = "# Tools from the " + e.Name() + " extension" + b.String()
 		}
-		text := "# Tools from the " + e.Name() + " extension" + b.String()
-		if current[text] {
-			continue
-		}
-		if err := rec.EditSystem(e.Name(), conversation.ModeAppend, text); err != nil {
+		if err := rec.SetSection(e.Name(), GuidanceKey, text); err != nil {
 			m.report(fmt.Errorf("extension %s: record tool guidance: %w", e.Name(), err))
 		}
 	}

@@ -1,4 +1,5 @@
-// The panto extension protocol, API version 1.
+// The panto extension protocol, API version 2 (version 1 is the same wire
+// without sections; panto loads both).
 //
 // An extension is an executable that panto starts with hashicorp/go-plugin
 // over gRPC. Any language can implement it:
@@ -35,7 +36,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: sdk/pb/extension.proto
+// source: sdk/extension.proto
 
 package pb
 
@@ -64,7 +65,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[0]
+	mi := &file_sdk_extension_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -76,7 +77,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[0]
+	mi := &file_sdk_extension_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -89,7 +90,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{0}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Error) GetMessage() string {
@@ -117,7 +118,7 @@ type InitRequest struct {
 
 func (x *InitRequest) Reset() {
 	*x = InitRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[1]
+	mi := &file_sdk_extension_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -129,7 +130,7 @@ func (x *InitRequest) String() string {
 func (*InitRequest) ProtoMessage() {}
 
 func (x *InitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[1]
+	mi := &file_sdk_extension_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -142,7 +143,7 @@ func (x *InitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitRequest.ProtoReflect.Descriptor instead.
 func (*InitRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{1}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *InitRequest) GetApiVersion() uint32 {
@@ -212,7 +213,7 @@ type InitResponse struct {
 
 func (x *InitResponse) Reset() {
 	*x = InitResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[2]
+	mi := &file_sdk_extension_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -224,7 +225,7 @@ func (x *InitResponse) String() string {
 func (*InitResponse) ProtoMessage() {}
 
 func (x *InitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[2]
+	mi := &file_sdk_extension_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -237,7 +238,7 @@ func (x *InitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitResponse.ProtoReflect.Descriptor instead.
 func (*InitResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{2}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *InitResponse) GetApiVersion() uint32 {
@@ -318,7 +319,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[3]
+	mi := &file_sdk_extension_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -330,7 +331,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[3]
+	mi := &file_sdk_extension_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -343,7 +344,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{3}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Tool) GetName() string {
@@ -387,7 +388,7 @@ type Command struct {
 
 func (x *Command) Reset() {
 	*x = Command{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[4]
+	mi := &file_sdk_extension_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -399,7 +400,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[4]
+	mi := &file_sdk_extension_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -412,7 +413,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{4}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Command) GetName() string {
@@ -466,7 +467,7 @@ type EventRequest struct {
 
 func (x *EventRequest) Reset() {
 	*x = EventRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[5]
+	mi := &file_sdk_extension_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +479,7 @@ func (x *EventRequest) String() string {
 func (*EventRequest) ProtoMessage() {}
 
 func (x *EventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[5]
+	mi := &file_sdk_extension_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +492,7 @@ func (x *EventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventRequest.ProtoReflect.Descriptor instead.
 func (*EventRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{5}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *EventRequest) GetEvent() string {
@@ -644,7 +645,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[6]
+	mi := &file_sdk_extension_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -656,7 +657,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[6]
+	mi := &file_sdk_extension_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -669,7 +670,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{6}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolCall) GetId() string {
@@ -710,7 +711,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[7]
+	mi := &file_sdk_extension_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -722,7 +723,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[7]
+	mi := &file_sdk_extension_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -735,7 +736,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{7}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolResult) GetCall() *ToolCall {
@@ -785,7 +786,7 @@ type BeforeRequest struct {
 
 func (x *BeforeRequest) Reset() {
 	*x = BeforeRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[8]
+	mi := &file_sdk_extension_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -797,7 +798,7 @@ func (x *BeforeRequest) String() string {
 func (*BeforeRequest) ProtoMessage() {}
 
 func (x *BeforeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[8]
+	mi := &file_sdk_extension_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -810,7 +811,7 @@ func (x *BeforeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeRequest.ProtoReflect.Descriptor instead.
 func (*BeforeRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{8}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *BeforeRequest) GetTools() []string {
@@ -842,7 +843,7 @@ type SessionStart struct {
 
 func (x *SessionStart) Reset() {
 	*x = SessionStart{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[9]
+	mi := &file_sdk_extension_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +855,7 @@ func (x *SessionStart) String() string {
 func (*SessionStart) ProtoMessage() {}
 
 func (x *SessionStart) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[9]
+	mi := &file_sdk_extension_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +868,7 @@ func (x *SessionStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionStart.ProtoReflect.Descriptor instead.
 func (*SessionStart) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{9}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SessionStart) GetResumed() bool {
@@ -908,7 +909,7 @@ type BeforeTurn struct {
 
 func (x *BeforeTurn) Reset() {
 	*x = BeforeTurn{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[10]
+	mi := &file_sdk_extension_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -920,7 +921,7 @@ func (x *BeforeTurn) String() string {
 func (*BeforeTurn) ProtoMessage() {}
 
 func (x *BeforeTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[10]
+	mi := &file_sdk_extension_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -933,7 +934,7 @@ func (x *BeforeTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeTurn.ProtoReflect.Descriptor instead.
 func (*BeforeTurn) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{10}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BeforeTurn) GetUserText() string {
@@ -955,7 +956,7 @@ type TurnEnd struct {
 
 func (x *TurnEnd) Reset() {
 	*x = TurnEnd{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[11]
+	mi := &file_sdk_extension_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +968,7 @@ func (x *TurnEnd) String() string {
 func (*TurnEnd) ProtoMessage() {}
 
 func (x *TurnEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[11]
+	mi := &file_sdk_extension_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +981,7 @@ func (x *TurnEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnEnd.ProtoReflect.Descriptor instead.
 func (*TurnEnd) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{11}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *TurnEnd) GetAssistantMessage() []byte {
@@ -1003,15 +1004,20 @@ type SystemPromptChanged struct {
 	Mode string `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
 	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	// by names who made the change: an extension's name, or "panto" for
-	// the configured prompt.
-	By            string `protobuf:"bytes,3,opt,name=by,proto3" json:"by,omitempty"`
+	// the configured prompt (and for a section removed on an extension's
+	// behalf).
+	By string `protobuf:"bytes,3,opt,name=by,proto3" json:"by,omitempty"`
+	// key is set for a section, as recorded ("env:environment"); an empty
+	// text then removes it. source says where the text came from.
+	Key           string `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
+	Source        string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SystemPromptChanged) Reset() {
 	*x = SystemPromptChanged{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[12]
+	mi := &file_sdk_extension_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1029,7 @@ func (x *SystemPromptChanged) String() string {
 func (*SystemPromptChanged) ProtoMessage() {}
 
 func (x *SystemPromptChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[12]
+	mi := &file_sdk_extension_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1042,7 @@ func (x *SystemPromptChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemPromptChanged.ProtoReflect.Descriptor instead.
 func (*SystemPromptChanged) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{12}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SystemPromptChanged) GetMode() string {
@@ -1060,6 +1066,20 @@ func (x *SystemPromptChanged) GetBy() string {
 	return ""
 }
 
+func (x *SystemPromptChanged) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *SystemPromptChanged) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
 type SessionEnd struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1068,7 +1088,7 @@ type SessionEnd struct {
 
 func (x *SessionEnd) Reset() {
 	*x = SessionEnd{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[13]
+	mi := &file_sdk_extension_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1100,7 @@ func (x *SessionEnd) String() string {
 func (*SessionEnd) ProtoMessage() {}
 
 func (x *SessionEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[13]
+	mi := &file_sdk_extension_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1113,7 @@ func (x *SessionEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEnd.ProtoReflect.Descriptor instead.
 func (*SessionEnd) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{13}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{13}
 }
 
 type EventResponse struct {
@@ -1119,7 +1139,7 @@ type EventResponse struct {
 
 func (x *EventResponse) Reset() {
 	*x = EventResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[14]
+	mi := &file_sdk_extension_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1151,7 @@ func (x *EventResponse) String() string {
 func (*EventResponse) ProtoMessage() {}
 
 func (x *EventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[14]
+	mi := &file_sdk_extension_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1164,7 @@ func (x *EventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResponse.ProtoReflect.Descriptor instead.
 func (*EventResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{14}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *EventResponse) GetError() *Error {
@@ -1219,7 +1239,7 @@ type ToolCallRequest struct {
 
 func (x *ToolCallRequest) Reset() {
 	*x = ToolCallRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[15]
+	mi := &file_sdk_extension_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1251,7 @@ func (x *ToolCallRequest) String() string {
 func (*ToolCallRequest) ProtoMessage() {}
 
 func (x *ToolCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[15]
+	mi := &file_sdk_extension_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1264,7 @@ func (x *ToolCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallRequest.ProtoReflect.Descriptor instead.
 func (*ToolCallRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{15}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ToolCallRequest) GetCall() *ToolCall {
@@ -1265,7 +1285,7 @@ type ToolCallResponse struct {
 
 func (x *ToolCallResponse) Reset() {
 	*x = ToolCallResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[16]
+	mi := &file_sdk_extension_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1277,7 +1297,7 @@ func (x *ToolCallResponse) String() string {
 func (*ToolCallResponse) ProtoMessage() {}
 
 func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[16]
+	mi := &file_sdk_extension_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1290,7 +1310,7 @@ func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallResponse.ProtoReflect.Descriptor instead.
 func (*ToolCallResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{16}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolCallResponse) GetContent() string {
@@ -1310,15 +1330,18 @@ func (x *ToolCallResponse) GetIsError() bool {
 type SystemEdit struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// mode is "append" or "replace".
-	Mode          string `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
-	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Mode string `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// key, when set, makes the edit SetSection(key, text) (API v2); mode
+	// is then ignored.
+	Key           string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SystemEdit) Reset() {
 	*x = SystemEdit{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[17]
+	mi := &file_sdk_extension_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1330,7 +1353,7 @@ func (x *SystemEdit) String() string {
 func (*SystemEdit) ProtoMessage() {}
 
 func (x *SystemEdit) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[17]
+	mi := &file_sdk_extension_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1343,7 +1366,7 @@ func (x *SystemEdit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEdit.ProtoReflect.Descriptor instead.
 func (*SystemEdit) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{17}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SystemEdit) GetMode() string {
@@ -1360,6 +1383,13 @@ func (x *SystemEdit) GetText() string {
 	return ""
 }
 
+func (x *SystemEdit) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
 type CommandRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1371,7 +1401,7 @@ type CommandRequest struct {
 
 func (x *CommandRequest) Reset() {
 	*x = CommandRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[18]
+	mi := &file_sdk_extension_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1383,7 +1413,7 @@ func (x *CommandRequest) String() string {
 func (*CommandRequest) ProtoMessage() {}
 
 func (x *CommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[18]
+	mi := &file_sdk_extension_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1396,7 +1426,7 @@ func (x *CommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
 func (*CommandRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{18}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CommandRequest) GetName() string {
@@ -1425,7 +1455,7 @@ type CommandResponse struct {
 
 func (x *CommandResponse) Reset() {
 	*x = CommandResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1437,7 +1467,7 @@ func (x *CommandResponse) String() string {
 func (*CommandResponse) ProtoMessage() {}
 
 func (x *CommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1450,7 +1480,7 @@ func (x *CommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
 func (*CommandResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{19}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CommandResponse) GetOutput() string {
@@ -1482,7 +1512,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1494,7 +1524,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1507,7 +1537,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{20}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
 }
 
 type ShutdownResponse struct {
@@ -1518,7 +1548,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1530,7 +1560,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1543,7 +1573,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{21}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
 }
 
 type SystemEditRequest struct {
@@ -1555,7 +1585,7 @@ type SystemEditRequest struct {
 
 func (x *SystemEditRequest) Reset() {
 	*x = SystemEditRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1597,7 @@ func (x *SystemEditRequest) String() string {
 func (*SystemEditRequest) ProtoMessage() {}
 
 func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1610,7 @@ func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditRequest.ProtoReflect.Descriptor instead.
 func (*SystemEditRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{22}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SystemEditRequest) GetText() string {
@@ -1599,7 +1629,7 @@ type SystemEditResponse struct {
 
 func (x *SystemEditResponse) Reset() {
 	*x = SystemEditResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1611,7 +1641,7 @@ func (x *SystemEditResponse) String() string {
 func (*SystemEditResponse) ProtoMessage() {}
 
 func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1624,7 +1654,7 @@ func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditResponse.ProtoReflect.Descriptor instead.
 func (*SystemEditResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{23}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SystemEditResponse) GetError() *Error {
@@ -1642,7 +1672,7 @@ type GetSystemPromptRequest struct {
 
 func (x *GetSystemPromptRequest) Reset() {
 	*x = GetSystemPromptRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1654,7 +1684,7 @@ func (x *GetSystemPromptRequest) String() string {
 func (*GetSystemPromptRequest) ProtoMessage() {}
 
 func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1667,20 +1697,23 @@ func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{24}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
 }
 
 type GetSystemPromptResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// blocks are the surviving system blocks, in order.
-	Blocks        []string `protobuf:"bytes,1,rep,name=blocks,proto3" json:"blocks,omitempty"`
+	Blocks []string `protobuf:"bytes,1,rep,name=blocks,proto3" json:"blocks,omitempty"`
+	// sections are the caller's own sections among them, in order, keys
+	// without the extension's name.
+	Sections      []*Section `protobuf:"bytes,2,rep,name=sections,proto3" json:"sections,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetSystemPromptResponse) Reset() {
 	*x = GetSystemPromptResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1725,7 @@ func (x *GetSystemPromptResponse) String() string {
 func (*GetSystemPromptResponse) ProtoMessage() {}
 
 func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1738,7 @@ func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{25}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetSystemPromptResponse) GetBlocks() []string {
@@ -1713,6 +1746,169 @@ func (x *GetSystemPromptResponse) GetBlocks() []string {
 		return x.Blocks
 	}
 	return nil
+}
+
+func (x *GetSystemPromptResponse) GetSections() []*Section {
+	if x != nil {
+		return x.Sections
+	}
+	return nil
+}
+
+type Section struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Source        string                 `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Section) Reset() {
+	*x = Section{}
+	mi := &file_sdk_extension_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Section) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Section) ProtoMessage() {}
+
+func (x *Section) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Section.ProtoReflect.Descriptor instead.
+func (*Section) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Section) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Section) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Section) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+type SetSectionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSectionRequest) Reset() {
+	*x = SetSectionRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSectionRequest) ProtoMessage() {}
+
+func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSectionRequest.ProtoReflect.Descriptor instead.
+func (*SetSectionRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SetSectionRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *SetSectionRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+type RemoveSectionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveSectionRequest) Reset() {
+	*x = RemoveSectionRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveSectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveSectionRequest) ProtoMessage() {}
+
+func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveSectionRequest.ProtoReflect.Descriptor instead.
+func (*RemoveSectionRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *RemoveSectionRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
 }
 
 type GetMessagesRequest struct {
@@ -1723,7 +1919,7 @@ type GetMessagesRequest struct {
 
 func (x *GetMessagesRequest) Reset() {
 	*x = GetMessagesRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +1931,7 @@ func (x *GetMessagesRequest) String() string {
 func (*GetMessagesRequest) ProtoMessage() {}
 
 func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +1944,7 @@ func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesRequest.ProtoReflect.Descriptor instead.
 func (*GetMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{26}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
 }
 
 type GetMessagesResponse struct {
@@ -1761,7 +1957,7 @@ type GetMessagesResponse struct {
 
 func (x *GetMessagesResponse) Reset() {
 	*x = GetMessagesResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1773,7 +1969,7 @@ func (x *GetMessagesResponse) String() string {
 func (*GetMessagesResponse) ProtoMessage() {}
 
 func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1786,7 +1982,7 @@ func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesResponse.ProtoReflect.Descriptor instead.
 func (*GetMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{27}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetMessagesResponse) GetMessages() []byte {
@@ -1806,7 +2002,7 @@ type AppendDataRequest struct {
 
 func (x *AppendDataRequest) Reset() {
 	*x = AppendDataRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +2014,7 @@ func (x *AppendDataRequest) String() string {
 func (*AppendDataRequest) ProtoMessage() {}
 
 func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +2027,7 @@ func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataRequest.ProtoReflect.Descriptor instead.
 func (*AppendDataRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{28}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AppendDataRequest) GetData() []byte {
@@ -1850,7 +2046,7 @@ type AppendDataResponse struct {
 
 func (x *AppendDataResponse) Reset() {
 	*x = AppendDataResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1862,7 +2058,7 @@ func (x *AppendDataResponse) String() string {
 func (*AppendDataResponse) ProtoMessage() {}
 
 func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1875,7 +2071,7 @@ func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataResponse.ProtoReflect.Descriptor instead.
 func (*AppendDataResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{29}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AppendDataResponse) GetError() *Error {
@@ -1896,7 +2092,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1908,7 +2104,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1921,7 +2117,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{30}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1946,7 +2142,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_sdk_pb_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1958,7 +2154,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_pb_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1971,14 +2167,14 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_pb_extension_proto_rawDescGZIP(), []int{31}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
 }
 
-var File_sdk_pb_extension_proto protoreflect.FileDescriptor
+var File_sdk_extension_proto protoreflect.FileDescriptor
 
-const file_sdk_pb_extension_proto_rawDesc = "" +
+const file_sdk_extension_proto_rawDesc = "" +
 	"\n" +
-	"\x16sdk/pb/extension.proto\x12\x12panto.extension.v1\"!\n" +
+	"\x13sdk/extension.proto\x12\x12panto.extension.v1\"!\n" +
 	"\x05Error\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\"\xd0\x01\n" +
 	"\vInitRequest\x12\x1f\n" +
@@ -2055,11 +2251,13 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\aTurnEnd\x12+\n" +
 	"\x11assistant_message\x18\x01 \x01(\fR\x10assistantMessage\x12\x1f\n" +
 	"\vstop_reason\x18\x02 \x01(\tR\n" +
-	"stopReason\"M\n" +
+	"stopReason\"w\n" +
 	"\x13SystemPromptChanged\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x0e\n" +
-	"\x02by\x18\x03 \x01(\tR\x02by\"\f\n" +
+	"\x02by\x18\x03 \x01(\tR\x02by\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\tR\x03key\x12\x16\n" +
+	"\x06source\x18\x05 \x01(\tR\x06source\"\f\n" +
 	"\n" +
 	"SessionEnd\"\xa8\x02\n" +
 	"\rEventResponse\x12/\n" +
@@ -2076,11 +2274,12 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"G\n" +
 	"\x10ToolCallResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError\"4\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\"F\n" +
 	"\n" +
 	"SystemEdit\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"8\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x10\n" +
+	"\x03key\x18\x03 \x01(\tR\x03key\"8\n" +
 	"\x0eCommandRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\tR\x04args\"\x90\x01\n" +
@@ -2094,9 +2293,19 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"E\n" +
 	"\x12SystemEditResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\x18\n" +
-	"\x16GetSystemPromptRequest\"1\n" +
+	"\x16GetSystemPromptRequest\"j\n" +
 	"\x17GetSystemPromptResponse\x12\x16\n" +
-	"\x06blocks\x18\x01 \x03(\tR\x06blocks\"\x14\n" +
+	"\x06blocks\x18\x01 \x03(\tR\x06blocks\x127\n" +
+	"\bsections\x18\x02 \x03(\v2\x1b.panto.extension.v1.SectionR\bsections\"G\n" +
+	"\aSection\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\"9\n" +
+	"\x11SetSectionRequest\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"(\n" +
+	"\x14RemoveSectionRequest\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\"\x14\n" +
 	"\x12GetMessagesRequest\"1\n" +
 	"\x13GetMessagesResponse\x12\x1a\n" +
 	"\bmessages\x18\x01 \x01(\fR\bmessages\"'\n" +
@@ -2115,30 +2324,33 @@ const file_sdk_pb_extension_proto_rawDesc = "" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
 	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
-	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xc1\x04\n" +
+	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\x81\x06\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
 	"\x14ReplaceSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12j\n" +
-	"\x0fGetSystemPrompt\x12*.panto.extension.v1.GetSystemPromptRequest\x1a+.panto.extension.v1.GetSystemPromptResponse\x12^\n" +
+	"\x0fGetSystemPrompt\x12*.panto.extension.v1.GetSystemPromptRequest\x1a+.panto.extension.v1.GetSystemPromptResponse\x12[\n" +
+	"\n" +
+	"SetSection\x12%.panto.extension.v1.SetSectionRequest\x1a&.panto.extension.v1.SystemEditResponse\x12a\n" +
+	"\rRemoveSection\x12(.panto.extension.v1.RemoveSectionRequest\x1a&.panto.extension.v1.SystemEditResponse\x12^\n" +
 	"\vGetMessages\x12&.panto.extension.v1.GetMessagesRequest\x1a'.panto.extension.v1.GetMessagesResponse\x12[\n" +
 	"\n" +
 	"AppendData\x12%.panto.extension.v1.AppendDataRequest\x1a&.panto.extension.v1.AppendDataResponse\x12F\n" +
-	"\x03Log\x12\x1e.panto.extension.v1.LogRequest\x1a\x1f.panto.extension.v1.LogResponseB#Z!github.com/panto-dev/panto/sdk/pbb\x06proto3"
+	"\x03Log\x12\x1e.panto.extension.v1.LogRequest\x1a\x1f.panto.extension.v1.LogResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
 
 var (
-	file_sdk_pb_extension_proto_rawDescOnce sync.Once
-	file_sdk_pb_extension_proto_rawDescData []byte
+	file_sdk_extension_proto_rawDescOnce sync.Once
+	file_sdk_extension_proto_rawDescData []byte
 )
 
-func file_sdk_pb_extension_proto_rawDescGZIP() []byte {
-	file_sdk_pb_extension_proto_rawDescOnce.Do(func() {
-		file_sdk_pb_extension_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_sdk_pb_extension_proto_rawDesc), len(file_sdk_pb_extension_proto_rawDesc)))
+func file_sdk_extension_proto_rawDescGZIP() []byte {
+	file_sdk_extension_proto_rawDescOnce.Do(func() {
+		file_sdk_extension_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)))
 	})
-	return file_sdk_pb_extension_proto_rawDescData
+	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_pb_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
-var file_sdk_pb_extension_proto_goTypes = []any{
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
 	(*InitResponse)(nil),            // 2: panto.extension.v1.InitResponse
@@ -2165,19 +2377,22 @@ var file_sdk_pb_extension_proto_goTypes = []any{
 	(*SystemEditResponse)(nil),      // 23: panto.extension.v1.SystemEditResponse
 	(*GetSystemPromptRequest)(nil),  // 24: panto.extension.v1.GetSystemPromptRequest
 	(*GetSystemPromptResponse)(nil), // 25: panto.extension.v1.GetSystemPromptResponse
-	(*GetMessagesRequest)(nil),      // 26: panto.extension.v1.GetMessagesRequest
-	(*GetMessagesResponse)(nil),     // 27: panto.extension.v1.GetMessagesResponse
-	(*AppendDataRequest)(nil),       // 28: panto.extension.v1.AppendDataRequest
-	(*AppendDataResponse)(nil),      // 29: panto.extension.v1.AppendDataResponse
-	(*LogRequest)(nil),              // 30: panto.extension.v1.LogRequest
-	(*LogResponse)(nil),             // 31: panto.extension.v1.LogResponse
-	nil,                             // 32: panto.extension.v1.InitResponse.VariablesEntry
+	(*Section)(nil),                 // 26: panto.extension.v1.Section
+	(*SetSectionRequest)(nil),       // 27: panto.extension.v1.SetSectionRequest
+	(*RemoveSectionRequest)(nil),    // 28: panto.extension.v1.RemoveSectionRequest
+	(*GetMessagesRequest)(nil),      // 29: panto.extension.v1.GetMessagesRequest
+	(*GetMessagesResponse)(nil),     // 30: panto.extension.v1.GetMessagesResponse
+	(*AppendDataRequest)(nil),       // 31: panto.extension.v1.AppendDataRequest
+	(*AppendDataResponse)(nil),      // 32: panto.extension.v1.AppendDataResponse
+	(*LogRequest)(nil),              // 33: panto.extension.v1.LogRequest
+	(*LogResponse)(nil),             // 34: panto.extension.v1.LogResponse
+	nil,                             // 35: panto.extension.v1.InitResponse.VariablesEntry
 }
-var file_sdk_pb_extension_proto_depIdxs = []int32{
+var file_sdk_extension_proto_depIdxs = []int32{
 	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	32, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	35, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -2193,42 +2408,47 @@ var file_sdk_pb_extension_proto_depIdxs = []int32{
 	0,  // 16: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
 	17, // 17: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
 	0,  // 18: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 19: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 20: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 21: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	18, // 22: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	15, // 23: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	20, // 24: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	22, // 25: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	22, // 26: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	24, // 27: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	26, // 28: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	28, // 29: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	30, // 30: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	2,  // 31: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	14, // 32: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	19, // 33: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	16, // 34: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	21, // 35: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	23, // 36: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	23, // 37: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 38: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	27, // 39: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	29, // 40: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	31, // 41: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	31, // [31:42] is the sub-list for method output_type
-	20, // [20:31] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	26, // 19: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
+	0,  // 20: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 21: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 22: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	18, // 23: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	15, // 24: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	20, // 25: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	22, // 26: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	22, // 27: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	24, // 28: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	27, // 29: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	28, // 30: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	29, // 31: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	31, // 32: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	33, // 33: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	2,  // 34: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	14, // 35: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	19, // 36: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	16, // 37: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	21, // 38: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	23, // 39: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	23, // 40: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 41: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	23, // 42: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	23, // 43: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	30, // 44: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	32, // 45: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	34, // 46: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	34, // [34:47] is the sub-list for method output_type
+	21, // [21:34] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
-func init() { file_sdk_pb_extension_proto_init() }
-func file_sdk_pb_extension_proto_init() {
-	if File_sdk_pb_extension_proto != nil {
+func init() { file_sdk_extension_proto_init() }
+func file_sdk_extension_proto_init() {
+	if File_sdk_extension_proto != nil {
 		return
 	}
-	file_sdk_pb_extension_proto_msgTypes[5].OneofWrappers = []any{
+	file_sdk_extension_proto_msgTypes[5].OneofWrappers = []any{
 		(*EventRequest_SessionStart)(nil),
 		(*EventRequest_BeforeTurn)(nil),
 		(*EventRequest_TurnEnd)(nil),
@@ -2242,17 +2462,17 @@ func file_sdk_pb_extension_proto_init() {
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_pb_extension_proto_rawDesc), len(file_sdk_pb_extension_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
-		GoTypes:           file_sdk_pb_extension_proto_goTypes,
-		DependencyIndexes: file_sdk_pb_extension_proto_depIdxs,
-		MessageInfos:      file_sdk_pb_extension_proto_msgTypes,
+		GoTypes:           file_sdk_extension_proto_goTypes,
+		DependencyIndexes: file_sdk_extension_proto_depIdxs,
+		MessageInfos:      file_sdk_extension_proto_msgTypes,
 	}.Build()
-	File_sdk_pb_extension_proto = out.File
-	file_sdk_pb_extension_proto_goTypes = nil
-	file_sdk_pb_extension_proto_depIdxs = nil
+	File_sdk_extension_proto = out.File
+	file_sdk_extension_proto_goTypes = nil
+	file_sdk_extension_proto_depIdxs = nil
 }

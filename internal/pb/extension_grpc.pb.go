@@ -1,4 +1,5 @@
-// The panto extension protocol, API version 1.
+// The panto extension protocol, API version 2 (version 1 is the same wire
+// without sections; panto loads both).
 //
 // An extension is an executable that panto starts with hashicorp/go-plugin
 // over gRPC. Any language can implement it:
@@ -35,7 +36,7 @@
 // versions:
 // - protoc-gen-go-grpc v1.6.2
 // - protoc             v3.21.12
-// source: sdk/pb/extension.proto
+// source: sdk/extension.proto
 
 package pb
 
@@ -318,13 +319,15 @@ var Extension_ServiceDesc = grpc.ServiceDesc{
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
-	Metadata: "sdk/pb/extension.proto",
+	Metadata: "sdk/extension.proto",
 }
 
 const (
 	Host_AddSystemMessage_FullMethodName     = "/panto.extension.v1.Host/AddSystemMessage"
 	Host_ReplaceSystemMessage_FullMethodName = "/panto.extension.v1.Host/ReplaceSystemMessage"
 	Host_GetSystemPrompt_FullMethodName      = "/panto.extension.v1.Host/GetSystemPrompt"
+	Host_SetSection_FullMethodName           = "/panto.extension.v1.Host/SetSection"
+	Host_RemoveSection_FullMethodName        = "/panto.extension.v1.Host/RemoveSection"
 	Host_GetMessages_FullMethodName          = "/panto.extension.v1.Host/GetMessages"
 	Host_AppendData_FullMethodName           = "/panto.extension.v1.Host/AppendData"
 	Host_Log_FullMethodName                  = "/panto.extension.v1.Host/Log"
@@ -343,8 +346,18 @@ type HostClient interface {
 	// ReplaceSystemMessage records a replace-mode system block: the prompt
 	// from here on starts with this text.
 	ReplaceSystemMessage(ctx context.Context, in *SystemEditRequest, opts ...grpc.CallOption) (*SystemEditResponse, error)
-	// GetSystemPrompt returns the current effective system prompt.
+	// GetSystemPrompt returns the current effective system prompt, and the
+	// caller's own sections in it.
 	GetSystemPrompt(ctx context.Context, in *GetSystemPromptRequest, opts ...grpc.CallOption) (*GetSystemPromptResponse, error)
+	// SetSection records the caller's section key with text (API v2): set
+	// in place when the prompt has it, added at the end when not; an empty
+	// text removes it. Keys are the caller's own: panto records them under
+	// the extension's name, so two extensions never share one. Nothing is
+	// recorded when the section already has exactly that text.
+	SetSection(ctx context.Context, in *SetSectionRequest, opts ...grpc.CallOption) (*SystemEditResponse, error)
+	// RemoveSection removes the caller's section key (API v2); nothing is
+	// recorded when there is none.
+	RemoveSection(ctx context.Context, in *RemoveSectionRequest, opts ...grpc.CallOption) (*SystemEditResponse, error)
 	// GetMessages returns the conversation's messages (read-only).
 	GetMessages(ctx context.Context, in *GetMessagesRequest, opts ...grpc.CallOption) (*GetMessagesResponse, error)
 	// AppendData records an extension_data entry in the session log (never
@@ -386,6 +399,26 @@ func (c *hostClient) GetSystemPrompt(ctx context.Context, in *GetSystemPromptReq
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetSystemPromptResponse)
 	err := c.cc.Invoke(ctx, Host_GetSystemPrompt_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) SetSection(ctx context.Context, in *SetSectionRequest, opts ...grpc.CallOption) (*SystemEditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SystemEditResponse)
+	err := c.cc.Invoke(ctx, Host_SetSection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) RemoveSection(ctx context.Context, in *RemoveSectionRequest, opts ...grpc.CallOption) (*SystemEditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SystemEditResponse)
+	err := c.cc.Invoke(ctx, Host_RemoveSection_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -435,8 +468,18 @@ type HostServer interface {
 	// ReplaceSystemMessage records a replace-mode system block: the prompt
 	// from here on starts with this text.
 	ReplaceSystemMessage(context.Context, *SystemEditRequest) (*SystemEditResponse, error)
-	// GetSystemPrompt returns the current effective system prompt.
+	// GetSystemPrompt returns the current effective system prompt, and the
+	// caller's own sections in it.
 	GetSystemPrompt(context.Context, *GetSystemPromptRequest) (*GetSystemPromptResponse, error)
+	// SetSection records the caller's section key with text (API v2): set
+	// in place when the prompt has it, added at the end when not; an empty
+	// text removes it. Keys are the caller's own: panto records them under
+	// the extension's name, so two extensions never share one. Nothing is
+	// recorded when the section already has exactly that text.
+	SetSection(context.Context, *SetSectionRequest) (*SystemEditResponse, error)
+	// RemoveSection removes the caller's section key (API v2); nothing is
+	// recorded when there is none.
+	RemoveSection(context.Context, *RemoveSectionRequest) (*SystemEditResponse, error)
 	// GetMessages returns the conversation's messages (read-only).
 	GetMessages(context.Context, *GetMessagesRequest) (*GetMessagesResponse, error)
 	// AppendData records an extension_data entry in the session log (never
@@ -462,6 +505,12 @@ func (UnimplementedHostServer) ReplaceSystemMessage(context.Context, *SystemEdit
 }
 func (UnimplementedHostServer) GetSystemPrompt(context.Context, *GetSystemPromptRequest) (*GetSystemPromptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSystemPrompt not implemented")
+}
+func (UnimplementedHostServer) SetSection(context.Context, *SetSectionRequest) (*SystemEditResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetSection not implemented")
+}
+func (UnimplementedHostServer) RemoveSection(context.Context, *RemoveSectionRequest) (*SystemEditResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveSection not implemented")
 }
 func (UnimplementedHostServer) GetMessages(context.Context, *GetMessagesRequest) (*GetMessagesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetMessages not implemented")
@@ -547,6 +596,42 @@ func _Host_GetSystemPrompt_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_SetSection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetSectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).SetSection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_SetSection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).SetSection(ctx, req.(*SetSectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_RemoveSection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveSectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).RemoveSection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_RemoveSection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).RemoveSection(ctx, req.(*RemoveSectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Host_GetMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetMessagesRequest)
 	if err := dec(in); err != nil {
@@ -621,6 +706,14 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Host_GetSystemPrompt_Handler,
 		},
 		{
+			MethodName: "SetSection",
+			Handler:    _Host_SetSection_Handler,
+		},
+		{
+			MethodName: "RemoveSection",
+			Handler:    _Host_RemoveSection_Handler,
+		},
+		{
 			MethodName: "GetMessages",
 			Handler:    _Host_GetMessages_Handler,
 		},
@@ -634,5 +727,5 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
-	Metadata: "sdk/pb/extension.proto",
+	Metadata: "sdk/extension.proto",
 }

@@ -28,9 +28,12 @@ import (
 // error wrapping context.DeadlineExceeded.
 const HookTimeout = 5 * time.Second
 
-// Edit is one system-prompt edit an extension made.
+// Edit is one system-prompt edit an extension made. A section's edit has
+// its Key (as the extension gave it, without its name) and mode append;
+// an empty Text with a Key removed the section.
 type Edit struct {
 	Mode conversation.Mode
+	Key  string
 	Text string
 }
 
@@ -47,6 +50,9 @@ type HostFuncs struct {
 	SystemPrompt         func(ctx context.Context) ([]string, error)
 	Messages             func(ctx context.Context) ([]conversation.Message, error)
 	AppendData           func(ctx context.Context, v any) error
+	SetSection           func(ctx context.Context, key, text string) error
+	RemoveSection        func(ctx context.Context, key string) error
+	Sections             func(ctx context.Context) ([]sdk.Section, error)
 }
 
 // Harness runs one extension against a fake Host for one test. Its
@@ -388,7 +394,7 @@ func (f *fakeHost) edit(ctx context.Context, mode conversation.Mode, text string
 	text = rendered
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.msgs = append(h.msgs, conversation.SystemMessage(text, mode))
+	h.msgs = append(h.msgs, conversation.SystemMessage(text, mode).WithSource("extension "+h.name()))
 	h.edits = append(h.edits, Edit{Mode: mode, Text: text})
 	return nil
 }
@@ -399,6 +405,78 @@ func (f *fakeHost) AddSystemMessage(ctx context.Context, text string) error {
 
 func (f *fakeHost) ReplaceSystemMessage(ctx context.Context, text string) error {
 	return f.edit(ctx, conversation.ModeReplace, text, f.funcs().ReplaceSystemMessage)
+}
+
+// SetSection records the extension's section as panto does: under the
+// extension's name, set in place, nothing recorded when unchanged.
+func (f *fakeHost) SetSection(ctx context.Context, key, text string) error {
+	if fn := f.funcs().SetSection; fn != nil {
+		return fn(ctx, key, text)
+	}
+	return f.section(ctx, key, text)
+}
+
+func (f *fakeHost) RemoveSection(ctx context.Context, key string) error {
+	if fn := f.funcs().RemoveSection; fn != nil {
+		return fn(ctx, key)
+	}
+	return f.section(ctx, key, "")
+}
+
+func (f *fakeHost) section(ctx context.Context, key, text string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h := f.h
+	full := h.name() + ":" + key
+	if key == "" || !conversation.ValidKey(full) {
+		return fmt.Errorf("panto host: set section %s: invalid section key %q", key, key)
+	}
+	if text != "" {
+		rendered, err := rules.Render(text, "extension "+h.name(), h.variables())
+		if err != nil {
+			return fmt.Errorf("panto host: set section %s: %w", key, err)
+		}
+		text = rendered
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	current, ok := "", false
+	for _, b := range conversation.EffectiveSystem(h.msgs) {
+		if b.Key == full {
+			current, ok = b.Text, true
+		}
+	}
+	if (ok && current == text) || (!ok && text == "") {
+		return nil // unchanged: panto records nothing
+	}
+	h.msgs = append(h.msgs, conversation.KeyedSystemMessage(full, text).WithSource("extension "+h.name()))
+	h.edits = append(h.edits, Edit{Mode: conversation.ModeAppend, Key: key, Text: text})
+	return nil
+}
+
+func (f *fakeHost) Sections(ctx context.Context) ([]sdk.Section, error) {
+	if fn := f.funcs().Sections; fn != nil {
+		return fn(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.h.Sections(), nil
+}
+
+// Sections returns the extension's sections in the prompt, in order, as
+// Host.Sections gives them to it.
+func (h *Harness) Sections() []sdk.Section {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []sdk.Section
+	for _, b := range conversation.EffectiveSystem(h.msgs) {
+		if k, ok := strings.CutPrefix(b.Key, h.name()+":"); ok {
+			out = append(out, sdk.Section{Key: k, Text: b.Text, Source: b.Source})
+		}
+	}
+	return out
 }
 
 func (f *fakeHost) SystemPrompt(ctx context.Context) ([]string, error) {

@@ -158,7 +158,8 @@ func TestEditsAndPrompt(t *testing.T) {
 	msgs, err := h.Host().Messages(context.Background())
 	require.NoError(t, err)
 	require.Len(t, msgs, 5, "2 seed blocks + 3 edits, the discarded ones included")
-	require.Equal(t, conversation.SystemMessage("fresh", conversation.ModeReplace), msgs[3])
+	require.Equal(t, conversation.SystemMessage("fresh", conversation.ModeReplace).WithSource("extension everything"), msgs[3],
+		"recorded as panto records it: with the extension as its source")
 
 	// Changing what Messages returned changes nothing.
 	msgs[0].Content[0].Text = "tampered"

@@ -7,7 +7,7 @@
 //
 //   1. Check go-plugin's magic cookie (PANTO_PLUGIN=extension-v1).
 //   2. Serve, on 127.0.0.1 and a free port:
-//        panto.extension.v1.Extension  the extension itself (sdk/pb/extension.proto)
+//        panto.extension.v1.Extension  the extension itself (sdk/extension.proto)
 //        grpc.health.v1.Health         go-plugin's Ping (optional)
 //        plugin.GRPCController         go-plugin's Kill asks us to exit (optional)
 //   3. Print the handshake line "1|1|tcp|127.0.0.1:PORT|grpc" to stdout, and
@@ -76,7 +76,7 @@ function load(file) {
   return grpc.loadPackageDefinition(protoLoader.loadSync(file, LOAD_OPTIONS));
 }
 
-const extensionProto = load(path.join(__dirname, '..', '..', '..', 'sdk', 'pb', 'extension.proto'));
+const extensionProto = load(path.join(__dirname, '..', '..', '..', 'sdk', 'extension.proto'));
 const healthProto = load(path.join(__dirname, 'proto', 'health.proto'));
 const controllerProto = load(path.join(__dirname, 'proto', 'grpc_controller.proto'));
 

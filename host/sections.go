@@ -1,0 +1,155 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/sessionlog"
+)
+
+// Sections are keyed system blocks (spec amendment 4): a block that must
+// be updated or withdrawn — tool guidance, the environment, a context file
+// — is a section, set in place instead of piled on the old one. Each is
+// owned by one extension: its key, as recorded, is the owner's name, a
+// colon, and the key the extension chose ("env:environment"), so two
+// extensions never clobber each other's sections. When the owner is not
+// loaded at resume, or is disabled mid-session, panto removes its sections
+// on its behalf, so the prompt never describes a tool that is not offered.
+
+// Section is one of an extension's sections in the current prompt: the
+// key the extension gave (without its name), its text and source.
+type Section = extension.Section
+
+// sectionKey is the recorded key of owner's section key.
+func sectionKey(owner, key string) (string, error) {
+	full := owner + ":" + key
+	if key == "" || !conversation.ValidKey(full) {
+		return "", fmt.Errorf("invalid section key %q: want 1 to %d letters, digits and _ - . / : in all, with the extension's name", key, conversation.MaxKeyLen-len(owner)-1)
+	}
+	return full, nil
+}
+
+// ownerOf returns the extension that owns a recorded section key.
+func ownerOf(full string) string {
+	o, _, _ := strings.Cut(full, ":")
+	return o
+}
+
+// SetSection records by's section key with text, its {{variables}}
+// rendered first; an empty text removes it. Nothing is recorded when the
+// prompt already holds exactly that (a provider's prompt cache survives an
+// unchanged section).
+func (s *Session) SetSection(by, key, text string) error {
+	full, err := sectionKey(by, key)
+	if err != nil {
+		return err
+	}
+	if s.render != nil && text != "" {
+		rendered, err := s.render(text, "extension "+by)
+		if err != nil {
+			s.emit(SystemRefused{By: by, Mode: conversation.ModeAppend, Key: full, Text: text, Err: err})
+			return err
+		}
+		text = rendered
+	}
+	return s.setSection(by, full, text, extensionSource(by))
+}
+
+// setSection records the section full with text by by, from source,
+// unless the prompt already has it so.
+func (s *Session) setSection(by, full, text, source string) error {
+	m := conversation.KeyedSystemMessage(full, text).WithSource(source)
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("record section: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	current, ok := s.sectionLocked(full)
+	if (ok && current == text) || (!ok && text == "") {
+		return nil
+	}
+	if err := s.appendLocked(sessionlog.MessageEntry(m)); err != nil {
+		return err
+	}
+	s.conv.Append(m)
+	s.notifyLocked(by, []conversation.Message{m})
+	return nil
+}
+
+// sectionLocked returns the text of the section full in the current
+// prompt. The caller holds s.mu.
+func (s *Session) sectionLocked(full string) (string, bool) {
+	for _, b := range s.conv.EffectiveSystem() {
+		if b.Key == full {
+			return b.Text, true
+		}
+	}
+	return "", false
+}
+
+// Sections returns by's sections in the current prompt, in order.
+func (s *Session) Sections(by string) []Section {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Section
+	prefix := by + ":"
+	for _, b := range s.conv.EffectiveSystem() {
+		if k, ok := strings.CutPrefix(b.Key, prefix); ok {
+			out = append(out, Section{Key: k, Text: b.Text, Source: b.Source})
+		}
+	}
+	return out
+}
+
+// DisposeSections removes, on owner's behalf, every section owner has in
+// the prompt, with why as the reason (the owner is not loaded, or was
+// disabled). panto records the removals, as the source says.
+func (s *Session) DisposeSections(owner, why string) error {
+	s.mu.Lock()
+	var keys []string
+	for _, b := range s.conv.EffectiveSystem() {
+		if b.Key != "" && ownerOf(b.Key) == owner {
+			keys = append(keys, b.Key)
+		}
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		if err := s.setSection(Panto, k, "", "panto: removed because "+why); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disposeAbsent removes the sections of every owner not in loaded: the
+// extensions that owned them are not loaded in this run (removed,
+// disabled, --no-extensions).
+func (s *Session) disposeAbsent(loaded []string) error {
+	s.mu.Lock()
+	owners := map[string]bool{}
+	var order []string
+	for _, b := range s.conv.EffectiveSystem() {
+		if b.Key == "" {
+			continue
+		}
+		if o := ownerOf(b.Key); !owners[o] {
+			owners[o] = true
+			order = append(order, o)
+		}
+	}
+	s.mu.Unlock()
+	for _, o := range order {
+		if !slices.Contains(loaded, o) {
+			if err := s.DisposeSections(o, "extension "+o+" is not loaded"); err != nil {
+				return fmt.Errorf("remove the sections of extension %s: %w", o, err)
+			}
+		}
+	}
+	return nil
+}
+
+// extensionSource is the source of what an extension records.
+func extensionSource(name string) string { return "extension " + name }
