@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/panto-dev/panto/sdk"
 	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/sdk"
 )
 
 // requireSendable fails unless res can go over the wire: proto3 refuses
