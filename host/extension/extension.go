@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -65,6 +67,9 @@ type Spec struct {
 	// Checksum, when set, is the sha256 the binary must have: go-plugin
 	// checks it right before the start.
 	Checksum []byte
+	// Environ, when not nil, is the environment the extension starts
+	// with (plus go-plugin's own variables); nil means panto's own.
+	Environ []string
 }
 
 // Options tune the Manager.
@@ -366,6 +371,9 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		StartTimeout:    opts.StartTimeout + 5*time.Second,
 		GRPCDialOptions: sdk.DialOptions(),
 		Logger:          logger,
+		// The prototype command holds only go-plugin's variables; the
+		// runner adds them to the extension's environment.
+		SkipHostEnv: true,
 		// Stdout after the handshake and plain stderr go to the log, never
 		// to the user's terminal.
 		SyncStdout: logWriter{logger, "stdout"},
@@ -498,8 +506,9 @@ func (e *Ext) initErr(err error, ictx context.Context, timeout time.Duration) er
 
 // newRunner starts the plugin's process our way: stdin is /dev/null (never
 // the user's terminal), the process dies with panto even on SIGKILL
-// (Pdeathsig) and leads its own process group, and a trusted checksum is
-// verified right before the start.
+// (Pdeathsig) and leads its own process group, its environment is
+// spec.Environ (or panto's) plus go-plugin's variables, and a trusted
+// checksum is verified right before the start.
 func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (*cmdRunner, error) {
 	if spec.Checksum != nil {
 		sc := &plugin.SecureConfig{Checksum: spec.Checksum, Hash: newSHA256()}
@@ -512,7 +521,11 @@ func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (*cmdRunner, error) {
 		}
 	}
 	cmd := exec.Command(spec.Path)
-	cmd.Env = proto.Env
+	base := spec.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(base), proto.Env...)
 	cmd.SysProcAttr = sysProcAttr()
 	p, err := newProcess(l.Named(filepath.Base(spec.Path)), cmd)
 	if err != nil {

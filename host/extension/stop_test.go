@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -324,4 +325,48 @@ exit 1`, []string{"Error: Cannot find module '@grpc/grpc-js'"}, nil},
 			}
 		})
 	}
+}
+
+// Spec.Environ, when set, is the extension's whole environment, plus
+// go-plugin's variables; nil passes panto's own.
+func TestEnviron(t *testing.T) {
+	t.Parallel()
+	environ := func(t *testing.T, env []string) map[string]string {
+		h := startHarness(t, nil, Spec{Path: pluginPath("env"), Source: "test", Environ: env})
+		require.Equal(t, []string{"env"}, h.m.Names(), h.errs.String())
+		h.sessionStart()
+		edits := h.rec.Edits()
+		require.Len(t, edits, 1)
+		var kvs []string
+		require.NoError(t, json.Unmarshal([]byte(edits[0].Text), &kvs))
+		out := map[string]string{}
+		for _, kv := range kvs {
+			k, v, _ := strings.Cut(kv, "=")
+			out[k] = v
+		}
+		return out
+	}
+	host := os.Environ()
+	require.NotEmpty(t, host)
+
+	t.Run("given", func(t *testing.T) {
+		t.Parallel()
+		got := environ(t, []string{"PANTO_TEST_KEEP=kept"})
+		require.Equal(t, "kept", got["PANTO_TEST_KEEP"])
+		require.Equal(t, "extension-v1", got["PANTO_PLUGIN"], "go-plugin's magic cookie is added")
+		require.Contains(t, got, "PLUGIN_PROTOCOL_VERSIONS")
+		for _, kv := range host {
+			k, _, _ := strings.Cut(kv, "=")
+			require.NotContains(t, got, k, "a variable of panto's own that Environ leaves out")
+		}
+	})
+	t.Run("nil", func(t *testing.T) {
+		t.Parallel()
+		got := environ(t, nil)
+		for _, kv := range host {
+			k, v, _ := strings.Cut(kv, "=")
+			require.Equal(t, v, got[k], k)
+		}
+		require.Equal(t, "extension-v1", got["PANTO_PLUGIN"])
+	})
 }
