@@ -334,10 +334,11 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 	}
 	var errs strings.Builder
 	rec := &scratch{out: e.stdout}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "panto", Output: e.stderr, Level: hclog.Warn})
+	log := newCheckLog(e.stderr)
 	start := time.Now()
 	m := extension.Start(ctx, []extension.Spec{{Path: path, Source: "panto ext check"}}, rec,
-		extension.Options{Errors: &errs, Logger: logger, HostVersion: version, SessionID: "check", CWD: e.cwd})
+		extension.Options{Errors: &errs, Logger: log.logger(), HostVersion: version, SessionID: "check", CWD: e.cwd})
+	log.started(len(m.Extensions()) > 0)
 	if len(m.Extensions()) == 0 {
 		m.Close(ctx)
 		return fmt.Errorf("ext check: %s", strings.TrimSpace(strings.TrimPrefix(errs.String(), "panto: ")))
@@ -378,8 +379,76 @@ func extCheck(ctx context.Context, e *env, args []string) error {
 	if x.Disabled() != nil || errs.Len() > 0 {
 		return fmt.Errorf("ext check: %s", strings.TrimSpace(strings.TrimPrefix(errs.String(), "panto: ")))
 	}
+	// Clean only when it exited by itself after Shutdown and left nothing
+	// running: an extension panto had to kill would be killed by every
+	// session.
+	if st, _ := x.Stopped(); !st.Clean() {
+		return fmt.Errorf("ext check: extension %s: %s", info.GetName(), st)
+	}
 	fmt.Fprintln(e.stdout, "ok: shut down cleanly")
 	return nil
+}
+
+// checkLog is ext check's log on stderr: the extension's own log lines
+// at warn and above (those go-plugin relays from its stderr and those of
+// the Host Log call), none of go-plugin's or panto's own. A failure is
+// shown once, as the panto: line; that of a failed start ends with the
+// extension's stderr, so the lines held back until the start are then
+// dropped.
+type checkLog struct {
+	out hclog.Logger
+
+	mu   sync.Mutex
+	live bool
+	held []checkLine
+}
+
+type checkLine struct {
+	name  string
+	level hclog.Level
+	msg   string
+	args  []any
+}
+
+func newCheckLog(w io.Writer) *checkLog {
+	return &checkLog{out: hclog.New(&hclog.LoggerOptions{Output: w, Level: hclog.Warn})}
+}
+
+// logger returns the logger to hand to the extension Manager.
+func (c *checkLog) logger() hclog.Logger {
+	l := hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: "panto", Output: io.Discard, Level: hclog.Warn})
+	l.RegisterSink(c)
+	return l
+}
+
+// Accept implements hclog.SinkAdapter. The extension's lines are logged
+// below panto.ext.NAME; go-plugin's own as panto.ext and
+// panto.ext.stdio, panto's as panto.
+func (c *checkLog) Accept(name string, level hclog.Level, msg string, args ...any) {
+	if level < hclog.Warn || !strings.HasPrefix(name, "panto.ext.") || name == "panto.ext.stdio" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.live {
+		c.held = append(c.held, checkLine{name, level, msg, args})
+		return
+	}
+	c.out.ResetNamed(name).Log(level, msg, args...)
+}
+
+// started shows the lines held back if the extension started, drops
+// them if not, and shows later lines as they come.
+func (c *checkLog) started(ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok {
+		for _, l := range c.held {
+			c.out.ResetNamed(l.name).Log(l.level, l.msg, l.args...)
+		}
+	}
+	c.held = nil
+	c.live = true
 }
 
 // checkVars are the variables a session would render extension text
