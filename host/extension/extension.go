@@ -120,9 +120,11 @@ type Ext struct {
 	client *plugin.Client
 	conn   *sdk.Conn
 	rpc    *grpc.ClientConn // go-plugin's connection, for its GRPCController
-	info   *pb.InitResponse
-	events map[string]bool
-	server *grpc.Server // the Host service served to it
+	// sockDir is the folder go-plugin made for the plugin's sockets.
+	sockDir string
+	info    *pb.InitResponse
+	events  map[string]bool
+	server  *grpc.Server // the Host service served to it
 
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).
@@ -240,9 +242,9 @@ func (e *Ext) Stopped() (Stop, bool) {
 // graceful, Shutdown (panto's, then go-plugin's GRPCController) and a
 // wait for it to exit, at most min(timeout, 1 s); then, always, SIGKILL
 // to its whole process group. Without graceful it is killed at once. A
-// second call waits for the first to finish. It never waits on
-// go-plugin's own graceful stop (2 s) or on the EOF of pipes a child
-// holds.
+// second call waits for the first to finish. It never calls go-plugin's
+// Client.Kill (a second GRPCController call, then up to 2 s of waiting)
+// and never waits on the EOF of pipes a child holds.
 func (e *Ext) stop(graceful bool, timeout time.Duration) {
 	e.stopOnce.Do(func() {
 		t0 := time.Now()
@@ -265,15 +267,30 @@ func (e *Ext) stop(graceful bool, timeout time.Duration) {
 				st.Kind = StopExited // it had exited, not yet reaped
 			}
 		}
-		// go-plugin's own cleanup (its connection and socket folder):
-		// the process is gone and its pipes closed, so it returns at once.
-		e.client.Kill()
+		e.release()
 		st.Took = time.Since(t0)
 		e.mu.Lock()
 		e.how = &st
 		e.mu.Unlock()
 		e.logger.Debug("extension stopped", "path", e.spec.Path, "how", st.String(), "took", st.Took)
 	})
+}
+
+// release frees what go-plugin holds for the extension: its broker, its
+// connection and its socket folder, as its Client.Kill would, without
+// that Kill's second GRPCController call and 2 s wait. go-plugin's
+// goroutines end by themselves: the process is reaped and the pipes they
+// read are closed.
+func (e *Ext) release() {
+	if e.conn != nil {
+		_ = e.conn.Broker.Close()
+	}
+	if e.rpc != nil {
+		_ = e.rpc.Close()
+	}
+	if e.sockDir != "" {
+		_ = os.RemoveAll(e.sockDir)
+	}
 }
 
 // shutdown asks the extension to exit and waits for it, up to grace.
@@ -379,6 +396,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		SyncStdout: logWriter{logger, "stdout"},
 		SyncStderr: logWriter{logger, "stderr"},
 		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, tmpDir string) (runner.Runner, error) {
+			ext.sockDir = tmpDir
 			r, err := newRunner(l, spec, cmd)
 			if err != nil {
 				return nil, err
