@@ -24,6 +24,8 @@ import (
 // chat is a running conversation with a model, in print or interactive
 // mode.
 type chat struct {
+	// ctx is the run's root context.
+	ctx  context.Context
 	e    *env
 	app  *app
 	sess *host.Session
@@ -83,7 +85,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &chat{e: e, app: a}
+	c := &chat{e: e, app: a, ctx: ctx}
 	ok := false
 	defer func() {
 		if !ok {
@@ -111,7 +113,7 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 		if err != nil {
 			return nil, err
 		}
-		specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)
+		specs := a.withEnviron(e, withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions))
 		if len(specs) > 0 {
 			if e.maxProcs != nil && e.getenv("GOMAXPROCS") == "" {
 				// The log is read (on every core); from here panto mostly
@@ -123,6 +125,9 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 				e.maxProcs(1)
 			}
 			c.exts = extension.Start(ctx, specs, c.sess, a.extOptions(e, c.sess.ID()))
+			if err := ctx.Err(); err != nil {
+				return nil, context.Cause(ctx) // a signal during the start
+			}
 			c.exts.Disable(a.cfg.DisabledExtensions)
 			names = c.exts.Names()
 			extVars = c.exts.Variables()
@@ -174,7 +179,9 @@ func startChat(ctx context.Context, e *env, o *options) (*chat, error) {
 
 func (c *chat) close() {
 	if c.exts != nil {
-		c.exts.Close(context.Background())
+		// ctx is done when a signal ends panto: no session_end then, and
+		// each extension is stopped at once.
+		c.exts.Close(c.ctx)
 	}
 	if c.sess != nil {
 		if err := c.sess.Close(); err != nil {

@@ -307,7 +307,7 @@ func freshVars(e *env, dirs layers.Dirs) (render.Vars, error) {
 		return nil, err
 	}
 	var errs strings.Builder
-	if specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions); len(specs) > 0 {
+	if specs := a.withEnviron(e, withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)); len(specs) > 0 {
 		m := extension.Start(context.Background(), specs, &scratch{}, extension.Options{Errors: &errs, Logger: a.logger})
 		m.Disable(a.cfg.DisabledExtensions)
 		extVars = m.Variables()

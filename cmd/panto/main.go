@@ -31,6 +31,7 @@ func main() {
 		stdout:   &stdoutWriter{w: os.Stdout},
 		stderr:   os.Stderr,
 		getenv:   os.Getenv,
+		environ:  os.Environ,
 		cwd:      cwd,
 		terminal: isTerminal(os.Stdin),
 		signals:  sigs,
@@ -42,10 +43,13 @@ func main() {
 // env is everything run takes from the process, so tests can run the CLI
 // in-process with their own streams and environment.
 type env struct {
-	stdin    io.Reader
-	stdout   io.Writer
-	stderr   io.Writer
-	getenv   func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// environ is the whole environment, passed on to extensions (less the
+	// provider keys); nil means os.Environ.
+	environ  func() []string
 	cwd      string
 	terminal bool // stdin is a terminal: interactive mode
 	// signals delivers SIGINT (Ctrl-C), SIGTERM and SIGHUP; nil never

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/host/render"
 )
@@ -175,5 +177,51 @@ func (a *app) vars(e *env, extVars map[string]string) render.Vars {
 	} {
 		values[k] = v
 	}
-	return render.Map{Values: values, Env: func(k string) (string, bool) { return e.getenv(k), true }}
+	return render.Map{Values: values, Env: envVar(e)}
+}
+
+// providerKeys are the environment variables that hold provider
+// credentials. panto reads them itself; they never reach an extension —
+// nor anything an extension starts, such as bash — unless config's
+// extension_api_keys names it, and they are never rendered as
+// {{env.NAME}}.
+var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+
+func isProviderKey(name string) bool { return slices.Contains(providerKeys, name) }
+
+// envVar looks up {{env.NAME}}: the environment, less the provider keys.
+func envVar(e *env) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if isProviderKey(k) {
+			return "", false
+		}
+		return e.getenv(k), true
+	}
+}
+
+// extensionEnviron is the environment the extension at path starts with:
+// panto's, less the provider keys unless config's extension_api_keys
+// names the extension's file name.
+func (a *app) extensionEnviron(e *env, path string) []string {
+	keep := slices.Contains(a.cfg.ExtensionAPIKeys, filepath.Base(path))
+	all := os.Environ
+	if e.environ != nil {
+		all = e.environ
+	}
+	out := []string{}
+	for _, kv := range all() {
+		k, _, _ := strings.Cut(kv, "=")
+		if keep || !isProviderKey(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// withEnviron gives each spec the environment extensionEnviron says.
+func (a *app) withEnviron(e *env, specs []extension.Spec) []extension.Spec {
+	for i := range specs {
+		specs[i].Environ = a.extensionEnviron(e, specs[i].Path)
+	}
+	return specs
 }

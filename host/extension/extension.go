@@ -379,6 +379,10 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	deadline := time.Now().Add(opts.StartTimeout)
 	timer := time.AfterFunc(opts.StartTimeout, ext.expire)
 	defer timer.Stop()
+	// panto stopping (SIGTERM, Ctrl-C) ends the start at once, as the
+	// deadline would.
+	cancelled := context.AfterFunc(ctx, ext.expire)
+	defer cancelled()
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		Plugins:          plugin.PluginSet{sdk.PluginName: &sdk.GRPCPlugin{}},
@@ -416,6 +420,9 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	fail := func(err error, tail bool) (*Ext, error) {
 		timer.Stop()
 		ext.stop(false, 0)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %s (%s): start cancelled: %w", ErrStart, spec.Path, spec.Source, context.Cause(ctx))
+		}
 		var end string
 		if p := ext.proc; tail && p != nil {
 			end = p.tail.String()
