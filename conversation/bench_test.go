@@ -1,6 +1,7 @@
 package conversation_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -38,6 +39,72 @@ func benchmarkEffectiveSystem(b *testing.B, msgs []conversation.Message) {
 	for b.Loop() {
 		if len(conversation.EffectiveSystem(msgs)) == 0 {
 			b.Fatal("no prompt")
+		}
+	}
+}
+
+// BenchmarkMarshalMessages20k encodes a 20,000-message session as the
+// host hands it to an extension (GetMessages): json.Marshal of the list.
+func BenchmarkMarshalMessages20k(b *testing.B) {
+	msgs := testgen.Messages(20000)
+	out, err := json.Marshal(msgs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalMessages20k decodes it, as an extension does.
+func BenchmarkUnmarshalMessages20k(b *testing.B) {
+	data, err := json.Marshal(testgen.Messages(20000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var msgs []conversation.Message
+		if err := json.Unmarshal(data, &msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMarshalMessagesList is BenchmarkMarshalMessages20k with
+// conversation.MarshalMessages.
+func BenchmarkMarshalMessagesList20k(b *testing.B) {
+	msgs := testgen.Messages(20000)
+	out, err := conversation.MarshalMessages(msgs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := conversation.MarshalMessages(msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalMessagesList20k is BenchmarkUnmarshalMessages20k with
+// conversation.UnmarshalMessages.
+func BenchmarkUnmarshalMessagesList20k(b *testing.B) {
+	data, err := json.Marshal(testgen.Messages(20000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := conversation.UnmarshalMessages(data); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

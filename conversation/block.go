@@ -64,7 +64,9 @@ func (m Mode) Normalize() Mode {
 
 // Block is one piece of a message's content. Which fields are meaningful
 // depends on Type (see the Type* constants); the others are empty. The
-// JSON form of Block is panto's canonical form of a content block.
+// JSON form of Block is how the blocks of user, assistant and tool
+// messages are written; a system message writes its System blocks as
+// text blocks, their mode, key and source on the message (MessageJSON).
 type Block struct {
 	Type BlockType `json:"type"`
 

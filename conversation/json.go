@@ -38,6 +38,13 @@ type MessageJSON struct {
 	Content []Block `json:"content"`
 }
 
+// plainJSON is a message of another role as written: MessageJSON without
+// the fields it omits anyway, so that JSONValue boxes less.
+type plainJSON struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
 // systemJSON is a system message as written: unlike Block, a text block
 // keeps an empty text (a section's removal reads better as "text":"").
 type systemJSON struct {
@@ -130,7 +137,7 @@ func (m Message) JSONValue() (any, error) {
 		if content == nil {
 			content = []Block{}
 		}
-		return MessageJSON{Role: m.Role, Content: content}, nil
+		return plainJSON{Role: m.Role, Content: content}, nil
 	}
 	out := systemJSON{Role: m.Role, Mode: ModeAppend, Content: make([]textJSON, len(m.Content))}
 	for i := range m.Content {
@@ -186,20 +193,66 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	if j.Role == RoleSystem && j.Mode == "" && j.Key == "" && j.Source == "" && allSystem(j.Content) {
-		for i := range j.Content { // what a System block holds, no more (as in the other shape)
-			b := &j.Content[i]
-			*b = Block{Type: TypeSystem, Text: b.Text, Mode: b.Mode, Key: b.Key, Source: b.Source}
-		}
-		*m = Message{Role: j.Role, Content: j.Content}
-		return nil
-	}
-	msg, err := j.Message()
+	msg, err := j.eitherShape()
 	if err != nil {
 		return err
 	}
 	*m = msg
 	return nil
+}
+
+// eitherShape is Message, but reads the old shape too (see UnmarshalJSON).
+func (j *MessageJSON) eitherShape() (Message, error) {
+	if j.Role == RoleSystem && j.Mode == "" && j.Key == "" && j.Source == "" && allSystem(j.Content) {
+		for i := range j.Content { // what a System block holds, no more (as in the other shape)
+			b := &j.Content[i]
+			*b = Block{Type: TypeSystem, Text: b.Text, Mode: b.Mode, Key: b.Key, Source: b.Source}
+		}
+		return Message{Role: j.Role, Content: j.Content}, nil
+	}
+	return j.Message()
+}
+
+// MarshalMessages returns the JSON array of msgs, the bytes
+// json.Marshal(msgs) returns, several times faster for a long
+// conversation: json.Marshal scans what each MarshalJSON returns once
+// more, which costs more than the encoding itself. Use it to hand a whole
+// conversation over (an extension's GetMessages).
+func MarshalMessages(msgs []Message) ([]byte, error) {
+	if msgs == nil {
+		return []byte("null"), nil
+	}
+	vals := make([]any, len(msgs))
+	for i := range msgs {
+		v, err := msgs[i].JSONValue()
+		if err != nil {
+			return nil, fmt.Errorf("encode message %d (%s): %w", i, msgs[i].Role, err)
+		}
+		vals[i] = v
+	}
+	return json.Marshal(vals)
+}
+
+// UnmarshalMessages reads a JSON array of messages as json.Unmarshal into
+// a []Message does (in either shape, see UnmarshalJSON), in one pass over
+// data rather than two.
+func UnmarshalMessages(data []byte) ([]Message, error) {
+	var js []MessageJSON
+	if err := json.Unmarshal(data, &js); err != nil {
+		return nil, err
+	}
+	if js == nil {
+		return nil, nil
+	}
+	out := make([]Message, len(js))
+	for i := range js {
+		m, err := js[i].eitherShape()
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		out[i] = m
+	}
+	return out, nil
 }
 
 // allSystem reports whether bs is not empty and holds only System blocks:

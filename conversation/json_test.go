@@ -233,3 +233,46 @@ func normalizeInputs(m Message) Message {
 	}
 	return m
 }
+
+// TestMarshalMessagesIsJSONMarshal: the list helpers give what
+// json.Marshal and json.Unmarshal give, byte for byte and value for value.
+func TestMarshalMessagesIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	keyedReplace := SystemMessage("x <y> & \u2028", ModeReplace).WithSource("s & <t>")
+	keyedReplace.Content[0].Key = "k"
+	lists := [][]Message{
+		nil,
+		{},
+		{SystemMessage("seed", ModeAppend), KeyedSystemMessage("env", "cwd <a> & b").WithSource("extension env"), keyedReplace,
+			UserText("hi <b> & \u2029"), {Role: RoleAssistant, Content: []Block{Thinking("t", "s"), ToolUse("1", "x", json.RawMessage(`{"a":"<"}`))}},
+			{Role: RoleTool, Content: []Block{ToolResult("1", "r", true)}}, {Role: RoleUser}},
+	}
+	for _, msgs := range lists {
+		want, err := json.Marshal(msgs)
+		require.NoError(t, err)
+		got, err := MarshalMessages(msgs)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+
+		var wantBack []Message
+		require.NoError(t, json.Unmarshal(want, &wantBack))
+		gotBack, err := UnmarshalMessages(got)
+		require.NoError(t, err)
+		require.Equal(t, wantBack, gotBack)
+	}
+
+	old := `[{"role":"system","content":[{"type":"system","text":"a","mode":"replace"}]},null,{"role":"user","content":[]}]`
+	var want []Message
+	require.NoError(t, json.Unmarshal([]byte(old), &want))
+	got, err := UnmarshalMessages([]byte(old))
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, []Message{SystemMessage("a", ModeReplace), {}, {Role: RoleUser}}, got)
+
+	_, err = MarshalMessages([]Message{UserText("ok"), {Role: RoleSystem, Content: []Block{Text("x")}}})
+	require.ErrorContains(t, err, `encode message 1 (system): system message content[0] is a "text" block`)
+	_, err = UnmarshalMessages([]byte(`[{"role":"user","content":[]},{"role":"user","mode":"append","content":[]}]`))
+	require.ErrorContains(t, err, "message 1: user message has a mode")
+	_, err = UnmarshalMessages([]byte(`{"role":"user"}`))
+	require.ErrorContains(t, err, "cannot unmarshal object")
+}

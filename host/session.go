@@ -556,3 +556,24 @@ func (s *Session) ExtensionInfo() []extension.Info {
 	}
 	return out
 }
+
+// ExtensionStops says how each extension of a closed session stopped, by
+// name, in load order (panto ext check tells a clean exit from a kill).
+func (s *Session) ExtensionStops() []NamedStop {
+	if s.exts == nil {
+		return nil
+	}
+	var out []NamedStop
+	for _, x := range s.exts.Extensions() {
+		if st, ok := x.Stopped(); ok {
+			out = append(out, NamedStop{Name: x.Name(), Stop: st})
+		}
+	}
+	return out
+}
+
+// NamedStop is how one extension stopped.
+type NamedStop struct {
+	Name string
+	extension.Stop
+}

@@ -70,6 +70,16 @@ func FuzzDecode(f *testing.F) {
 		for n := range len(msgs) + 1 {
 			require.Equal(t, conversation.EffectiveSystem(msgs[:n]), conversation.EffectiveSystem(again.Messages()[:n]))
 		}
+
+		// The one shape: json.Marshal of a message is the log's message,
+		// and json.Unmarshal reads it back as the log does.
+		for _, m := range msgs {
+			data, err := json.Marshal(m)
+			require.NoError(t, err)
+			var back conversation.Message
+			require.NoError(t, json.Unmarshal(data, &back), "%s", data)
+			require.Equal(t, normalize([]conversation.Message{m}), normalize([]conversation.Message{back}))
+		}
 	})
 }
 

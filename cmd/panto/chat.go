@@ -17,6 +17,8 @@ import (
 // mode, the line loop, and --mode json are consumers of host.Session and
 // nothing more.
 type chat struct {
+	// ctx is the run's root context: done when a signal ends panto.
+	ctx  context.Context
 	e    *env
 	app  *app
 	sess *host.Session
@@ -97,7 +99,7 @@ func startChat(ctx context.Context, e *env, o *options, v view) (*chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &chat{e: e, app: a, view: v, drained: make(chan struct{})}
+	c := &chat{ctx: ctx, e: e, app: a, view: v, drained: make(chan struct{})}
 	path, id, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
 	if err != nil {
 		a.close()
@@ -139,7 +141,9 @@ func (c *chat) follow() {
 func (c *chat) close() {
 	c.once.Do(c.follow) // the events of Close
 
-	if err := c.sess.Close(context.Background()); err != nil {
+	// With ctx done (a signal ends panto) there is no session_end, and the
+	// extensions are stopped at once.
+	if err := c.sess.Close(c.ctx); err != nil {
 		fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
 	}
 	<-c.drained

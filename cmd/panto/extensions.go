@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
@@ -268,7 +269,7 @@ func extList(ctx context.Context, e *env, o *options, flags []string) error {
 	for _, c := range cands {
 		name, ver, handles := filepath.Base(c.spec.Path), "-", "-"
 		trusted := "yes"
-		c.spec.Environ = a.extensionEnviron(e, filepath.Base(c.spec.Path))
+		c.spec.Environ = a.extensionEnviron(e, c.spec.Path)
 		if c.skip != "" {
 			trusted = "no: " + c.skip
 		} else if info, err := extension.Describe(ctx, c.spec, a.extensionOptions()); err != nil {
@@ -305,14 +306,17 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 		return err
 	}
 	defer a.close()
-	spec := extension.Spec{Path: path, Source: "panto ext check", Environ: a.extensionEnviron(e, filepath.Base(path))}
+	spec := extension.Spec{Path: path, Source: "panto ext check", Environ: a.extensionEnviron(e, path)}
 	cfg := a.hostConfig(e, o, host.Log{ID: "check"}, []extension.Spec{spec}, nil)
 	cfg.MaxProcs = nil
+	log := newCheckLog(e.stderr)
+	cfg.ExtensionOptions.Logger = log.logger()
 	start := time.Now()
 	sess, err := host.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("ext check: %w", err)
 	}
+	log.started(len(sess.ExtensionInfo()) > 0)
 	// What the extension does, as it happens; every failure is a notice.
 	var failed []string
 	var mu sync.Mutex
@@ -387,8 +391,78 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 	if len(failed) > 0 {
 		return fmt.Errorf("ext check: %s", strings.Join(failed, "; "))
 	}
+	// Clean only when it exited by itself after Shutdown and left nothing
+	// running: an extension panto had to kill would be killed by every
+	// session.
+	for _, st := range sess.ExtensionStops() {
+		if !st.Clean() {
+			return fmt.Errorf("ext check: extension %s: %s", st.Name, st.Stop)
+		}
+	}
 	fmt.Fprintln(e.stdout, "ok: shut down cleanly")
 	return nil
+}
+
+// checkLog is ext check's log on stderr: the extension's own log lines
+// at warn and above (those go-plugin relays from its stderr and those of
+// the Host Log call), none of go-plugin's or panto's own. A failure is
+// shown once, as the panto: line; that of a failed start ends with the
+// extension's stderr, so the lines held back until the start are then
+// dropped.
+type checkLog struct {
+	out hclog.Logger
+
+	mu   sync.Mutex
+	live bool
+	held []checkLine
+}
+
+type checkLine struct {
+	name  string
+	level hclog.Level
+	msg   string
+	args  []any
+}
+
+func newCheckLog(w io.Writer) *checkLog {
+	return &checkLog{out: hclog.New(&hclog.LoggerOptions{Output: w, Level: hclog.Warn})}
+}
+
+// logger returns the logger to hand to the extension host.
+func (c *checkLog) logger() hclog.Logger {
+	l := hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: "panto", Output: io.Discard, Level: hclog.Warn})
+	l.RegisterSink(c)
+	return l
+}
+
+// Accept implements hclog.SinkAdapter. The extension's lines are logged
+// below panto.ext.NAME; go-plugin's own as panto.ext and
+// panto.ext.stdio, panto's as panto.
+func (c *checkLog) Accept(name string, level hclog.Level, msg string, args ...any) {
+	if level < hclog.Warn || !strings.HasPrefix(name, "panto.ext.") || name == "panto.ext.stdio" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.live {
+		c.held = append(c.held, checkLine{name, level, msg, args})
+		return
+	}
+	c.out.ResetNamed(name).Log(level, msg, args...)
+}
+
+// started shows the lines held back if the extension started, drops
+// them if not, and shows later lines as they come.
+func (c *checkLog) started(ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok {
+		for _, l := range c.held {
+			c.out.ResetNamed(l.name).Log(l.level, l.msg, l.args...)
+		}
+	}
+	c.held = nil
+	c.live = true
 }
 
 // extensionOptions are the extension host's options from the config.

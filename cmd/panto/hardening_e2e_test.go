@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -129,4 +131,53 @@ func TestToolResultWatcherFailsClosed(t *testing.T) {
 	require.True(t, res[0]["is_error"].(bool))
 	require.NotContains(t, res[0]["text"], "secret-output")
 	require.Contains(t, res[0]["text"], "its result is withheld: the guard extension checks tool results and could not check this one")
+}
+
+// Provider keys reach no extension, nor bash started by one, nor the
+// prompt through {{env.NAME}}, unless config names the extension.
+func TestProviderKeysStayOutOfExtensions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["ANTHROPIC_API_KEY"] = "sk-ant-very-secret"
+	h.env["OPENAI_API_KEY"] = "sk-openai-very-secret"
+	h.env["HARMLESS"] = "visible"
+	prompt := "tool:bash {\"command\":\"env | grep -c _API_KEY; echo $HARMLESS\"}"
+	r := h.run("", echoTools(h, "-p", prompt)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	log := h.sessionFiles()[0]
+	data, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.NotContains(t, string(data), "very-secret")
+	res := toolResults(t, log)
+	require.Len(t, res, 1)
+	require.Contains(t, res[0]["text"], "0\nvisible\n", "no key in bash's environment; the rest of it is there")
+
+	// Nor can a prompt render one.
+	r = h.run("", "-p", "hi", "--provider", "echo", "--no-session", "--append-system-prompt", "key: {{env.ANTHROPIC_API_KEY}}")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "unknown variable env.ANTHROPIC_API_KEY")
+
+	// An extension named in extension_api_keys gets them.
+	h.write(filepath.Join(h.userDir(), "config.toml"), "extension_api_keys = [\"tools\"]\n")
+	r = h.run("", echoTools(h, "-p", prompt, "--no-session")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "bash (ok, 3 line(s)): 2", "the two keys, the harmless variable and the exit code")
+}
+
+// SIGTERM while an extension starts (it never answers the handshake)
+// ends panto at once, not when the start timeout runs out.
+func TestSignalDuringExtensionStart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	slow := filepath.Join(h.root, "slow-start")
+	h.write(slow, "#!/bin/sh\nexec sleep 30\n")
+	require.NoError(t, os.Chmod(slow, 0o755))
+	cmd := h.command("", "-p", "hi", "--provider", "echo", "--extension", slow)
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	time.Sleep(300 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.Equal(t, 143, waitExit(t, cmd, 3*time.Second), errb.String())
+	require.NotContains(t, errb.String(), "did not complete the go-plugin handshake")
 }

@@ -212,16 +212,16 @@ func (a *app) extensionSpecs(e *env, o *options) ([]extension.Spec, error) {
 	}
 	specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)
 	for i := range specs {
-		specs[i].Environ = a.extensionEnviron(e, filepath.Base(specs[i].Path))
+		specs[i].Environ = a.extensionEnviron(e, specs[i].Path)
 	}
 	return specs, nil
 }
 
-// extensionEnviron is the environment an extension (file name name)
-// starts with: panto's, less the provider keys unless config's
-// extension_api_keys names it.
-func (a *app) extensionEnviron(e *env, name string) []string {
-	keep := slices.Contains(a.cfg.ExtensionAPIKeys, name)
+// extensionEnviron is the environment the extension at path starts with:
+// panto's, less the provider keys unless config's extension_api_keys
+// names the extension's file name.
+func (a *app) extensionEnviron(e *env, path string) []string {
+	keep := slices.Contains(a.cfg.ExtensionAPIKeys, filepath.Base(path))
 	all := os.Environ
 	if e.environ != nil {
 		all = e.environ

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,6 +28,9 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/pb"
@@ -76,7 +81,7 @@ type Spec struct {
 	// checks it right before the start.
 	Checksum []byte
 	// Environ, when not nil, is the environment the extension starts
-	// with (go-plugin's own variables are added); nil means panto's.
+	// with (plus go-plugin's own variables); nil means panto's own.
 	Environ []string
 }
 
@@ -89,7 +94,9 @@ type Options struct {
 	// extension that did not start, was disabled, or answered an error.
 	// nil means none (they are logged either way).
 	Report func(error)
-	// StartTimeout bounds one extension's start (default 10 s).
+	// StartTimeout bounds one extension's start, in wall time from exec
+	// to Init's answer (default 10 s); on expiry its process group is
+	// killed.
 	StartTimeout time.Duration
 	// HookTimeout bounds each hook and command (default 5 s).
 	HookTimeout time.Duration
@@ -120,12 +127,16 @@ func (o *Options) defaults() {
 // Ext is one running extension.
 type Ext struct {
 	spec   Spec
+	logger hclog.Logger
 	client *plugin.Client
 	conn   *protocol.Conn
-	info   *pb.InitResponse
-	desc   Info
-	events map[string]bool
-	server *grpc.Server // the Host service served to it
+	rpc    *grpc.ClientConn // go-plugin's connection, for its GRPCController
+	// sockDir is the folder go-plugin made for the plugin's sockets.
+	sockDir string
+	info    *pb.InitResponse
+	desc    Info
+	events  map[string]bool
+	server  *grpc.Server // the Host service served to it
 
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).
@@ -133,22 +144,219 @@ type Ext struct {
 
 	mu       sync.Mutex
 	disabled error
+	proc     *process // nil until go-plugin asks for it
+	expired  bool     // the start deadline passed
+	how      *Stop    // set once stopped
 
 	stopOnce sync.Once
 }
 
-// stop ends the extension's process, once: with graceful, a Shutdown call
-// (bounded by timeout) first, then go-plugin's Kill (its own graceful
-// stop, then SIGKILL). A second call waits for the first to finish.
+// shutdownGrace bounds a graceful stop: the Shutdown calls and the wait
+// for the process to exit. Then its process group is killed.
+const shutdownGrace = time.Second
+
+// StopKind says how an extension's process ended.
+type StopKind string
+
+const (
+	// StopGraceful: it exited by itself after Shutdown.
+	StopGraceful StopKind = "graceful"
+	// StopTimeout: it did not exit within 1 s of Shutdown; it was killed.
+	StopTimeout StopKind = "shutdown timeout"
+	// StopKilled: it was killed without being asked (it had crashed,
+	// hung, answered nonsense or was refused at start).
+	StopKilled StopKind = "killed"
+	// StopExited: it had exited by itself before panto stopped it, or
+	// never ran.
+	StopExited StopKind = "exited"
+)
+
+// Stop is how an extension's process ended.
+type Stop struct {
+	Kind StopKind
+	// Leftovers: its process group still had processes once it exited
+	// (children it did not end); they were killed.
+	Leftovers bool
+	// PipesHeld: a process outside its group (a new session) still held
+	// its stdout or stderr once it exited; panto closed its own ends.
+	PipesHeld bool
+	// Undead: it did not die within 1 s of SIGKILL (uninterruptible
+	// sleep); panto stopped waiting for it.
+	Undead bool
+	// Exit is the process's exit error ("exit status 1", "signal:
+	// killed"); nil for exit status 0.
+	Exit error
+	// Took is how long the stop took.
+	Took time.Duration
+}
+
+// Clean reports whether it exited by itself after Shutdown and left
+// nothing running.
+func (s Stop) Clean() bool {
+	return s.Kind == StopGraceful && !s.Leftovers && !s.PipesHeld && !s.Undead
+}
+
+// String says how it ended, for people.
+func (s Stop) String() string {
+	var out string
+	switch s.Kind {
+	case StopGraceful:
+		out = "it exited after Shutdown"
+	case StopTimeout:
+		out = fmt.Sprintf("it did not exit within %s of Shutdown; panto killed its process group", shutdownGrace)
+	case StopKilled:
+		out = "panto killed its process group"
+	default:
+		out = fmt.Sprintf("it had already exited (%s)", exitText(s.Exit))
+	}
+	if s.Leftovers {
+		out += "; it left processes running in its process group, which panto killed"
+	}
+	if s.PipesHeld {
+		out += "; a process outside its process group still held its stdout or stderr"
+	}
+	if s.Undead {
+		out += fmt.Sprintf("; it did not die within %s of SIGKILL", killWait)
+	}
+	return out
+}
+
+// killedBySIGKILL reports whether cmd.Wait's error says SIGKILL ended
+// the process.
+func killedBySIGKILL(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// Stopped returns how the extension's process ended, once it has been
+// stopped.
+func (e *Ext) Stopped() (Stop, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.how == nil {
+		return Stop{}, false
+	}
+	return *e.how, true
+}
+
+// stop ends the extension's process, once, within a bound: with
+// graceful, Shutdown (panto's, then go-plugin's GRPCController) and a
+// wait for it to exit, at most min(timeout, 1 s); then, always, SIGKILL
+// to its whole process group. Without graceful it is killed at once. A
+// second call waits for the first to finish. It never calls go-plugin's
+// Client.Kill (a second GRPCController call, then up to 2 s of waiting)
+// and never waits on the EOF of pipes a child holds.
 func (e *Ext) stop(graceful bool, timeout time.Duration) {
 	e.stopOnce.Do(func() {
-		if graceful {
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			e.conn.Extension.Shutdown(ctx, &pb.ShutdownRequest{})
-			cancel()
+		t0 := time.Now()
+		e.mu.Lock()
+		p := e.proc
+		e.mu.Unlock()
+		st := Stop{Kind: StopExited}
+		if p != nil {
+			switch {
+			case p.stopped():
+			case graceful:
+				st.Kind = e.shutdown(p, min(timeout, shutdownGrace))
+			default:
+				st.Kind = StopKilled
+			}
+			st.Undead = !p.end()
+			st.Leftovers, st.PipesHeld = p.leftovers()
+			st.Exit = p.exitErr()
+			if st.Kind == StopKilled && !killedBySIGKILL(st.Exit) {
+				st.Kind = StopExited // it had exited, not yet reaped
+			}
 		}
-		e.client.Kill()
+		e.release()
+		st.Took = time.Since(t0)
+		e.mu.Lock()
+		e.how = &st
+		e.mu.Unlock()
+		e.logger.Debug("extension stopped", "path", e.spec.Path, "how", st.String(), "took", st.Took)
 	})
+}
+
+// release frees what go-plugin holds for the extension: its broker, its
+// connection and its socket folder, as its Client.Kill would, without
+// that Kill's second GRPCController call and 2 s wait. go-plugin's
+// goroutines end by themselves: the process is reaped and the pipes they
+// read are closed.
+func (e *Ext) release() {
+	if e.conn != nil {
+		_ = e.conn.Broker.Close()
+	}
+	if e.rpc != nil {
+		_ = e.rpc.Close()
+	}
+	if e.sockDir != "" {
+		_ = os.RemoveAll(e.sockDir)
+	}
+}
+
+// shutdown asks the extension to exit and waits for it, up to grace.
+// Panto's Shutdown comes first (an extension in another language exits
+// after answering it), then go-plugin's GRPCController.Shutdown (what
+// makes a Go extension's Serve return); one that serves neither is simply
+// waited for.
+func (e *Ext) shutdown(p *process, grace time.Duration) StopKind {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	go func() {
+		if e.conn != nil {
+			_, _ = e.conn.Extension.Shutdown(ctx, &pb.ShutdownRequest{})
+		}
+		if e.rpc != nil {
+			_ = e.rpc.Invoke(ctx, "/plugin.GRPCController/Shutdown", &emptypb.Empty{}, &emptypb.Empty{})
+		}
+	}()
+	select {
+	case <-p.exited:
+		return StopGraceful
+	case <-ctx.Done():
+		return StopTimeout
+	}
+}
+
+// expire is the start deadline: the process group is killed, whichever
+// step of the start it is in.
+func (e *Ext) expire() {
+	e.mu.Lock()
+	e.expired = true
+	p := e.proc
+	e.mu.Unlock()
+	if p != nil {
+		p.end()
+	}
+}
+
+func (e *Ext) hasExpired() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.expired
+}
+
+// setProc records the process go-plugin is about to start; false once
+// the start deadline has passed.
+func (e *Ext) setProc(p *process) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.expired {
+		return false
+	}
+	e.proc = p
+	return true
 }
 
 // Name is the extension's name (from Init).
@@ -173,43 +381,80 @@ func (e *Ext) Disabled() error {
 // ErrStart is wrapped by the error of an extension that could not start.
 var ErrStart = errors.New("extension did not start")
 
-// start launches one extension and initialises it. On error the process
-// is gone.
+// start launches one extension and initialises it, within
+// opts.StartTimeout of wall time from exec to Init's answer (the
+// handshake, the connection, Init and the broker dial it makes). On
+// error the process group is gone.
 func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report func(error)) (*Ext, error) {
 	logger := opts.Logger.Named("ext")
+	ext := &Ext{spec: spec, logger: logger}
+	deadline := time.Now().Add(opts.StartTimeout)
+	timer := time.AfterFunc(opts.StartTimeout, ext.expire)
+	defer timer.Stop()
+	// panto stopping (SIGTERM, Ctrl-C) ends the start at once, as the
+	// deadline would.
+	cancelled := context.AfterFunc(ctx, ext.expire)
+	defer cancelled()
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  protocol.Handshake,
 		Plugins:          plugin.PluginSet{protocol.PluginName: &protocol.GRPCPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		StartTimeout:     opts.StartTimeout,
-		SkipHostEnv:      true,
-		GRPCDialOptions:  protocol.DialOptions(),
-		Logger:           logger,
+		// A backstop only: the deadline above kills the process first,
+		// which ends go-plugin's wait for the handshake.
+		StartTimeout:    opts.StartTimeout + 5*time.Second,
+		GRPCDialOptions: protocol.DialOptions(),
+		Logger:          logger,
+		// The prototype command holds only go-plugin's variables; the
+		// runner adds them to the extension's environment.
+		SkipHostEnv: true,
 		// Stdout after the handshake and plain stderr go to the log, never
 		// to the user's terminal.
 		SyncStdout: logWriter{logger, "stdout"},
 		SyncStderr: logWriter{logger, "stderr"},
 		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, tmpDir string) (runner.Runner, error) {
-			return newRunner(l, spec, cmd)
+			ext.sockDir = tmpDir
+			r, err := newRunner(l, spec, cmd)
+			if err != nil {
+				return nil, err
+			}
+			if !ext.setProc(r.p) {
+				r.p.kill()
+				_ = r.p.start() // refused: closes the pipes
+				return nil, errStartAborted
+			}
+			return r, nil
 		},
 	}
 	client := plugin.NewClient(cfg)
-	ext := &Ext{spec: spec, client: client}
-	fail := func(err error) (*Ext, error) {
-		client.Kill()
-		return nil, fmt.Errorf("%w: %s (%s): %w", ErrStart, spec.Path, spec.Source, err)
+	ext.client = client
+	// fail stops the process at once and describes the failure; with
+	// tail, the end of its stderr follows.
+	fail := func(err error, tail bool) (*Ext, error) {
+		timer.Stop()
+		ext.stop(false, 0)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %s (%s): start cancelled: %w", ErrStart, spec.Path, spec.Source, context.Cause(ctx))
+		}
+		var end string
+		if p := ext.proc; tail && p != nil {
+			end = p.tail.String()
+		}
+		return nil, fmt.Errorf("%w: %s (%s): %w%s", ErrStart, spec.Path, spec.Source, err, end)
 	}
 	rpc, err := client.Client()
 	if err != nil {
-		return fail(err)
+		return fail(ext.handshakeErr(err, opts.StartTimeout), true)
+	}
+	if g, ok := rpc.(*plugin.GRPCClient); ok {
+		ext.rpc = g.Conn
 	}
 	raw, err := rpc.Dispense(protocol.PluginName)
 	if err != nil {
-		return fail(err)
+		return fail(err, true)
 	}
 	conn, ok := raw.(*protocol.Conn)
 	if !ok {
-		return fail(fmt.Errorf("unexpected plugin type %T", raw))
+		return fail(fmt.Errorf("unexpected plugin type %T", raw), false)
 	}
 	ext.conn = conn
 
@@ -226,26 +471,30 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		return s
 	})
 
-	ictx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	ictx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	info, err := conn.Extension.Init(ictx, &pb.InitRequest{
 		ApiVersion: APIVersion, MinApiVersion: MinAPIVersion, HostBrokerId: id,
 		HostVersion: opts.HostVersion, SessionId: opts.SessionID, Cwd: opts.CWD,
 	})
 	if err != nil {
-		return fail(fmt.Errorf("init: %w", err))
+		return fail(ext.initErr(err, ictx, opts.StartTimeout), true)
+	}
+	if !timer.Stop() {
+		// The deadline passed as Init returned: the process is being killed.
+		return fail(fmt.Errorf("it did not answer Init within %s", opts.StartTimeout), true)
 	}
 	if v := info.GetApiVersion(); v < MinAPIVersion || v > APIVersion {
-		return fail(fmt.Errorf("it speaks panto API v%d; this panto speaks v%d to v%d (upgrade the one that is older)", v, MinAPIVersion, APIVersion))
+		return fail(fmt.Errorf("it speaks panto API v%d; this panto speaks v%d to v%d (upgrade the one that is older)", v, MinAPIVersion, APIVersion), false)
 	}
 	if info.GetError() != nil {
-		return fail(fmt.Errorf("init: %s", info.GetError().GetMessage()))
+		return fail(fmt.Errorf("init: %s", info.GetError().GetMessage()), false)
 	}
 	if info.GetName() == "" {
-		return fail(errors.New("init: the extension gave no name"))
+		return fail(errors.New("init: the extension gave no name"), false)
 	}
 	if err := checkTools(info.GetTools()); err != nil {
-		return fail(fmt.Errorf("extension %s: %w", info.GetName(), err))
+		return fail(fmt.Errorf("extension %s: %w", info.GetName(), err), false)
 	}
 	ext.info, ext.desc = info, infoFrom(info)
 	ext.events = map[string]bool{}
@@ -256,10 +505,48 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	return ext, nil
 }
 
+// handshakeErr says why go-plugin's handshake failed, in panto's words
+// where go-plugin's would mislead ("timeout while waiting for plugin to
+// start", "plugin exited before we could connect").
+func (e *Ext) handshakeErr(err error, timeout time.Duration) error {
+	p := e.proc
+	switch {
+	case e.hasExpired():
+		return fmt.Errorf("it did not complete the go-plugin handshake within %s", timeout)
+	case p != nil && p.ran() && !p.handshake.Load():
+		// Its stdout ended without a line: it is exiting, most likely.
+		select {
+		case <-p.exited:
+			return fmt.Errorf("it exited before the go-plugin handshake (%s)", exitText(p.exitErr()))
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+// initErr says why Init failed: no answer within the start deadline, or
+// the process exited.
+func (e *Ext) initErr(err error, ictx context.Context, timeout time.Duration) error {
+	if e.hasExpired() || errors.Is(ictx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("it did not answer Init within %s", timeout)
+	}
+	if p := e.proc; p != nil && status.Code(err) == codes.Unavailable {
+		// A crash: the connection breaks as the process exits.
+		select {
+		case <-p.exited:
+			return fmt.Errorf("it exited during Init (%s)", exitText(p.exitErr()))
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("init: %w", err)
+}
+
 // newRunner starts the plugin's process our way: stdin is /dev/null (never
 // the user's terminal), the process dies with panto even on SIGKILL
-// (Pdeathsig), and a trusted checksum is verified right before the start.
-func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (runner.Runner, error) {
+// (Pdeathsig) and leads its own process group, its environment is
+// spec.Environ (or panto's) plus go-plugin's variables, and a trusted
+// checksum is verified right before the start.
+func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (*cmdRunner, error) {
 	if spec.Checksum != nil {
 		sc := &plugin.SecureConfig{Checksum: spec.Checksum, Hash: newSHA256()}
 		ok, err := sc.Check(spec.Path)
@@ -271,15 +558,17 @@ func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (runner.Runner, error
 		}
 	}
 	cmd := exec.Command(spec.Path)
-	// proto.Env holds go-plugin's own variables only (SkipHostEnv).
 	base := spec.Environ
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd.Env = append(append([]string(nil), base...), proto.Env...)
-	cmd.Stdin = nil
+	cmd.Env = append(slices.Clip(base), proto.Env...)
 	cmd.SysProcAttr = sysProcAttr()
-	return newCmdRunner(l, cmd)
+	p, err := newProcess(l.Named(filepath.Base(spec.Path)), cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &cmdRunner{p: p}, nil
 }
 
 // ErrChanged is returned when a trusted binary no longer has the checksum

@@ -37,6 +37,11 @@ var sdkNames = []string{
 	"badtool-name", "badtool-long", "badtool-empty", "badtool-json", "badtool-array", "badtool-type", "badtool-dup",
 }
 
+// names stopplug runs under (see testdata/plugins/stopplug).
+var stopNames = []string{
+	"calm", "stubborn", "bare", "bare-badtool", "initsleep", "late-initsleep", "initcrash", "bigout", "env",
+}
+
 const benchCopies = 10
 
 func TestMain(m *testing.M) {
@@ -63,8 +68,9 @@ func run(m *testing.M) int {
 
 func buildPlugins(dir string) error {
 	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, name := range []string{"sdkplug", "rawplug"} {
+	plugins := []string{"sdkplug", "rawplug", "stopplug"}
+	errs := make([]error, len(plugins))
+	for i, name := range plugins {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -83,6 +89,9 @@ func buildPlugins(dir string) error {
 	links := map[string]string{"v9": "rawplug", "edits": "rawplug"}
 	for _, n := range sdkNames {
 		links[n] = "sdkplug"
+	}
+	for _, n := range stopNames {
+		links[n] = "stopplug"
 	}
 	for i := range benchCopies {
 		links[fmt.Sprintf("bench-%d", i)] = "sdkplug"

@@ -54,7 +54,9 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 			defer wg.Done()
 			ext, err := start(ctx, spec, rec, opts, m.report)
 			if err != nil {
-				m.report(err)
+				if ctx.Err() == nil { // panto stopping is not the extension's failure
+					m.report(err)
+				}
 				return
 			}
 			started[i] = ext
@@ -331,9 +333,20 @@ func (m *Manager) deliverChanges() {
 }
 
 // Close delivers session_end, drains queued events, asks each extension to
-// shut down and kills it. The Manager must not be used afterwards.
+// shut down and kills it, each step bounded (docs/extensions.md). The
+// Manager must not be used afterwards.
 func (m *Manager) Close(ctx context.Context) {
-	m.fire(ctx, &pb.EventRequest{Event: protocol.EventSessionEnd, Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}})
+	// session_end to every extension at once, so the whole takes at most
+	// one hook deadline, however many there are. With ctx done (panto is
+	// stopping on a signal) there is none.
+	req := &pb.EventRequest{Event: protocol.EventSessionEnd, Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}}
+	var ends sync.WaitGroup
+	for _, e := range m.exts {
+		if ctx.Err() == nil && e.Disabled() == nil && e.Handles(req.Event) {
+			ends.Go(func() { m.ask(ctx, e, req) })
+		}
+	}
+	ends.Wait()
 	m.qmu.Lock()
 	m.closed = true
 	m.signal()
