@@ -350,10 +350,12 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 				}
 				fmt.Fprintf(e.stdout, "%s by %s REFUSED: %q: %v\n", what, ev.By, ev.Text, ev.Err)
 			case host.Notice:
+				// A failure is printed once, as the panto: line at the end.
 				if ev.Level == host.NoticeError {
 					failed = append(failed, ev.Text)
+				} else {
+					fmt.Fprintf(e.stdout, "%s: %s\n", ev.Level, ev.Text)
 				}
-				fmt.Fprintf(e.stdout, "%s: %s\n", ev.Level, ev.Text)
 			}
 			mu.Unlock()
 		}
@@ -362,7 +364,7 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 	if len(infos) == 0 {
 		sess.Close(ctx)
 		<-done
-		return fmt.Errorf("ext check: %s did not start: %s", path, strings.Join(failed, "; "))
+		return fmt.Errorf("ext check: %s", strings.Join(failed, "; "))
 	}
 	info := infos[0]
 	mu.Lock()

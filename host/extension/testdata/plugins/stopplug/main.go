@@ -34,8 +34,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/panto-dev/panto/sdk"
-	"github.com/panto-dev/panto/sdk/pb"
+	"github.com/panto-dev/panto/internal/pb"
+	"github.com/panto-dev/panto/internal/protocol"
 )
 
 type server struct {
@@ -52,7 +52,7 @@ func (s *server) Init(ctx context.Context, _ *pb.InitRequest) (*pb.InitResponse,
 		fmt.Fprintln(os.NewFile(2, "stderr"), "initcrash: cannot open /nonexistent/config.toml")
 		os.Exit(2)
 	}
-	resp := &pb.InitResponse{ApiVersion: 1, Name: s.name, Events: []string{sdk.EventSessionStart}}
+	resp := &pb.InitResponse{ApiVersion: 1, Name: s.name, Events: []string{protocol.EventSessionStart}}
 	if s.variant == "badtool" {
 		resp.Tools = []*pb.Tool{{Name: "bad name", Description: "an invalid tool"}}
 	}
@@ -135,8 +135,8 @@ func main() {
 		time.Sleep(d)
 	}
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: sdk.Handshake,
-		Plugins:         plugin.PluginSet{sdk.PluginName: &grpcPlugin{srv: srv}},
+		HandshakeConfig: protocol.Handshake,
+		Plugins:         plugin.PluginSet{protocol.PluginName: &grpcPlugin{srv: srv}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 	})
 	if behaviour == "stubborn" {
