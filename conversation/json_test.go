@@ -92,7 +92,7 @@ func TestNonSystemJSONIsBlockJSON(t *testing.T) {
 		{Role: RoleAssistant, Content: []Block{Thinking("hmm", "sig"), RedactedThinking("xx"), Text("ok"), ToolUse("t1", "read", json.RawMessage(`{"path":"a"}`))}},
 		{Role: RoleTool, Content: []Block{ToolResult("t1", "contents", false), {Type: TypeToolResult, ToolUseID: "t2", IsError: true, Content: []Block{Text("x"), Image("image/png", "AA==")}}}},
 	} {
-		require.Equal(t, marshal(t, before{m.Role, m.Content}), marshal(t, m))
+		require.Equal(t, marshal(t, before(m)), marshal(t, m)) // the conversion drops the methods
 	}
 }
 

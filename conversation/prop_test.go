@@ -63,8 +63,9 @@ func randomConversation(r *rand.Rand, n, keys, rare int) []Message {
 }
 
 // conversationFromBytes reads a conversation from fuzz input, four bytes
-// a message.
+// a message, 100 messages at most (each prefix is derived from scratch).
 func conversationFromBytes(data []byte) []Message {
+	data = data[:min(len(data), 400)]
 	var msgs []Message
 	for ; len(data) >= 4; data = data[4:] {
 		msgs = append(msgs, edit(data[0], data[1]%40, data[2], data[3]))
