@@ -428,8 +428,8 @@ func (h *remoteHost) Messages(ctx context.Context) ([]conversation.Message, erro
 	if err != nil {
 		return nil, hostErr("get messages", nil, err)
 	}
-	var msgs []conversation.Message
-	if err := json.Unmarshal(resp.Messages, &msgs); err != nil {
+	msgs, err := conversation.UnmarshalMessages(resp.Messages)
+	if err != nil {
 		return nil, fmt.Errorf("panto host: get messages: decode: %w", err)
 	}
 	return msgs, nil

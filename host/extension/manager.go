@@ -426,11 +426,33 @@ func (h *hostServer) RemoveSection(_ context.Context, req *pb.RemoveSectionReque
 }
 
 func (h *hostServer) GetMessages(context.Context, *pb.GetMessagesRequest) (*pb.GetMessagesResponse, error) {
-	data, err := json.Marshal(h.rec.Messages())
+	msgs := h.rec.Messages()
+	var data []byte
+	var err error
+	if h.ext.ready.Load() && h.ext.desc.APIVersion < 2 {
+		data, err = json.Marshal(v1Messages(msgs))
+	} else {
+		data, err = conversation.MarshalMessages(msgs)
+	}
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "encode messages: %v", err)
 	}
 	return &pb.GetMessagesResponse{Messages: data}, nil
+}
+
+// v1Messages is msgs in the JSON an API v1 extension reads: a system
+// message's blocks as {"type":"system","text":...,"mode":...}, as the
+// Go SDK wrote them before messages had the session log's one shape.
+func v1Messages(msgs []conversation.Message) any {
+	type v1 struct {
+		Role    conversation.Role    `json:"role"`
+		Content []conversation.Block `json:"content"`
+	}
+	out := make([]v1, len(msgs))
+	for i, m := range msgs {
+		out[i] = v1{m.Role, m.Content}
+	}
+	return out
 }
 
 func (h *hostServer) AppendData(_ context.Context, req *pb.AppendDataRequest) (*pb.AppendDataResponse, error) {

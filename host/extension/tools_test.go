@@ -183,3 +183,24 @@ func TestToolOwnerFallsBackWhenDisabled(t *testing.T) {
 	require.Equal(t, `tools-b: {"x":1}`, res.ResultText())
 	require.Equal(t, 1, strings.Count(h.errs.String(), "disabled for this session"), h.errs.String())
 }
+
+// GetMessages gives an API v1 extension messages in the shape its SDK
+// reads (System blocks), and a v2 one the session log's one shape.
+func TestGetMessagesShapeByAPIVersion(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder()
+	require.NoError(t, rec.EditSystem("x", conversation.ModeAppend, "seed"))
+	for _, tc := range []struct {
+		version int
+		want    string
+	}{
+		{1, `[{"role":"system","content":[{"type":"system","text":"seed","mode":"append"}]}]`},
+		{2, `[{"role":"system","mode":"append","content":[{"type":"text","text":"seed"}]}]`},
+	} {
+		x := &Ext{desc: Info{Name: "x", APIVersion: tc.version}}
+		x.ready.Store(true)
+		resp, err := (&hostServer{ext: x, rec: rec}).GetMessages(context.Background(), nil)
+		require.NoError(t, err)
+		require.JSONEq(t, tc.want, string(resp.GetMessages()), "API v%d", tc.version)
+	}
+}
