@@ -59,7 +59,7 @@ const DebugEnv = "PANTO_EXTENSION_DEBUG"
 // already running (under a debugger) instead of starting them: a JSON
 // object from name to go-plugin reattach config, as Serve prints it in
 // debug mode.
-const ReattachEnv = "PANTO_REATTACH_EXTENSIONS"
+const ReattachEnv = protocol.ReattachEnv
 
 // Serve runs ext as a panto extension: it answers go-plugin's handshake on
 // stdout and serves the extension protocol until panto shuts it down;
@@ -89,47 +89,59 @@ func Serve(ext Extension, opts ...Option) error {
 	if !debug && os.Getenv(protocol.Handshake.MagicCookieKey) != protocol.Handshake.MagicCookieValue {
 		return ErrNotStartedByPanto
 	}
-	sc := &plugin.ServeConfig{
-		HandshakeConfig: protocol.Handshake,
-		Plugins:         plugin.PluginSet{protocol.PluginName: pluginFor(ext, cfg.logger)},
-		GRPCServer: func(o []grpc.ServerOption) *grpc.Server {
-			return grpc.NewServer(append(o, protocol.ServerOptions()...)...)
-		},
-		Logger: cfg.logger,
-	}
 	if debug {
-		return serveDebug(sc, nameOf(ext))
+		return serveDebug(ext, cfg.logger)
 	}
-	plugin.Serve(sc)
+	plugin.Serve(pluginServe(ext, cfg.logger))
 	return nil
 }
 
-// pluginFor is the go-plugin glue serving ext, its Host.Logger logger.
-func pluginFor(ext Extension, logger hclog.Logger) plugin.Plugin {
+// pluginServe is go-plugin's ServeConfig for ext.
+func pluginServe(ext Extension, logger hclog.Logger, onShutdown ...func()) *plugin.ServeConfig {
+	return &plugin.ServeConfig{
+		HandshakeConfig: protocol.Handshake,
+		Plugins:         plugin.PluginSet{protocol.PluginName: pluginFor(ext, logger, onShutdown...)},
+		GRPCServer: func(o []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(o, protocol.ServerOptions()...)...)
+		},
+		Logger: logger,
+	}
+}
+
+// pluginFor is the go-plugin glue serving ext, its Host.Logger logger;
+// onShutdown, when not nil, is called when panto ends the session.
+func pluginFor(ext Extension, logger hclog.Logger, onShutdown ...func()) plugin.Plugin {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
 	return &protocol.GRPCPlugin{NewServer: func(broker *plugin.GRPCBroker) pb.ExtensionServer {
-		return newServer(ext, broker, logger)
+		s := newServer(ext, broker, logger)
+		if len(onShutdown) > 0 {
+			s.onShutdown = onShutdown[0]
+		}
+		return s
 	}}
 }
 
-// serveDebug serves in go-plugin's test mode: no handshake on stdout, and
-// the reattach config printed for the user to hand to panto.
-func serveDebug(sc *plugin.ServeConfig, name string) error {
+// serveDebug serves in go-plugin's test mode, for one session: no
+// handshake on stdout, the reattach config printed for the user to hand
+// to panto, and a return once that panto ends its session (or on Ctrl-C).
+func serveDebug(ext Extension, logger hclog.Logger) error {
+	name := nameOf(ext)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	sc := pluginServe(ext, logger, cancel)
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	sc.Test = &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: reattach, CloseCh: closed}
 	go plugin.Serve(sc)
 	select {
 	case rc := <-reattach:
-		data, err := json.Marshal(map[string]*plugin.ReattachConfig{name: rc})
+		data, err := protocol.EncodeReattach(name, rc)
 		if err != nil {
 			return fmt.Errorf("debug: encode the reattach config: %w", err)
 		}
-		fmt.Fprintf(os.Stderr, "Extension %s is serving for a debugger. Run panto with:\n\n\t%s='%s'\n\nCtrl-C stops it.\n", name, ReattachEnv, data)
+		fmt.Fprintf(os.Stderr, "Extension %s is serving one panto session, for a debugger. Run panto with:\n\n\t%s='%s'\n\nIt returns when that session ends; Ctrl-C stops it before.\n", name, ReattachEnv, data)
 	case <-closed:
 		return errors.New("debug: the extension stopped before it was ready")
 	}
@@ -171,23 +183,29 @@ type server struct {
 	byName   map[string]Command
 	tools    map[string]Tool
 
-	mu       sync.Mutex
-	brokerID uint32 // the host connection's broker id; 0: none
+	mu   sync.Mutex
+	conn *grpc.ClientConn // the host connection; nil: none
+	// onShutdown, when set, is called when panto ends the session (debug
+	// mode: Serve then returns).
+	onShutdown func()
 }
 
 // connect dials the host service at broker id and makes it the Host of
-// every hook from now on, unless it already is.
+// every hook from now on. Every Init dials: a panto attached to an
+// extension run under a debugger is a new one each time (its broker ids
+// start at 1 again), and a dial that failed leaves nothing behind.
 func (s *server) connect(id uint32, info HostInfo) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.brokerID == id {
-		return nil
-	}
 	conn, err := s.broker.DialWithOptions(id, protocol.DialOptions()...)
 	if err != nil {
 		return err
 	}
-	s.brokerID = id
+	s.mu.Lock()
+	old := s.conn
+	s.conn = conn
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
 	s.host.Store(&hostRef{&remoteHost{client: pb.NewHostClient(conn), logger: s.logger, info: info}})
 	return nil
 }
@@ -356,6 +374,9 @@ func (s *server) RunCommand(ctx context.Context, req *pb.CommandRequest) (*pb.Co
 }
 
 func (s *server) Shutdown(context.Context, *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
+	if s.onShutdown != nil {
+		s.onShutdown()
+	}
 	return &pb.ShutdownResponse{}, nil
 }
 

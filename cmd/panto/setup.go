@@ -214,6 +214,36 @@ func (a *app) extensionSpecs(e *env, o *options) ([]extension.Spec, error) {
 	for i := range specs {
 		specs[i].Environ = a.extensionEnviron(e, specs[i].Path)
 	}
+	return reattached(e, specs)
+}
+
+// reattached applies PANTO_REATTACH_EXTENSIONS: each extension it names,
+// running under a debugger, is attached to instead of started — in the
+// place of the one of that file name, or after the others.
+func reattached(e *env, specs []extension.Spec) ([]extension.Spec, error) {
+	v := e.getenv(extension.ReattachEnv)
+	if v == "" {
+		return specs, nil
+	}
+	m, err := extension.Reattachments(v)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		i := slices.IndexFunc(specs, func(s extension.Spec) bool { return filepath.Base(s.Path) == name })
+		if i < 0 {
+			specs = append(specs, extension.Spec{Path: name, Source: extension.ReattachEnv})
+			i = len(specs) - 1
+		} else {
+			specs[i].Source += ", reattached by " + extension.ReattachEnv
+		}
+		specs[i].Reattach = m[name]
+	}
 	return specs, nil
 }
 

@@ -83,6 +83,11 @@ type Spec struct {
 	// Environ, when not nil, is the environment the extension starts
 	// with (plus go-plugin's own variables); nil means panto's own.
 	Environ []string
+	// Reattach, when set, is an extension already running — started by
+	// hand under a debugger (sdk.DebugEnv) — that panto connects to
+	// instead of starting Path. panto never stops or kills its process:
+	// closing the session only closes the connection.
+	Reattach *plugin.ReattachConfig
 }
 
 // Options tune the Manager.
@@ -264,6 +269,16 @@ func (e *Ext) stop(graceful bool, timeout time.Duration) {
 		p := e.proc
 		e.mu.Unlock()
 		st := Stop{Kind: StopExited}
+		if e.spec.Reattach != nil && graceful && e.conn != nil {
+			// Attached under a debugger: the process is the user's. Tell
+			// it the session is over (the SDK then returns from Serve);
+			// never kill it.
+			ctx, cancel := context.WithTimeout(context.Background(), min(timeout, shutdownGrace))
+			if _, err := e.conn.Extension.Shutdown(ctx, &pb.ShutdownRequest{}); err == nil {
+				st.Kind = StopGraceful
+			}
+			cancel()
+		}
 		if p != nil {
 			switch {
 			case p.stopped():
@@ -378,6 +393,21 @@ func (e *Ext) Disabled() error {
 	return e.disabled
 }
 
+// ReattachEnv names the variable that makes panto attach to extensions
+// already running under a debugger (see Reattachments).
+const ReattachEnv = protocol.ReattachEnv
+
+// Reattachments reads the ReattachEnv value s: each extension, by name,
+// that panto attaches to instead of starting it. An extension serving
+// with sdk.DebugEnv=1 prints the value to give.
+func Reattachments(s string) (map[string]*plugin.ReattachConfig, error) {
+	m, err := protocol.DecodeReattach(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ReattachEnv, err)
+	}
+	return m, nil
+}
+
 // ErrStart is wrapped by the error of an extension that could not start.
 var ErrStart = errors.New("extension did not start")
 
@@ -424,6 +454,9 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 			}
 			return r, nil
 		},
+	}
+	if spec.Reattach != nil {
+		cfg.RunnerFunc, cfg.Reattach = nil, spec.Reattach
 	}
 	client := plugin.NewClient(cfg)
 	ext.client = client
