@@ -94,13 +94,6 @@ func (c *Conversation) EffectiveSystem() []SystemText {
 	return EffectiveSystem(c.Messages)
 }
 
-// PromptAt returns the system prompt as it was after the first n messages.
-// n is clamped to [0, len(Messages)].
-func (c *Conversation) PromptAt(n int) []SystemText {
-	n = max(0, min(n, len(c.Messages)))
-	return EffectiveSystem(c.Messages[:n])
-}
-
 // SystemMessage builds a system-role message holding one unkeyed System
 // block.
 func SystemMessage(text string, mode Mode) Message {

@@ -142,15 +142,3 @@ func Texts(blocks []SystemText) []string {
 	}
 	return out
 }
-
-// NonSystem returns the messages of msgs that are not system messages, in
-// their original order. The result shares msgs' backing data.
-func NonSystem(msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
-		if m.Role != RoleSystem {
-			out = append(out, m)
-		}
-	}
-	return out
-}

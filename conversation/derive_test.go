@@ -74,11 +74,9 @@ func TestPromptAtEveryPrefix(t *testing.T) {
 		{"persona", "after persona"},
 	}
 	for n, w := range want {
-		require.Equal(t, w, Texts(c.PromptAt(n)), "prompt as of message %d", n)
+		require.Equal(t, w, Texts(EffectiveSystem(c.Messages[:n])), "prompt as of message %d", n)
 	}
 	require.Equal(t, want[len(want)-1], Texts(c.EffectiveSystem()))
-	require.Empty(t, c.PromptAt(-3))
-	require.Equal(t, want[6], Texts(c.PromptAt(99)))
 }
 
 func TestConversationMethodsRecordMode(t *testing.T) {
@@ -90,12 +88,6 @@ func TestConversationMethodsRecordMode(t *testing.T) {
 		{Role: RoleSystem, Content: []Block{{Type: TypeSystem, Text: "a", Mode: ModeAppend}}},
 		{Role: RoleSystem, Content: []Block{{Type: TypeSystem, Text: "b", Mode: ModeReplace}}},
 	}, c.Messages)
-}
-
-func TestNonSystemKeepsOrder(t *testing.T) {
-	t.Parallel()
-	msgs := []Message{SystemMessage("s", ModeAppend), UserText("1"), SystemMessage("t", ModeReplace), AssistantText("2")}
-	require.Equal(t, []Message{UserText("1"), AssistantText("2")}, NonSystem(msgs))
 }
 
 // keyed returns a keyed system message with a source.
@@ -190,7 +182,7 @@ func TestConversationSetSection(t *testing.T) {
 	c.AddSystemMessage("note")
 	c.SetSection("env", "cwd: /b")
 	require.Equal(t, []string{"seed", "cwd: /b", "note"}, Texts(c.EffectiveSystem()))
-	require.Equal(t, []string{"seed", "cwd: /a", "note"}, Texts(c.PromptAt(3)))
+	require.Equal(t, []string{"seed", "cwd: /a", "note"}, Texts(EffectiveSystem(c.Messages[:3])))
 	c.SetSection("env", "")
 	require.Equal(t, []string{"seed", "note"}, Texts(c.EffectiveSystem()))
 	require.Equal(t, Message{Role: RoleSystem, Content: []Block{{Type: TypeSystem, Text: "", Mode: ModeAppend, Key: "env"}}}, c.Messages[4])

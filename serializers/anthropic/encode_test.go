@@ -592,7 +592,7 @@ func TestRequestGoldenFilesHaveCases(t *testing.T) {
 
 // TestSystemPromptPrefix checks the /tree property: encoding the first N
 // messages gives the system prompt as it was at N, for every N, and it is
-// the join of conversation.PromptAt(N).
+// the join of the prompt as of message N.
 func TestSystemPromptPrefix(t *testing.T) {
 	t.Parallel()
 	conv := conversation.Conversation{Messages: prefixConversation}
@@ -606,7 +606,7 @@ func TestSystemPromptPrefix(t *testing.T) {
 		require.Equal(t, prefixSystem[n] != "", present, "prefix %d: system present only when non-empty", n)
 
 		var want []string
-		for _, s := range conversation.Texts(conv.PromptAt(n)) {
+		for _, s := range conversation.Texts(conversation.EffectiveSystem(conv.Messages[:n])) {
 			want = append(want, strings.TrimRight(s, "\r\n"))
 		}
 		require.Equal(t, strings.Join(want, anthropic.SystemSeparator), got, "prefix %d", n)

@@ -317,9 +317,12 @@ func TestEncodePrefixDerivation(t *testing.T) {
 			others = append(others, m["content"].(string))
 		}
 		require.Equal(t, wantSystems[n], append([]string{}, systems...), "n=%d", n)
-		require.Equal(t, c.Texts(conv.PromptAt(n)), append([]string{}, systems...), "n=%d", n)
+		require.Equal(t, c.Texts(c.EffectiveSystem(conv.Messages[:n])), append([]string{}, systems...), "n=%d", n)
 		var wantOthers []string
-		for _, m := range c.NonSystem(prefixConversation[:n]) {
+		for _, m := range prefixConversation[:n] {
+			if m.Role == c.RoleSystem {
+				continue
+			}
 			wantOthers = append(wantOthers, m.Text())
 		}
 		require.Equal(t, wantOthers, others, "n=%d", n)
