@@ -194,11 +194,6 @@ func envVar(e *env) func(string) (string, bool) {
 	}
 }
 
-// vars are the {{variables}} of a run with no extensions started.
-func (a *app) vars(e *env) rules.Vars {
-	return rules.Map{Values: a.builtinVars(), Env: envVar(e)}
-}
-
 // extensionSpecs are the extensions the flags and layers say to start, in
 // load order, less those config disables by file name; those that may not
 // run (untrusted, changed) are reported on stderr.
