@@ -161,7 +161,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.userPrompt = p.UserPrompt
-	res, err := s.seed(p.Blocks, names)
+	res, err := s.seed(p.Blocks, names, s.modelChange(cfg.ProviderName, cfg.Request.Model)...)
 	if err != nil {
 		return nil, err
 	}
@@ -169,9 +169,6 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// The sections of extensions not loaded now go with them: the prompt
 	// never describes a tool that is not offered.
 	if err := s.disposeAbsent(names); err != nil {
-		return nil, err
-	}
-	if err := s.recordModel(cfg.ProviderName, cfg.Request.Model); err != nil {
 		return nil, err
 	}
 	if s.exts != nil {
@@ -186,10 +183,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// recordModel records a model_change entry when provider and model differ
-// from the last ones recorded on the branch (a fresh session records its
-// first).
-func (s *Session) recordModel(provider, model string) error {
+// modelChange returns the model_change entry to record when provider
+// and model differ from the last ones recorded on the branch (a fresh
+// session records its first), or nothing. It is recorded with the
+// lifecycle entry, in the same write.
+func (s *Session) modelChange(provider, model string) []sessionlog.Entry {
 	if provider == "" || model == "" {
 		return nil
 	}
@@ -203,8 +201,5 @@ func (s *Session) recordModel(provider, model string) error {
 			break
 		}
 	}
-	if err := s.appendLocked(sessionlog.ModelChangeEntry(provider, model)); err != nil {
-		return fmt.Errorf("record model: %w", err)
-	}
-	return nil
+	return []sessionlog.Entry{sessionlog.ModelChangeEntry(provider, model)}
 }

@@ -383,7 +383,7 @@ type SeedResult struct {
 
 // seed brings the session's system prompt in line with the configured
 // blocks (seed first, then appends) and records a lifecycle entry naming
-// the loaded extensions.
+// the loaded extensions, then the entries also, all in one write.
 //
 // A fresh session records each block in append mode. A resumed session
 // compares the blocks, by position and exact text, with its current
@@ -392,7 +392,7 @@ type SeedResult struct {
 // block; otherwise nothing. The lifecycle entry that follows ends the
 // window, so system edits made afterwards (by extensions at session start
 // or later) are never mistaken for configuration by the next resume.
-func (s *Session) seed(configured []PromptBlock, extensions []string) (SeedResult, error) {
+func (s *Session) seed(configured []PromptBlock, extensions []string, also ...sessionlog.Entry) (SeedResult, error) {
 	blocks := make([]string, len(configured))
 	for i, b := range configured {
 		blocks[i] = b.Text
@@ -426,6 +426,7 @@ func (s *Session) seed(configured []PromptBlock, extensions []string) (SeedResul
 		entries = append(entries, sessionlog.MessageEntry(m))
 	}
 	entries = append(entries, sessionlog.LifecycleEntry(event, res.Reseeded, extensions))
+	entries = append(entries, also...)
 	if err := s.appendLocked(entries...); err != nil {
 		return SeedResult{}, fmt.Errorf("seed session: %w", err)
 	}
