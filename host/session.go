@@ -123,6 +123,11 @@ func (s *Session) Events() <-chan Event {
 	return s.events.out
 }
 
+// Unread returns the events queued so far that nobody has read — those of
+// Open, say — when Events was never called and no turn took them: what a
+// front end that runs no turn (a command in print mode) shows first.
+func (s *Session) Unread() []Event { return s.events.takeUnread() }
+
 // EditSystem records a system block on behalf of by (an extension's
 // name), its variables rendered first. Extensions call it (through the
 // extension host).

@@ -38,7 +38,7 @@ func sectionMessages() []conversation.Message {
 		section("tools", "Tools: read, edit, bash.", "extension tools"),
 		conversation.AssistantText("Done."),
 		section("env", "", "extension env"),
-		sys("You are panto. Configuration changed.", conversation.ModeReplace, "panto (re-seed)"),
+		sys("You are panto. Configuration changed.", conversation.ModeReplace, "panto re-seed: project /p/.panto/SYSTEM.md"),
 		section("tools", "Tools: read.", `extension "tools" <v2> & more`),
 		conversation.SystemMessage("no source", conversation.ModeAppend),
 		section("tools", "Tools: read, grep.", "extension tools"),
@@ -99,7 +99,7 @@ func TestSectionsGolden(t *testing.T) {
 		{Text: "You are a strict reviewer.", Key: "persona", Source: "extension persona", Index: 13},
 	}, conversation.EffectiveSystem(rebuilt))
 	require.Equal(t, []conversation.SystemText{
-		{Text: "You are panto. Configuration changed.", Source: "panto (re-seed)", Index: 8},
+		{Text: "You are panto. Configuration changed.", Source: "panto re-seed: project /p/.panto/SYSTEM.md", Index: 8},
 		{Text: "Tools: read, grep.", Key: "tools", Source: "extension tools", Index: 11},
 		{Text: "no source", Index: 10},
 	}, conversation.EffectiveSystem(rebuilt[:12]))

@@ -81,8 +81,17 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	defer c.close()
 	if printMode {
 		if name, args, ok := slashCommand(text); ok {
-			c.once.Do(c.follow)
-			return c.command(ctx, name, args)
+			// What Open told first, then the command, in order.
+			for _, ev := range c.sess.Unread() {
+				c.view.show(ev)
+			}
+			err := c.command(ctx, name, args)
+			if err != nil {
+				if jv, ok := c.view.(*jsonView); ok {
+					jv.show(host.Error{Err: err})
+				}
+			}
+			return err
 		}
 		return c.turn(ctx, text)
 	}

@@ -85,7 +85,10 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.logLevel = root.logLevel
-			if cmd.Flags().Changed("at") && at < 0 {
+			switch {
+			case !cmd.Flags().Changed("at"):
+				at = -1
+			case at < 0:
 				return usageErrorf("--at %d: want the number of messages, 0 or more", at)
 			}
 			return runPrompt(ctx, e, &o, at, asJSON)
@@ -95,8 +98,8 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	o.sessionFlags(f)
 	o.promptFlags(f)
 	o.extensionFlags(f)
-	f.IntVar(&at, "at", -1, "the prompt as of the log's first `N` messages")
-	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "message"}]}`)
+	f.IntVar(&at, "at", 0, "the prompt as recorded after the log's first `N` messages")
+	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "key", "message"}]}`)
 	return cmd
 }
 

@@ -256,6 +256,21 @@ func extList(ctx context.Context, e *env, o *options, flags []string) error {
 	if err != nil {
 		return err
 	}
+	// What a session would attach to under a debugger, too.
+	specs := make([]extension.Spec, len(cands))
+	for i, c := range cands {
+		specs[i] = c.spec
+	}
+	if specs, err = reattached(e, specs); err != nil {
+		return err
+	}
+	for i, sp := range specs {
+		if i < len(cands) {
+			cands[i].spec = sp
+		} else {
+			cands = append(cands, candidate{spec: sp})
+		}
+	}
 	if len(cands) == 0 {
 		fmt.Fprintln(e.stdout, "no extensions found (see panto ext --help)")
 		return nil
@@ -317,15 +332,45 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 		return fmt.Errorf("ext check: %w", err)
 	}
 	log.started(len(sess.ExtensionInfo()) > 0)
+	infos := sess.ExtensionInfo()
+	if len(infos) == 0 {
+		var failed []string
+		for _, ev := range sess.Unread() {
+			if n, ok := ev.(host.Notice); ok && n.Level == host.NoticeError {
+				failed = append(failed, n.Text)
+			}
+		}
+		sess.Close(ctx)
+		return fmt.Errorf("ext check: %s", strings.Join(failed, "; "))
+	}
+	info := infos[0]
+	name := info.Name
+	if info.Version != "" {
+		name += " " + info.Version
+	}
+	fmt.Fprintf(e.stdout, "started %s in %s (panto API v%d)\n", name, time.Since(start).Round(time.Millisecond), info.APIVersion)
+	if info.Description != "" {
+		fmt.Fprintf(e.stdout, "description: %s\n", info.Description)
+	}
+	if len(info.Events) > 0 {
+		fmt.Fprintf(e.stdout, "handles: %s\n", strings.Join(info.Events, ", "))
+	}
+	for _, c := range info.Commands {
+		fmt.Fprintf(e.stdout, "command: /%s %s — %s\n", c.Name, c.Usage, c.Description)
+	}
+	for _, t := range info.Tools {
+		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.Name, oneLine(t.Description, 80))
+	}
+	for k, v := range info.Variables {
+		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, oneLine(v, 60))
+	}
 	// What the extension does, as it happens; every failure is a notice.
 	var failed []string
-	var mu sync.Mutex
 	done := make(chan struct{})
 	events := sess.Events()
 	go func() {
 		defer close(done)
 		for ev := range events {
-			mu.Lock()
 			switch ev := ev.(type) {
 			case host.SystemChanged:
 				switch {
@@ -357,34 +402,8 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 					fmt.Fprintf(e.stdout, "%s: %s\n", ev.Level, ev.Text)
 				}
 			}
-			mu.Unlock()
 		}
 	}()
-	infos := sess.ExtensionInfo()
-	if len(infos) == 0 {
-		sess.Close(ctx)
-		<-done
-		return fmt.Errorf("ext check: %s", strings.Join(failed, "; "))
-	}
-	info := infos[0]
-	mu.Lock()
-	fmt.Fprintf(e.stdout, "started %s %s in %s (panto API v%d)\n", info.Name, info.Version, time.Since(start).Round(time.Millisecond), info.APIVersion)
-	if info.Description != "" {
-		fmt.Fprintf(e.stdout, "description: %s\n", info.Description)
-	}
-	if len(info.Events) > 0 {
-		fmt.Fprintf(e.stdout, "handles: %s\n", strings.Join(info.Events, ", "))
-	}
-	for _, c := range info.Commands {
-		fmt.Fprintf(e.stdout, "command: /%s %s — %s\n", c.Name, c.Usage, c.Description)
-	}
-	for _, t := range info.Tools {
-		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.Name, oneLine(t.Description, 80))
-	}
-	for k, v := range info.Variables {
-		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, oneLine(v, 60))
-	}
-	mu.Unlock()
 	err = sess.Close(ctx)
 	<-done
 	if err != nil {

@@ -252,6 +252,23 @@ func TestJSONMode(t *testing.T) {
 	require.Contains(t, evs[4].(*jTurnEnd).Error, "invalid_request_error")
 }
 
+// A command in JSON mode: the events of Open first, then its output; a
+// failing command's error is a line too.
+func TestJSONModeCommand(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.ok("-p", "/help", "--mode", "json", "--provider", "echo", "--extension", filepath.Join(pluginDir, "tools"))
+	evs := decodeJSONStream(t, r.stdout)
+	require.Equal(t, []string{"session", "system_changed", "system_changed"}, types(evs[:3]))
+	cmd := evs[3].(*jCommand)
+	require.Equal(t, "help", cmd.Name)
+	require.Contains(t, cmd.Output, "/prompt")
+	r = h.run("", "-p", "/nosuch", "--mode", "json", "--provider", "echo", "-c")
+	require.Equal(t, 1, r.code)
+	evs = decodeJSONStream(t, r.stdout)
+	require.Contains(t, evs[len(evs)-1].(*jError).Message, "unknown command /nosuch")
+}
+
 // --mode json is for print mode, and names its values.
 func TestJSONModeUsage(t *testing.T) {
 	t.Parallel()

@@ -34,6 +34,8 @@ type textView struct {
 	mu sync.Mutex
 	// atLineStart is set when what was written to out ends a line.
 	atLineStart bool
+	// autoCompact is set while an automatic compaction runs.
+	autoCompact bool
 }
 
 func newTextView(e *env, interactive bool) *textView {
@@ -71,14 +73,18 @@ func (v *textView) show(ev host.Event) {
 		v.endLine()
 		fmt.Fprintf(v.errw, "panto: retry %d of %d in %.1f s: %s\n", ev.Attempt, ev.Max, ev.Wait.Seconds(), oneLine(ev.Reason, 200))
 	case host.CompactionStart:
+		// /compact reports itself; an automatic one is told here.
+		v.autoCompact = ev.Auto
 		if ev.Auto {
 			v.endLine()
 			fmt.Fprintf(v.errw, "panto: the context is near its limit (~%d tokens): compacting older messages\n", ev.Tokens)
 		}
 	case host.CompactionDone:
-		if ev.Err != nil {
+		switch {
+		case !v.autoCompact:
+		case ev.Err != nil:
 			fmt.Fprintf(v.errw, "panto: compaction failed: %v\n", ev.Err)
-		} else {
+		default:
 			fmt.Fprintf(v.errw, "panto: compacted: the next request is ~%d tokens; the system prompt is unchanged\n", ev.Tokens)
 		}
 	case host.Notice:

@@ -296,6 +296,9 @@ func (m *Manager) RecordGuidance(rec Recorder) {
 		sort.Slice(tools, func(i, j int) bool { return tools[i].GetName() < tools[j].GetName() })
 		var b strings.Builder
 		for _, t := range tools {
+			if owner, _ := m.owner(t.GetName()); owner != e {
+				continue // the model is offered another extension's tool of that name
+			}
 			if g := strings.TrimSpace(t.GetGuidance()); g != "" {
 				fmt.Fprintf(&b, "\n\n## %s\n\n%s", t.GetName(), g)
 			}

@@ -204,3 +204,22 @@ func TestGetMessagesShapeByAPIVersion(t *testing.T) {
 		require.JSONEq(t, tc.want, string(resp.GetMessages()), "API v%d", tc.version)
 	}
 }
+
+// The guidance of a tool another extension owns (it loaded first, and
+// the model is offered that one) is not recorded: the prompt describes
+// only the tools offered.
+func TestGuidanceOfShadowedToolsIsLeftOut(t *testing.T) {
+	t.Parallel()
+	ext := func(name string, tools ...*pb.Tool) *Ext {
+		return &Ext{info: &pb.InitResponse{Name: name, Tools: tools}}
+	}
+	first := ext("first", &pb.Tool{Name: "x", Guidance: "first's x"})
+	second := ext("second", &pb.Tool{Name: "x", Guidance: "second's x"}, &pb.Tool{Name: "y", Guidance: "second's y"})
+	m := &Manager{exts: []*Ext{first, second}}
+	rec := newRecorder()
+	m.RecordGuidance(rec)
+	prompt := strings.Join(conversation.Texts(rec.EffectiveSystem()), "\n")
+	require.Contains(t, prompt, "first's x")
+	require.Contains(t, prompt, "second's y")
+	require.NotContains(t, prompt, "second's x")
+}

@@ -10,9 +10,9 @@
 //
 //	panto -p "/system-append Answer in French." --extension bin/sysprompt
 //
-// A replace moves the reconciliation anchor: the next resume re-seeds the
-// prompt from the configured files (docs/system-prompt.md). The end-to-end
-// tests of examples/plugins drive panto through this extension.
+// A replace lasts: the next resume with unchanged prompt files keeps it,
+// and only a changed file re-seeds the prompt (docs/system-prompt.md). The
+// end-to-end tests of examples/plugins drive panto through this extension.
 package main
 
 import (
