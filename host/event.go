@@ -120,10 +120,12 @@ type Usage struct {
 }
 
 // Notice is something a front end should show that is not part of the
-// conversation: an extension that failed, a log that was repaired.
+// conversation: an extension that failed, a log that was repaired, or an
+// extension's Notify (By names it; empty for panto's own).
 type Notice struct {
 	Level NoticeLevel
 	Text  string
+	By    string
 }
 
 // NoticeLevel says how serious a notice is.
@@ -163,6 +165,9 @@ func (Retry) Kind() string           { return "retry" }
 func (Usage) Kind() string           { return "usage" }
 func (Notice) Kind() string          { return "notice" }
 func (Error) Kind() string           { return "error" }
+func (Question) Kind() string        { return "question" }
+func (QuestionClosed) Kind() string  { return "question_closed" }
+func (Status) Kind() string          { return "status" }
 func (TurnEnd) Kind() string         { return "turn_end" }
 
 // stream delivers events in order to a channel without ever blocking the

@@ -54,6 +54,14 @@ type Config struct {
 	MaxSteps   int
 	Compaction Compaction
 
+	// Interactive says the front end answers the questions extensions ask
+	// (Question events) once Open has returned. Without it — and for a
+	// question asked while the session opens — a confirm gets
+	// ConfirmDefault ("yes" or "no") when set, and every question fails
+	// at once with ErrNoUser.
+	Interactive    bool
+	ConfirmDefault string
+
 	// MaxProcs sets GOMAXPROCS (runtime.GOMAXPROCS); nil leaves it alone.
 	// With extensions to run, Open drops panto to one P once the log is
 	// read (on every core): from then on panto mostly waits on the model,
@@ -118,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s.prov, s.providerName, s.req = cfg.Provider, cfg.ProviderName, cfg.Request
 	s.maxSteps, s.compaction = cfg.MaxSteps, cfg.Compaction
+	s.confirmDefault = cfg.ConfirmDefault
 	for _, w := range s.warnings {
 		s.notice(NoticeWarning, w)
 	}
@@ -177,6 +186,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 			Resumed: !res.Fresh, Reseeded: res.Reseeded, SessionID: s.ID(), SessionPath: s.Path(),
 		})
 	}
+	// Questions asked while the session opens (in session_start) find no
+	// front end yet to answer them: they get ErrNoUser.
+	s.interactive = cfg.Interactive
 	s.logger.Info("session ready", "path", s.Path(), "resumed", !res.Fresh, "reseeded", res.Reseeded,
 		"provider", cfg.ProviderName, "model", cfg.Request.Model)
 	ok = true

@@ -58,6 +58,11 @@ type Session struct {
 	compaction   Compaction
 	fresh        bool
 	reseeded     bool
+	// interactive is set when the front end answers questions;
+	// confirmDefault answers a confirm when it does not ("yes", "no" or
+	// "": ErrNoUser).
+	interactive    bool
+	confirmDefault string
 
 	// turnMu makes turns (and compactions) one at a time.
 	turnMu sync.Mutex

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -95,7 +96,37 @@ type Host interface {
 	Logger() hclog.Logger
 	// Info says which panto this is and for which session.
 	Info() HostInfo
+
+	// The user (API v2). Confirm asks a yes/no question, Select a choice
+	// among options (it returns the index), Input a line of text. Each
+	// waits for the answer until ctx ends or its deadline passes (ctx's
+	// deadline, else 5 minutes); while it waits, the hook that asked is
+	// not held to the hook deadline. With nobody to ask — print mode,
+	// --mode json — each returns ErrNoUser at once (a confirm may get the
+	// user's configured default instead). A user who closes the question
+	// gives ErrDismissed (Confirm: false, nil — a "no"); no answer in time
+	// gives ErrNoAnswer.
+	Confirm(ctx context.Context, title, message string) (bool, error)
+	Select(ctx context.Context, title string, options []string) (int, error)
+	Input(ctx context.Context, title, placeholder string) (string, error)
+	// Notify shows the user a notice (level "info", "warning" or
+	// "error"); SetStatus sets the extension's status segment key (an
+	// empty text clears it). Neither waits.
+	Notify(ctx context.Context, level, text string) error
+	SetStatus(ctx context.Context, key, text string) error
 }
+
+// The errors of the user calls (Host.Confirm, Select, Input).
+var (
+	// ErrNoUser: nobody can answer; panto runs in print mode or with
+	// --mode json. Nothing waited. Decide without the user (block the
+	// risky action, take the safe default).
+	ErrNoUser = errors.New("panto host: no interactive user to ask")
+	// ErrDismissed: the user closed the question without answering.
+	ErrDismissed = errors.New("panto host: the user dismissed the question")
+	// ErrNoAnswer: no answer before the deadline.
+	ErrNoAnswer = errors.New("panto host: no answer in time")
+)
 
 // Section is one of an extension's sections in the prompt.
 type Section struct {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -436,6 +437,86 @@ func (h *remoteHost) Sections(ctx context.Context) ([]Section, error) {
 	return out, nil
 }
 
+// timeoutMS is the deadline of ctx as a question's timeout, or 0.
+func timeoutMS(ctx context.Context) uint32 {
+	if d, ok := ctx.Deadline(); ok {
+		if ms := time.Until(d).Milliseconds(); ms > 0 {
+			return uint32(min(ms, 1<<31))
+		}
+		return 1
+	}
+	return 0
+}
+
+// userErr turns a user call's failure into the SDK's errors.
+func userErr(op string, domain *pb.Error, err error) error {
+	if err != nil {
+		return hostErr(op, nil, err)
+	}
+	if domain == nil {
+		return nil
+	}
+	switch domain.GetCode() {
+	case "no_user":
+		return ErrNoUser
+	case "dismissed":
+		return ErrDismissed
+	case "timeout":
+		return ErrNoAnswer
+	}
+	return hostErr(op, domain, nil)
+}
+
+func (h *remoteHost) Confirm(ctx context.Context, title, message string) (bool, error) {
+	if err := h.needs("confirm", 2); err != nil {
+		return false, err
+	}
+	resp, err := h.client.Confirm(ctx, &pb.ConfirmRequest{Title: title, Message: message, TimeoutMs: timeoutMS(ctx)})
+	err = userErr("confirm", resp.GetError(), err)
+	if errors.Is(err, ErrDismissed) {
+		return false, nil // closing a yes/no question is a no
+	}
+	return resp.GetYes() && err == nil, err
+}
+
+func (h *remoteHost) Select(ctx context.Context, title string, options []string) (int, error) {
+	if err := h.needs("select", 2); err != nil {
+		return 0, err
+	}
+	resp, err := h.client.Select(ctx, &pb.SelectRequest{Title: title, Options: options, TimeoutMs: timeoutMS(ctx)})
+	if err = userErr("select", resp.GetError(), err); err != nil {
+		return 0, err
+	}
+	return int(resp.GetIndex()), nil
+}
+
+func (h *remoteHost) Input(ctx context.Context, title, placeholder string) (string, error) {
+	if err := h.needs("input", 2); err != nil {
+		return "", err
+	}
+	resp, err := h.client.Input(ctx, &pb.InputRequest{Title: title, Placeholder: placeholder, TimeoutMs: timeoutMS(ctx)})
+	if err = userErr("input", resp.GetError(), err); err != nil {
+		return "", err
+	}
+	return resp.GetText(), nil
+}
+
+func (h *remoteHost) Notify(ctx context.Context, level, text string) error {
+	if err := h.needs("notify", 2); err != nil {
+		return err
+	}
+	_, err := h.client.Notify(ctx, &pb.NotifyRequest{Level: level, Text: text})
+	return hostErr("notify", nil, err)
+}
+
+func (h *remoteHost) SetStatus(ctx context.Context, key, text string) error {
+	if err := h.needs("set status", 2); err != nil {
+		return err
+	}
+	_, err := h.client.SetStatus(ctx, &pb.SetStatusRequest{Key: key, Text: text})
+	return hostErr("set status", nil, err)
+}
+
 func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
 	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
 	if err != nil {
@@ -495,5 +576,12 @@ func (noHost) AppendData(context.Context, any) error            { return ErrNoHo
 func (noHost) SetSection(context.Context, string, string) error { return ErrNoHost }
 func (noHost) RemoveSection(context.Context, string) error      { return ErrNoHost }
 func (noHost) Sections(context.Context) ([]Section, error)      { return nil, ErrNoHost }
-func (h noHost) Logger() hclog.Logger                           { return h.logger }
-func (noHost) Info() HostInfo                                   { return HostInfo{} }
+func (noHost) Confirm(context.Context, string, string) (bool, error) {
+	return false, ErrNoHost
+}
+func (noHost) Select(context.Context, string, []string) (int, error) { return 0, ErrNoHost }
+func (noHost) Input(context.Context, string, string) (string, error) { return "", ErrNoHost }
+func (noHost) Notify(context.Context, string, string) error          { return ErrNoHost }
+func (noHost) SetStatus(context.Context, string, string) error       { return ErrNoHost }
+func (h noHost) Logger() hclog.Logger                                { return h.logger }
+func (noHost) Info() HostInfo                                        { return HostInfo{} }

@@ -7,9 +7,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/serializers"
 )
 
@@ -23,6 +25,9 @@ type chat struct {
 	app  *app
 	sess *host.Session
 	view view
+	// lines are what the user types, in the line loop; nil in print
+	// mode, where nobody answers an extension's question.
+	lines <-chan string
 	// drained is closed once the session's own events (those between
 	// turns) are all shown; once starts showing them.
 	drained chan struct{}
@@ -74,7 +79,7 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	} else {
 		v = newTextView(e, !printMode)
 	}
-	c, err := startChat(ctx, e, o, v)
+	c, err := startChat(ctx, e, o, v, !printMode)
 	if err != nil {
 		return err
 	}
@@ -100,7 +105,7 @@ func runChat(ctx context.Context, e *env, o *options) error {
 }
 
 // startChat opens the session the flags and config say, shown by v.
-func startChat(ctx context.Context, e *env, o *options, v view) (*chat, error) {
+func startChat(ctx context.Context, e *env, o *options, v view, interactive bool) (*chat, error) {
 	if err := checkPromptFlags(o); err != nil {
 		return nil, err // before a session log is created
 	}
@@ -124,7 +129,10 @@ func startChat(ctx context.Context, e *env, o *options, v view) (*chat, error) {
 		a.close()
 		return nil, err
 	}
-	c.sess, err = host.Open(ctx, a.hostConfig(e, o, host.Log{Path: path, ID: id}, specs, prov))
+	cfg := a.hostConfig(e, o, host.Log{Path: path, ID: id}, specs, prov)
+	// The line loop asks the user what extensions ask; print mode cannot.
+	cfg.Interactive = interactive
+	c.sess, err = host.Open(ctx, cfg)
 	if err != nil {
 		a.close()
 		return nil, err
@@ -142,6 +150,12 @@ func (c *chat) follow() {
 	go func() {
 		defer close(c.drained)
 		for ev := range events {
+			if q, ok := ev.(host.Question); ok {
+				// Between turns nobody is asked: the line loop answers
+				// questions during a turn only.
+				q.Dismiss()
+				continue
+			}
 			c.view.show(ev)
 		}
 	}()
@@ -165,6 +179,10 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	defer stop()
 	var end host.TurnEnd
 	for ev := range c.sess.Turn(ctx, text) {
+		if q, ok := ev.(host.Question); ok && c.lines != nil {
+			c.answer(ctx, q)
+			continue
+		}
 		c.view.show(ev)
 		if e, ok := ev.(host.TurnEnd); ok {
 			end = e
@@ -258,6 +276,7 @@ func (c *chat) loop(ctx context.Context) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go readLines(c.e.stdin, lines, readErr)
+	c.lines = lines
 	for {
 		fmt.Fprint(c.e.stdout, "> ")
 		var line string
@@ -335,4 +354,58 @@ func (c *chat) showSession(_ context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", info.ID, info.Path, len(c.sess.Messages()))
 	return nil
+}
+
+// answer puts an extension's question to the user of the line loop and
+// answers it with the next line they type (an empty line: no, or
+// dismissed).
+func (c *chat) answer(ctx context.Context, q host.Question) {
+	out := c.e.stdout
+	fmt.Fprintf(out, "\n? %s asks: %s\n", q.By, q.Title)
+	if q.Message != "" {
+		fmt.Fprintln(out, "  "+strings.ReplaceAll(strings.TrimRight(q.Message, "\n"), "\n", "\n  "))
+	}
+	switch q.Type {
+	case extension.AskConfirm:
+		fmt.Fprint(out, "  [y/N] ")
+	case extension.AskSelect:
+		for i, o := range q.Options {
+			fmt.Fprintf(out, "  %d. %s\n", i+1, o)
+		}
+		fmt.Fprint(out, "  number (empty to dismiss): ")
+	default:
+		if q.Placeholder != "" {
+			fmt.Fprintf(out, "  (%s)\n", q.Placeholder)
+		}
+		fmt.Fprint(out, "  > ")
+	}
+	var line string
+	select {
+	case line = <-c.lines:
+	case <-ctx.Done():
+		q.Dismiss()
+		return
+	case <-time.After(time.Until(q.Deadline)):
+		fmt.Fprintln(out, "\n  (no answer in time)")
+		return
+	}
+	line = strings.TrimSpace(line)
+	switch q.Type {
+	case extension.AskConfirm:
+		yes := strings.EqualFold(line, "y") || strings.EqualFold(line, "yes")
+		q.Answer(extension.Answer{Yes: yes})
+	case extension.AskSelect:
+		var n int
+		if _, err := fmt.Sscan(line, &n); err != nil || n < 1 || n > len(q.Options) {
+			q.Dismiss()
+			return
+		}
+		q.Answer(extension.Answer{Index: n - 1})
+	default:
+		if line == "" {
+			q.Dismiss()
+			return
+		}
+		q.Answer(extension.Answer{Text: line})
+	}
 }

@@ -77,14 +77,14 @@ func TestInvalidUTF8StdinReachesWatchers(t *testing.T) {
 }
 
 // A 5 MB write, over gRPC's default 4 MB message limit, neither disables
-// the tools extension nor the guard watching the call.
+// the tools extension nor the blocker watching the call.
 func TestLargeToolInputKeepsTheExtensions(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	content := strings.Repeat("0123456789abcdef", 5<<20/16)
 	in, err := json.Marshal(map[string]string{"path": "big.txt", "content": content})
 	require.NoError(t, err)
-	r := h.run("tool:write "+string(in)+"\ntool:ls {}", echoTools(h, "--extension", filepath.Join(pluginDir, "guard"))...)
+	r := h.run("tool:write "+string(in)+"\ntool:ls {}", echoTools(h, "--extension", filepath.Join(pluginDir, "blocker"))...)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.NotContains(t, r.stderr, "disabled")
 	got, err := os.ReadFile(filepath.Join(h.project, "big.txt"))
@@ -106,15 +106,15 @@ func TestToolCallWatcherFailsClosed(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			h.write(filepath.Join(h.userDir(), "config.toml"), "hook_timeout = \"500ms\"\n")
-			prompt := "tool:bash {\"command\":\"touch victim1 # guard:" + how + "\"}"
-			r := h.run("", echoTools(h, "--extension", filepath.Join(pluginDir, "guard"), "-p", prompt)...)
+			prompt := "tool:bash {\"command\":\"touch victim1 # blocker:" + how + "\"}"
+			r := h.run("", echoTools(h, "--extension", filepath.Join(pluginDir, "blocker"), "-p", prompt)...)
 			require.Equal(t, 0, r.code, r.stderr)
-			require.Contains(t, r.stderr, "extension guard disabled for this session")
+			require.Contains(t, r.stderr, "extension blocker disabled for this session")
 			require.NoFileExists(t, filepath.Join(h.project, "victim1"))
 			res := toolResults(t, h.sessionFiles()[0])
 			require.Len(t, res, 1)
 			require.True(t, res[0]["is_error"].(bool))
-			require.Contains(t, res[0]["text"], "blocked: the guard extension checks tool calls and could not check this one")
+			require.Contains(t, res[0]["text"], "blocked: the blocker extension checks tool calls and could not check this one")
 		})
 	}
 }
@@ -123,14 +123,14 @@ func TestToolCallWatcherFailsClosed(t *testing.T) {
 func TestToolResultWatcherFailsClosed(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	r := h.run("", echoTools(h, "--extension", filepath.Join(pluginDir, "guard"), "-p",
-		"tool:bash {\"command\":\"echo secret-output # guard:result-crash\"}")...)
+	r := h.run("", echoTools(h, "--extension", filepath.Join(pluginDir, "blocker"), "-p",
+		"tool:bash {\"command\":\"echo secret-output # blocker:result-crash\"}")...)
 	require.Equal(t, 0, r.code, r.stderr)
 	res := toolResults(t, h.sessionFiles()[0])
 	require.Len(t, res, 1)
 	require.True(t, res[0]["is_error"].(bool))
 	require.NotContains(t, res[0]["text"], "secret-output")
-	require.Contains(t, res[0]["text"], "its result is withheld: the guard extension checks tool results and could not check this one")
+	require.Contains(t, res[0]["text"], "its result is withheld: the blocker extension checks tool results and could not check this one")
 }
 
 // Provider keys reach no extension, nor bash started by one, nor the

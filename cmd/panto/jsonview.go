@@ -119,6 +119,14 @@ type (
 		jsonHead
 		Level string `json:"level"`
 		Text  string `json:"text"`
+		// By names the extension that sent it; absent for panto's own.
+		By string `json:"by,omitempty"`
+	}
+	jsonStatus struct {
+		jsonHead
+		By   string `json:"by"`
+		Key  string `json:"key"`
+		Text string `json:"text"`
 	}
 	jsonError struct {
 		jsonHead
@@ -182,7 +190,9 @@ func (v *jsonView) show(ev host.Event) {
 		u := ev.Usage
 		v.write(jsonUsage{h, ev.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens})
 	case host.Notice:
-		v.write(jsonNotice{h, string(ev.Level), ev.Text})
+		v.write(jsonNotice{h, string(ev.Level), ev.Text, ev.By})
+	case host.Status:
+		v.write(jsonStatus{h, ev.By, ev.Key, ev.Text})
 	case host.Error:
 		v.write(jsonError{h, errText(ev.Err)})
 	case host.TurnEnd:

@@ -305,7 +305,8 @@ func (a *app) hostConfig(e *env, o *options, log host.Log, specs []extension.Spe
 			Model: a.cfg.CompactionModel, Window: window,
 			Threshold: a.cfg.CompactionThreshold, KeepTokens: a.cfg.CompactionKeepTokens,
 		},
-		MaxProcs: e.maxProcs,
-		Logger:   a.logger,
+		ConfirmDefault: a.cfg.ConfirmDefault,
+		MaxProcs:       e.maxProcs,
+		Logger:         a.logger,
 	}
 }

@@ -115,7 +115,7 @@ func TestToolLoopParallelBlockedUnknown(t *testing.T) {
 		anthropicText("ok"),
 	)
 	h.write(filepath.Join(h.project, "a.txt"), "alpha\n")
-	args = append(args, "--extension", filepath.Join(pluginDir, "guard"))
+	args = append(args, "--extension", filepath.Join(pluginDir, "blocker"))
 	h.ok(append([]string{"-p", "go"}, args...)...)
 
 	for i := range 2 {
@@ -133,9 +133,9 @@ func TestToolLoopParallelBlockedUnknown(t *testing.T) {
 	for i, id := range []string{"t1", "t2", "t3", "t4"} {
 		require.Equal(t, id, res[i].ToolUseID, "results in call order")
 	}
-	require.True(t, strings.HasPrefix(res[0].text(), "[checked by guard]\n"), "a tool_result watcher amended it")
+	require.True(t, strings.HasPrefix(res[0].text(), "[checked by blocker]\n"), "a tool_result watcher amended it")
 	require.True(t, res[1].IsError)
-	require.Contains(t, res[1].text(), "blocked by the guard extension: removing files is not allowed here")
+	require.Contains(t, res[1].text(), "blocked by the blocker extension: removing files is not allowed here")
 	require.True(t, res[2].IsError)
 	require.Contains(t, res[2].text(), `unknown tool "nosuch"`)
 	require.Contains(t, res[3].text(), "a.txt")

@@ -89,11 +89,21 @@ func (v *textView) show(ev host.Event) {
 		}
 	case host.Notice:
 		v.endLine()
+		by := "panto"
+		if ev.By != "" {
+			by += ": " + ev.By // an extension's Notify
+		}
 		switch ev.Level {
 		case host.NoticeWarning:
-			fmt.Fprintf(v.errw, "panto: warning: %s\n", ev.Text)
+			fmt.Fprintf(v.errw, "%s: warning: %s\n", by, ev.Text)
+		case host.NoticeError:
+			if ev.By != "" {
+				fmt.Fprintf(v.errw, "%s: error: %s\n", by, ev.Text)
+				break
+			}
+			fmt.Fprintf(v.errw, "%s: %s\n", by, ev.Text)
 		default:
-			fmt.Fprintf(v.errw, "panto: %s\n", ev.Text)
+			fmt.Fprintf(v.errw, "%s: %s\n", by, ev.Text)
 		}
 	case host.TurnEnd:
 		v.endLine()

@@ -58,6 +58,13 @@ type Recorder interface {
 	// DisposeSections removes owner's sections on its behalf: it was
 	// disabled (why says how).
 	DisposeSections(owner, why string) error
+	// Ask puts an extension's question to the user and waits for the
+	// answer, at most q.Timeout and until ctx ends (ErrNoUser,
+	// ErrDismissed, ErrNoAnswer).
+	Ask(ctx context.Context, by string, q Question) (Answer, error)
+	// Notify and SetStatus tell the user something; they never wait.
+	Notify(by, level, text string)
+	SetStatus(by, key, text string)
 	EffectiveSystem() []conversation.SystemText
 	Messages() []conversation.Message
 	// AppendData records an extension_data entry.
@@ -142,6 +149,12 @@ type Ext struct {
 	desc    Info
 	events  map[string]bool
 	server  *grpc.Server // the Host service served to it
+
+	// asking counts the questions it has put to the user and waits on;
+	// waiters run when the last is answered (see hookContext).
+	asking  atomic.Int32
+	waitMu  sync.Mutex
+	waiters []func()
 
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).
@@ -374,6 +387,34 @@ func (e *Ext) setProc(p *process) bool {
 	return true
 }
 
+// onAnswer runs f once e waits on no question (at once when it waits on
+// none).
+func (e *Ext) onAnswer(f func()) {
+	e.waitMu.Lock()
+	if e.asking.Load() > 0 {
+		e.waiters = append(e.waiters, f)
+		e.waitMu.Unlock()
+		return
+	}
+	e.waitMu.Unlock()
+	f()
+}
+
+// answered runs the waiters when e waits on no question any more.
+func (e *Ext) answered() {
+	e.waitMu.Lock()
+	if e.asking.Load() > 0 {
+		e.waitMu.Unlock()
+		return
+	}
+	ws := e.waiters
+	e.waiters = nil
+	e.waitMu.Unlock()
+	for _, f := range ws {
+		f()
+	}
+}
+
 // Name is the extension's name (from Init).
 func (e *Ext) Name() string { return e.info.GetName() }
 
@@ -443,7 +484,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		SyncStderr: logWriter{logger, "stderr"},
 		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, tmpDir string) (runner.Runner, error) {
 			ext.sockDir = tmpDir
-			r, err := newRunner(l, spec, cmd)
+			r, err := newRunner(l, spec, opts.CWD, cmd)
 			if err != nil {
 				return nil, err
 			}
@@ -578,8 +619,9 @@ func (e *Ext) initErr(err error, ictx context.Context, timeout time.Duration) er
 // the user's terminal), the process dies with panto even on SIGKILL
 // (Pdeathsig) and leads its own process group, its environment is
 // spec.Environ (or panto's) plus go-plugin's variables, and a trusted
-// checksum is verified right before the start.
-func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (*cmdRunner, error) {
+// checksum is verified right before the start. It runs in dir, the
+// session's working directory, when set.
+func newRunner(l hclog.Logger, spec Spec, dir string, proto *exec.Cmd) (*cmdRunner, error) {
 	if spec.Checksum != nil {
 		sc := &plugin.SecureConfig{Checksum: spec.Checksum, Hash: newSHA256()}
 		ok, err := sc.Check(spec.Path)
@@ -591,6 +633,7 @@ func newRunner(l hclog.Logger, spec Spec, proto *exec.Cmd) (*cmdRunner, error) {
 		}
 	}
 	cmd := exec.Command(spec.Path)
+	cmd.Dir = dir
 	base := spec.Environ
 	if base == nil {
 		base = os.Environ()

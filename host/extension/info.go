@@ -74,6 +74,9 @@ func (refuse) Messages() []conversation.Message                   { return nil }
 func (refuse) AppendData(string, json.RawMessage) error {
 	return fmt.Errorf("append data: %w", errDescribeOnly)
 }
-func (refuse) SetSection(string, string, string) error { return errDescribeOnly }
-func (refuse) Sections(string) []Section               { return nil }
-func (refuse) DisposeSections(string, string) error    { return nil }
+func (refuse) SetSection(string, string, string) error               { return errDescribeOnly }
+func (refuse) Sections(string) []Section                             { return nil }
+func (refuse) DisposeSections(string, string) error                  { return nil }
+func (refuse) Ask(context.Context, string, Question) (Answer, error) { return Answer{}, ErrNoUser }
+func (refuse) Notify(string, string, string)                         {}
+func (refuse) SetStatus(string, string, string)                      {}

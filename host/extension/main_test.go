@@ -145,6 +145,10 @@ type recorder struct {
 	edits []edit
 	msgs  []conversation.Message
 	data  []dataEntry
+	// answer, when set, answers the questions extensions ask; told keeps
+	// their notices and status segments.
+	answer func(ctx context.Context, by string, q Question) (Answer, error)
+	told   []string
 	// onEdit, when set, is told of each edit after it is recorded, as
 	// the session's OnSystemChange is (Manager.SystemChanged).
 	onEdit func(mode conversation.Mode, text, by string)
@@ -193,6 +197,29 @@ func (r *recorder) Sections(by string) []Section {
 		}
 	}
 	return out
+}
+
+// Ask answers with the recorder's answer func, or ErrNoUser.
+func (r *recorder) Ask(ctx context.Context, by string, q Question) (Answer, error) {
+	r.mu.Lock()
+	f := r.answer
+	r.mu.Unlock()
+	if f == nil {
+		return Answer{}, ErrNoUser
+	}
+	return f(ctx, by, q)
+}
+
+func (r *recorder) Notify(by, level, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.told = append(r.told, by+":"+level+":"+text)
+}
+
+func (r *recorder) SetStatus(by, key, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.told = append(r.told, by+":status:"+key+"="+text)
 }
 
 // DisposeSections records the removals as edits by panto: "key=".

@@ -176,7 +176,7 @@ func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) (*pb.Ev
 		m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
 		return nil, err
 	}
-	hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
+	hctx, cancel := m.hookContext(ctx, e)
 	defer cancel()
 	resp, err := e.conn.Extension.HandleEvent(hctx, req)
 	if err != nil {
@@ -188,7 +188,7 @@ func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) (*pb.Ev
 			m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
 			return nil, err
 		}
-		err = callErr(err, hctx.Err() == context.DeadlineExceeded)
+		err = callErr(err, timedOut(hctx))
 		m.disable(e, err)
 		return nil, err
 	}
@@ -262,14 +262,14 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 			if c.GetName() != name {
 				continue
 			}
-			hctx, cancel := context.WithTimeout(ctx, m.opts.HookTimeout)
+			hctx, cancel := m.hookContext(ctx, e)
 			defer cancel()
 			resp, err := e.conn.Extension.RunCommand(hctx, &pb.CommandRequest{Name: name, Args: args})
 			if err != nil && sendSide(err) {
 				return "", fmt.Errorf("/%s: %w: %v", name, errNotSent, status.Convert(err).Message())
 			}
 			if err != nil {
-				err = callErr(err, hctx.Err() == context.DeadlineExceeded)
+				err = callErr(err, timedOut(hctx))
 				m.disable(e, err)
 				return "", fmt.Errorf("/%s: extension %s: %w", name, e.Name(), err)
 			}

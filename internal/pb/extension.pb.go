@@ -57,8 +57,12 @@ const (
 
 // Error is a domain error: the call failed, the extension is fine.
 type Error struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// code names a kind of failure a caller may handle (API v2): for the
+	// user calls "no_user" (nobody to ask), "dismissed" (the user closed
+	// the question without answering), "timeout" (no answer in time).
+	Code          string `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -96,6 +100,13 @@ func (*Error) Descriptor() ([]byte, []int) {
 func (x *Error) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *Error) GetCode() string {
+	if x != nil {
+		return x.Code
 	}
 	return ""
 }
@@ -2170,13 +2181,531 @@ func (*LogResponse) Descriptor() ([]byte, []int) {
 	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
 }
 
+type ConfirmRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	TimeoutMs     uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmRequest) Reset() {
+	*x = ConfirmRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmRequest) ProtoMessage() {}
+
+func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmRequest.ProtoReflect.Descriptor instead.
+func (*ConfirmRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ConfirmRequest) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ConfirmRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ConfirmRequest) GetTimeoutMs() uint32 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+type ConfirmResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// yes is the user's answer; false when they said no or on an error.
+	Yes           bool   `protobuf:"varint,1,opt,name=yes,proto3" json:"yes,omitempty"`
+	Error         *Error `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmResponse) Reset() {
+	*x = ConfirmResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmResponse) ProtoMessage() {}
+
+func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmResponse.ProtoReflect.Descriptor instead.
+func (*ConfirmResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ConfirmResponse) GetYes() bool {
+	if x != nil {
+		return x.Yes
+	}
+	return false
+}
+
+func (x *ConfirmResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type SelectRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Options       []string               `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
+	TimeoutMs     uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SelectRequest) Reset() {
+	*x = SelectRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SelectRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SelectRequest) ProtoMessage() {}
+
+func (x *SelectRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SelectRequest.ProtoReflect.Descriptor instead.
+func (*SelectRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SelectRequest) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *SelectRequest) GetOptions() []string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *SelectRequest) GetTimeoutMs() uint32 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+type SelectResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// index of the option chosen.
+	Index         int32  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Error         *Error `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SelectResponse) Reset() {
+	*x = SelectResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SelectResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SelectResponse) ProtoMessage() {}
+
+func (x *SelectResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SelectResponse.ProtoReflect.Descriptor instead.
+func (*SelectResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *SelectResponse) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *SelectResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type InputRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Placeholder   string                 `protobuf:"bytes,2,opt,name=placeholder,proto3" json:"placeholder,omitempty"`
+	TimeoutMs     uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InputRequest) Reset() {
+	*x = InputRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InputRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InputRequest) ProtoMessage() {}
+
+func (x *InputRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InputRequest.ProtoReflect.Descriptor instead.
+func (*InputRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *InputRequest) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *InputRequest) GetPlaceholder() string {
+	if x != nil {
+		return x.Placeholder
+	}
+	return ""
+}
+
+func (x *InputRequest) GetTimeoutMs() uint32 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+type InputResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Error         *Error                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InputResponse) Reset() {
+	*x = InputResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InputResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InputResponse) ProtoMessage() {}
+
+func (x *InputResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InputResponse.ProtoReflect.Descriptor instead.
+func (*InputResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *InputResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *InputResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type NotifyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// level: info, warning or error.
+	Level         string `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyRequest) Reset() {
+	*x = NotifyRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyRequest) ProtoMessage() {}
+
+func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyRequest.ProtoReflect.Descriptor instead.
+func (*NotifyRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *NotifyRequest) GetLevel() string {
+	if x != nil {
+		return x.Level
+	}
+	return ""
+}
+
+func (x *NotifyRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+type NotifyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyResponse) Reset() {
+	*x = NotifyResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyResponse) ProtoMessage() {}
+
+func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyResponse.ProtoReflect.Descriptor instead.
+func (*NotifyResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
+}
+
+type SetStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// key names one of the extension's status segments; an empty text
+	// clears it.
+	Key           string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetStatusRequest) Reset() {
+	*x = SetStatusRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetStatusRequest) ProtoMessage() {}
+
+func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
+func (*SetStatusRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *SetStatusRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *SetStatusRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+type SetStatusResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetStatusResponse) Reset() {
+	*x = SetStatusResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetStatusResponse) ProtoMessage() {}
+
+func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
+func (*SetStatusResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
+}
+
 var File_sdk_extension_proto protoreflect.FileDescriptor
 
 const file_sdk_extension_proto_rawDesc = "" +
 	"\n" +
-	"\x13sdk/extension.proto\x12\x12panto.extension.v1\"!\n" +
+	"\x13sdk/extension.proto\x12\x12panto.extension.v1\"5\n" +
 	"\x05Error\x12\x18\n" +
-	"\amessage\x18\x01 \x01(\tR\amessage\"\xd0\x01\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\xd0\x01\n" +
 	"\vInitRequest\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12&\n" +
@@ -2317,14 +2846,46 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\r\n" +
-	"\vLogResponse2\xaf\x03\n" +
+	"\vLogResponse\"_\n" +
+	"\x0eConfirmRequest\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\"T\n" +
+	"\x0fConfirmResponse\x12\x10\n" +
+	"\x03yes\x18\x01 \x01(\bR\x03yes\x12/\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"^\n" +
+	"\rSelectRequest\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
+	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\"W\n" +
+	"\x0eSelectResponse\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12/\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"e\n" +
+	"\fInputRequest\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12 \n" +
+	"\vplaceholder\x18\x02 \x01(\tR\vplaceholder\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\"T\n" +
+	"\rInputResponse\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12/\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"9\n" +
+	"\rNotifyRequest\x12\x14\n" +
+	"\x05level\x18\x01 \x01(\tR\x05level\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\x10\n" +
+	"\x0eNotifyResponse\"8\n" +
+	"\x10SetStatusRequest\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\x13\n" +
+	"\x11SetStatusResponse2\xaf\x03\n" +
 	"\tExtension\x12I\n" +
 	"\x04Init\x12\x1f.panto.extension.v1.InitRequest\x1a .panto.extension.v1.InitResponse\x12R\n" +
 	"\vHandleEvent\x12 .panto.extension.v1.EventRequest\x1a!.panto.extension.v1.EventResponse\x12U\n" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
 	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
-	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\x81\x06\n" +
+	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\x9f\t\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
 	"\x14ReplaceSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12j\n" +
@@ -2335,7 +2896,12 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\vGetMessages\x12&.panto.extension.v1.GetMessagesRequest\x1a'.panto.extension.v1.GetMessagesResponse\x12[\n" +
 	"\n" +
 	"AppendData\x12%.panto.extension.v1.AppendDataRequest\x1a&.panto.extension.v1.AppendDataResponse\x12F\n" +
-	"\x03Log\x12\x1e.panto.extension.v1.LogRequest\x1a\x1f.panto.extension.v1.LogResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
+	"\x03Log\x12\x1e.panto.extension.v1.LogRequest\x1a\x1f.panto.extension.v1.LogResponse\x12R\n" +
+	"\aConfirm\x12\".panto.extension.v1.ConfirmRequest\x1a#.panto.extension.v1.ConfirmResponse\x12O\n" +
+	"\x06Select\x12!.panto.extension.v1.SelectRequest\x1a\".panto.extension.v1.SelectResponse\x12L\n" +
+	"\x05Input\x12 .panto.extension.v1.InputRequest\x1a!.panto.extension.v1.InputResponse\x12O\n" +
+	"\x06Notify\x12!.panto.extension.v1.NotifyRequest\x1a\".panto.extension.v1.NotifyResponse\x12X\n" +
+	"\tSetStatus\x12$.panto.extension.v1.SetStatusRequest\x1a%.panto.extension.v1.SetStatusResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
 
 var (
 	file_sdk_extension_proto_rawDescOnce sync.Once
@@ -2349,7 +2915,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -2386,13 +2952,23 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*AppendDataResponse)(nil),      // 32: panto.extension.v1.AppendDataResponse
 	(*LogRequest)(nil),              // 33: panto.extension.v1.LogRequest
 	(*LogResponse)(nil),             // 34: panto.extension.v1.LogResponse
-	nil,                             // 35: panto.extension.v1.InitResponse.VariablesEntry
+	(*ConfirmRequest)(nil),          // 35: panto.extension.v1.ConfirmRequest
+	(*ConfirmResponse)(nil),         // 36: panto.extension.v1.ConfirmResponse
+	(*SelectRequest)(nil),           // 37: panto.extension.v1.SelectRequest
+	(*SelectResponse)(nil),          // 38: panto.extension.v1.SelectResponse
+	(*InputRequest)(nil),            // 39: panto.extension.v1.InputRequest
+	(*InputResponse)(nil),           // 40: panto.extension.v1.InputResponse
+	(*NotifyRequest)(nil),           // 41: panto.extension.v1.NotifyRequest
+	(*NotifyResponse)(nil),          // 42: panto.extension.v1.NotifyResponse
+	(*SetStatusRequest)(nil),        // 43: panto.extension.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),       // 44: panto.extension.v1.SetStatusResponse
+	nil,                             // 45: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
 	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	35, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	45, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -2410,37 +2986,50 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	0,  // 18: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
 	26, // 19: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
 	0,  // 20: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 21: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 22: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	18, // 23: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	15, // 24: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	20, // 25: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	22, // 26: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	22, // 27: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	24, // 28: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	27, // 29: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
-	28, // 30: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
-	29, // 31: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	31, // 32: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	33, // 33: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	2,  // 34: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	14, // 35: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	19, // 36: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	16, // 37: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	21, // 38: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	23, // 39: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	23, // 40: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 41: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	23, // 42: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	23, // 43: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	30, // 44: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	32, // 45: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	34, // 46: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	34, // [34:47] is the sub-list for method output_type
-	21, // [21:34] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	0,  // 21: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 22: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 23: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 24: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 25: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	18, // 26: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	15, // 27: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	20, // 28: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	22, // 29: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	22, // 30: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	24, // 31: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	27, // 32: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	28, // 33: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	29, // 34: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	31, // 35: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	33, // 36: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	35, // 37: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
+	37, // 38: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
+	39, // 39: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
+	41, // 40: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
+	43, // 41: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
+	2,  // 42: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	14, // 43: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	19, // 44: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	16, // 45: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	21, // 46: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	23, // 47: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	23, // 48: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 49: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	23, // 50: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	23, // 51: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	30, // 52: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	32, // 53: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	34, // 54: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	36, // 55: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	38, // 56: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	40, // 57: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	42, // 58: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	44, // 59: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	42, // [42:60] is the sub-list for method output_type
+	24, // [24:42] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_sdk_extension_proto_init() }
@@ -2464,7 +3053,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -331,6 +331,11 @@ const (
 	Host_GetMessages_FullMethodName          = "/panto.extension.v1.Host/GetMessages"
 	Host_AppendData_FullMethodName           = "/panto.extension.v1.Host/AppendData"
 	Host_Log_FullMethodName                  = "/panto.extension.v1.Host/Log"
+	Host_Confirm_FullMethodName              = "/panto.extension.v1.Host/Confirm"
+	Host_Select_FullMethodName               = "/panto.extension.v1.Host/Select"
+	Host_Input_FullMethodName                = "/panto.extension.v1.Host/Input"
+	Host_Notify_FullMethodName               = "/panto.extension.v1.Host/Notify"
+	Host_SetStatus_FullMethodName            = "/panto.extension.v1.Host/SetStatus"
 )
 
 // HostClient is the client API for Host service.
@@ -365,6 +370,17 @@ type HostClient interface {
 	AppendData(ctx context.Context, in *AppendDataRequest, opts ...grpc.CallOption) (*AppendDataResponse, error)
 	// Log writes a line to panto's log under the extension's name.
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
+	// The user (API v2). Confirm, Select and Input ask the user and wait
+	// for the answer, at most timeout_ms (0: panto's default, 5 minutes)
+	// and until the call is cancelled; while one waits, the hook that made
+	// it is not held to the hook deadline. With nobody to ask (print mode,
+	// --mode json) they answer at once with the error code "no_user" (or
+	// a configured default). Notify and SetStatus never wait.
+	Confirm(ctx context.Context, in *ConfirmRequest, opts ...grpc.CallOption) (*ConfirmResponse, error)
+	Select(ctx context.Context, in *SelectRequest, opts ...grpc.CallOption) (*SelectResponse, error)
+	Input(ctx context.Context, in *InputRequest, opts ...grpc.CallOption) (*InputResponse, error)
+	Notify(ctx context.Context, in *NotifyRequest, opts ...grpc.CallOption) (*NotifyResponse, error)
+	SetStatus(ctx context.Context, in *SetStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 }
 
 type hostClient struct {
@@ -455,6 +471,56 @@ func (c *hostClient) Log(ctx context.Context, in *LogRequest, opts ...grpc.CallO
 	return out, nil
 }
 
+func (c *hostClient) Confirm(ctx context.Context, in *ConfirmRequest, opts ...grpc.CallOption) (*ConfirmResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfirmResponse)
+	err := c.cc.Invoke(ctx, Host_Confirm_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) Select(ctx context.Context, in *SelectRequest, opts ...grpc.CallOption) (*SelectResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SelectResponse)
+	err := c.cc.Invoke(ctx, Host_Select_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) Input(ctx context.Context, in *InputRequest, opts ...grpc.CallOption) (*InputResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InputResponse)
+	err := c.cc.Invoke(ctx, Host_Input_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) Notify(ctx context.Context, in *NotifyRequest, opts ...grpc.CallOption) (*NotifyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NotifyResponse)
+	err := c.cc.Invoke(ctx, Host_Notify_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) SetStatus(ctx context.Context, in *SetStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, Host_SetStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -487,6 +553,17 @@ type HostServer interface {
 	AppendData(context.Context, *AppendDataRequest) (*AppendDataResponse, error)
 	// Log writes a line to panto's log under the extension's name.
 	Log(context.Context, *LogRequest) (*LogResponse, error)
+	// The user (API v2). Confirm, Select and Input ask the user and wait
+	// for the answer, at most timeout_ms (0: panto's default, 5 minutes)
+	// and until the call is cancelled; while one waits, the hook that made
+	// it is not held to the hook deadline. With nobody to ask (print mode,
+	// --mode json) they answer at once with the error code "no_user" (or
+	// a configured default). Notify and SetStatus never wait.
+	Confirm(context.Context, *ConfirmRequest) (*ConfirmResponse, error)
+	Select(context.Context, *SelectRequest) (*SelectResponse, error)
+	Input(context.Context, *InputRequest) (*InputResponse, error)
+	Notify(context.Context, *NotifyRequest) (*NotifyResponse, error)
+	SetStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -520,6 +597,21 @@ func (UnimplementedHostServer) AppendData(context.Context, *AppendDataRequest) (
 }
 func (UnimplementedHostServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Log not implemented")
+}
+func (UnimplementedHostServer) Confirm(context.Context, *ConfirmRequest) (*ConfirmResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Confirm not implemented")
+}
+func (UnimplementedHostServer) Select(context.Context, *SelectRequest) (*SelectResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Select not implemented")
+}
+func (UnimplementedHostServer) Input(context.Context, *InputRequest) (*InputResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Input not implemented")
+}
+func (UnimplementedHostServer) Notify(context.Context, *NotifyRequest) (*NotifyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Notify not implemented")
+}
+func (UnimplementedHostServer) SetStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetStatus not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -686,6 +778,96 @@ func _Host_Log_Handler(srv interface{}, ctx context.Context, dec func(interface{
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_Confirm_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfirmRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Confirm(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Confirm_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Confirm(ctx, req.(*ConfirmRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_Select_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SelectRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Select(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Select_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Select(ctx, req.(*SelectRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_Input_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InputRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Input(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Input_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Input(ctx, req.(*InputRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_Notify_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(NotifyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Notify(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Notify_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Notify(ctx, req.(*NotifyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_SetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).SetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_SetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).SetStatus(ctx, req.(*SetStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -724,6 +906,26 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Log",
 			Handler:    _Host_Log_Handler,
+		},
+		{
+			MethodName: "Confirm",
+			Handler:    _Host_Confirm_Handler,
+		},
+		{
+			MethodName: "Select",
+			Handler:    _Host_Select_Handler,
+		},
+		{
+			MethodName: "Input",
+			Handler:    _Host_Input_Handler,
+		},
+		{
+			MethodName: "Notify",
+			Handler:    _Host_Notify_Handler,
+		},
+		{
+			MethodName: "SetStatus",
+			Handler:    _Host_SetStatus_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -66,14 +66,18 @@ type Harness struct {
 	logger   hclog.Logger
 	host     *fakeHost
 
-	mu      sync.Mutex
-	vars    map[string]string
-	timeout time.Duration
-	funcs   HostFuncs
-	msgs    []conversation.Message
-	edits   []Edit
-	data    []json.RawMessage
-	log     bytes.Buffer
+	mu        sync.Mutex
+	vars      map[string]string
+	user      User
+	questions []Question
+	notices   []Notice
+	status    map[string]string
+	timeout   time.Duration
+	funcs     HostFuncs
+	msgs      []conversation.Message
+	edits     []Edit
+	data      []json.RawMessage
+	log       bytes.Buffer
 }
 
 // New returns a harness for ext with an empty conversation. It fails the
@@ -307,11 +311,30 @@ func (h *Harness) hook(what string, fn func(ctx context.Context) error) error {
 }
 
 // hookWithin runs fn under timeout; deadline says what missing it means.
+// As in panto, the clock stops while the extension waits on a question
+// to the user (WithUser), and starts again from zero when it is answered.
 func (h *Harness) hookWithin(timeout time.Duration, what, deadline string, fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(h.ctx, timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(h.ctx)
+	defer cancel(nil)
+	var (
+		mu sync.Mutex // orders t's assignment before expire reads it
+		t  *time.Timer
+	)
+	expire := func() {
+		mu.Lock()
+		timer := t
+		mu.Unlock()
+		if h.host.waiting(func() { timer.Reset(timeout) }) {
+			return
+		}
+		cancel(context.DeadlineExceeded)
+	}
+	mu.Lock()
+	t = time.AfterFunc(timeout, expire)
+	mu.Unlock()
+	defer t.Stop()
 	err := fn(ctx)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		return fmt.Errorf("sdktest: %s did not return within the %s %s: %w",
 			what, timeout, deadline, context.DeadlineExceeded)
 	}
@@ -373,7 +396,15 @@ func (h *Harness) WithVariables(vars map[string]string) *Harness {
 }
 
 // fakeHost is the sdk.Host the extension is given.
-type fakeHost struct{ h *Harness }
+type fakeHost struct {
+	h *Harness
+
+	// asking counts the questions waiting on the scripted user; then
+	// run when the last is answered (see hookWithin).
+	askMu  sync.Mutex
+	asking int
+	then   []func()
+}
 
 var _ sdk.Host = (*fakeHost)(nil)
 

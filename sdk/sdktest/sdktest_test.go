@@ -313,16 +313,7 @@ func TestNewRejectsCommandsPantoCannotRun(t *testing.T) {
 // is an error.
 func TestHookDeadline(t *testing.T) {
 	t.Parallel()
-	var deadline time.Time
 	h := sdktest.New(t, &everything{run: func(ctx context.Context, _ sdk.Host) error {
-		deadline, _ = ctx.Deadline()
-		return nil
-	}})
-	start := time.Now()
-	require.NoError(t, h.SessionStart(sdk.SessionStartEvent{}))
-	require.WithinDuration(t, start.Add(sdktest.HookTimeout), deadline, time.Second)
-
-	h = sdktest.New(t, &everything{run: func(ctx context.Context, _ sdk.Host) error {
 		<-ctx.Done()
 		return nil // a hook that hides the timeout is still late
 	}}).WithHookTimeout(20 * time.Millisecond)

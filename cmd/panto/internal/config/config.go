@@ -67,6 +67,10 @@ type Config struct {
 	// OPENAI_API_KEY, ANTHROPIC_AUTH_TOKEN). Every layer's list counts;
 	// empty means no extension gets them.
 	ExtensionAPIKeys []string
+	// ConfirmDefault answers an extension's confirm when nobody can (print
+	// mode, --mode json): "yes" or "no"; empty means the call fails with
+	// "no interactive user".
+	ConfirmDefault string
 	// Sources lists the config files that were read, lowest layer first.
 	Sources []string
 	// from says, for each key a file set, where the winning value was
@@ -143,6 +147,7 @@ type file struct {
 	ExtStartTimeout  *duration `toml:"extension_start_timeout"`
 	DisabledExts     []string  `toml:"disabled_extensions"`
 	ExtAPIKeys       []string  `toml:"extension_api_keys"`
+	ConfirmDefault   *string   `toml:"confirm_default"`
 }
 
 // duration is a duration string ("90s"). A struct, not an integer type:
@@ -455,6 +460,9 @@ func (f file) check() *badValue {
 	if f.LogLevel != nil && CheckLogLevel(*f.LogLevel) != nil {
 		return bad("log_level", strconv.Quote(*f.LogLevel), "want trace, debug, info, warn, error or off")
 	}
+	if v := f.ConfirmDefault; v != nil && *v != "yes" && *v != "no" && *v != "" {
+		return bad("confirm_default", strconv.Quote(*v), `want "yes" or "no" (or "" to refuse)`)
+	}
 	for _, name := range f.ExtAPIKeys {
 		if name == "" || strings.ContainsAny(name, `/\`) {
 			return bad("extension_api_keys", strconv.Quote(name), "want an extension's file name, such as \"tools\", not a path")
@@ -565,6 +573,7 @@ func (f file) mergeInto(c *Config) {
 	}
 	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
 	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
+	set(&c.ConfirmDefault, f.ConfirmDefault)
 }
 
 func set[T any](dst *T, v *T) {

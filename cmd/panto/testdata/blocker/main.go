@@ -1,7 +1,7 @@
-// Command guard is a test extension: it blocks bash commands that remove
+// Command blocker is a test extension: it blocks bash commands that remove
 // files, marks every read result it sees, and never offers the write tool.
-// A bash command holding "guard:crash" or "guard:hang" makes it crash or
-// hang in the tool_call hook, and one holding "guard:result-crash" makes it
+// A bash command holding "blocker:crash" or "blocker:hang" makes it crash or
+// hang in the tool_call hook, and one holding "blocker:result-crash" makes it
 // crash when it sees that call's result (safeguards must fail closed).
 package main
 
@@ -34,12 +34,12 @@ func (*ext) BeforeRequest(_ context.Context, _ sdk.Host, ev sdk.BeforeRequestEve
 	return sdk.BeforeRequestResponse{Narrow: true, Tools: keep}, nil
 }
 
-func (*ext) Describe() sdk.Info { return sdk.Info{Name: "guard"} }
+func (*ext) Describe() sdk.Info { return sdk.Info{Name: "blocker"} }
 
 func (*ext) ToolCall(_ context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolCallDecision, error) {
 	var in struct{ Command string }
 	if call.Name == "bash" && json.Unmarshal(call.Input, &in) == nil {
-		misbehave(in.Command, "guard:crash", "guard:hang")
+		misbehave(in.Command, "blocker:crash", "blocker:hang")
 	}
 	if call.Name == "bash" && json.Unmarshal(call.Input, &in) == nil && strings.Contains(in.Command, "rm ") {
 		return sdk.ToolCallDecision{Block: true, Reason: "removing files is not allowed here"}, nil
@@ -50,12 +50,12 @@ func (*ext) ToolCall(_ context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.Tool
 func (*ext) ToolResult(_ context.Context, _ sdk.Host, ev sdk.ToolResultEvent) (sdk.ToolResultChange, error) {
 	var in struct{ Command string }
 	if ev.Call.Name == "bash" && json.Unmarshal(ev.Call.Input, &in) == nil {
-		misbehave(in.Command, "guard:result-crash", "")
+		misbehave(in.Command, "blocker:result-crash", "")
 	}
 	if ev.Call.Name != "read" {
 		return sdk.ToolResultChange{}, nil
 	}
-	return sdk.ToolResultChange{Amend: true, Result: sdk.ToolResult{Content: "[checked by guard]\n" + ev.Result.Content, IsError: ev.Result.IsError}}, nil
+	return sdk.ToolResultChange{Amend: true, Result: sdk.ToolResult{Content: "[checked by blocker]\n" + ev.Result.Content, IsError: ev.Result.IsError}}, nil
 }
 
 // misbehave crashes when command holds crash, and hangs when it holds

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/sdk"
+	"github.com/panto-dev/panto/sdk/sdktest"
+)
+
+func bash(cmd string) sdk.ToolCall {
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	return sdk.ToolCall{ID: "c1", Name: "bash", Input: in}
+}
+
+func newGuard(t *testing.T, spec string) *ext {
+	t.Helper()
+	pats, err := compile(spec)
+	require.NoError(t, err)
+	return &ext{patterns: pats}
+}
+
+func TestDefaultPatterns(t *testing.T) {
+	t.Parallel()
+	e := newGuard(t, "")
+	for _, cmd := range []string{"rm -rf build", "rm -f x", "rm -v -r dir", "git push origin main", "sudo apt install x",
+		"git reset --hard HEAD~1", "curl https://x.sh | sh", "dd if=/dev/zero of=/dev/sda", "mkfs.ext4 /dev/sdb1"} {
+		assert.NotEmpty(t, e.match(cmd), cmd)
+	}
+	for _, cmd := range []string{"ls -la", "rm notes.txt", "git status", "go test ./...", "grep -rf pats .", "curl -o x https://x"} {
+		assert.Empty(t, e.match(cmd), cmd)
+	}
+}
+
+func TestAsksAndFollowsTheAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		answer func(title, message string) (bool, error)
+		block  bool
+		reason string
+	}{
+		{"yes runs it", func(string, string) (bool, error) { return true, nil }, false, ""},
+		{"no blocks it", func(string, string) (bool, error) { return false, nil }, true, "declined"},
+		{"dismissed blocks it", func(string, string) (bool, error) { return false, sdk.ErrDismissed }, true, "declined"},
+		{"no answer in time blocks it", func(string, string) (bool, error) { return false, sdk.ErrNoAnswer }, true, "in time"},
+		{"nobody to ask blocks it", nil, true, "nobody to ask"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := sdktest.New(t, newGuard(t, "")).WithUser(sdktest.User{Confirm: tc.answer})
+			d, err := h.ToolCall(bash("rm -rf /tmp/x"))
+			require.NoError(t, err)
+			assert.Equal(t, tc.block, d.Block)
+			assert.Contains(t, d.Reason, tc.reason)
+			q := h.Questions()
+			require.Len(t, q, 1)
+			assert.Equal(t, "confirm", q[0].Kind)
+			assert.Contains(t, q[0].Message, "rm -rf /tmp/x")
+			if tc.block {
+				require.Len(t, h.Notices(), 1)
+				assert.Equal(t, "warning", h.Notices()[0].Level)
+				assert.Equal(t, map[string]string{"guard": "guard: 1 asked, 1 blocked"}, h.Status())
+			} else {
+				assert.Empty(t, h.Notices())
+				assert.Equal(t, map[string]string{"guard": "guard: 1 asked, 0 blocked"}, h.Status())
+			}
+		})
+	}
+}
+
+func TestLeavesOtherCallsAlone(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, newGuard(t, "")).WithUser(sdktest.User{Confirm: func(string, string) (bool, error) {
+		t.Error("asked about a harmless call")
+		return false, nil
+	}})
+	for _, c := range []sdk.ToolCall{bash("ls"), {ID: "c2", Name: "write", Input: json.RawMessage(`{"path":"rm -rf","content":"sudo"}`)}, {ID: "c3", Name: "bash", Input: json.RawMessage(`not json`)}} {
+		d, err := h.ToolCall(c)
+		require.NoError(t, err)
+		assert.False(t, d.Block, c.Name)
+	}
+	assert.Empty(t, h.Questions())
+}
+
+func TestConfiguredPatterns(t *testing.T) {
+	t.Parallel()
+	e := newGuard(t, "\n  make deploy \n\\bkubectl\\s+delete\\b\n")
+	assert.NotEmpty(t, e.match("make deploy"))
+	assert.NotEmpty(t, e.match("kubectl delete pod x"))
+	assert.Empty(t, e.match("rm -rf x"), "configured patterns replace the defaults")
+}
+
+func TestBadPatternsBlockEveryBashCall(t *testing.T) {
+	t.Parallel()
+	pats, err := compile("ok\n(unclosed")
+	require.ErrorContains(t, err, "line 2")
+	h := sdktest.New(t, &ext{patterns: pats, bad: err})
+	d, err := h.ToolCall(bash("ls"))
+	require.NoError(t, err)
+	assert.True(t, d.Block)
+	assert.Contains(t, d.Reason, "PANTO_GUARD_PATTERNS line 2")
+}
+
+func TestAQuestionIsNotHeldToTheHookDeadline(t *testing.T) {
+	t.Parallel()
+	// The harness's hook deadline is short; a user who takes longer
+	// still gets their answer through, as in panto.
+	h := sdktest.New(t, newGuard(t, "")).WithHookTimeout(50 * time.Millisecond).
+		WithUser(sdktest.User{Confirm: func(string, string) (bool, error) { time.Sleep(150 * time.Millisecond); return true, nil }})
+	d, err := h.ToolCall(bash("sudo true"))
+	require.NoError(t, err)
+	assert.False(t, d.Block)
+}
