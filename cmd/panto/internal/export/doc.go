@@ -1,0 +1,68 @@
+// Package export writes a panto session log as a document for people: one
+// self-contained HTML file to read in a browser (HTML), or Markdown to
+// paste into an issue (Markdown).
+//
+// What both show that a transcript alone would not is the system prompt
+// as conversation state: every system entry appears where it was recorded,
+// as an event line that says who wrote it (the block's source) and what it
+// did ("extension tools set section tools:guidance", "panto re-seed: …
+// replaced the system prompt", "… removed section env:environment"), with
+// its text.
+//
+// # HTML
+//
+// One file, no network: an inline <style>, no script, no external
+// stylesheet, font or image (a PNG, JPEG, GIF or WebP image is a data: URL
+// of its own bytes; any other is a placeholder). Everything that folds is
+// a <details> element, so the page reads the same with JavaScript off, and
+// prints. Every text from the log is escaped, as element text or a
+// double-quoted attribute value; the only URLs are fragments of the page's
+// own ids (see markup for why the page is written by hand).
+//
+// Each message is an <article> with its role, time, label and a link
+// "prompt vN" to the system prompt in effect for it. The distinct prompt
+// states are rendered once each, at the end of the page, as sections with
+// the ids prompt-1, prompt-2, …, each listing its blocks with their source
+// and key: the full prompt as of any message is one click away, and a
+// session of many messages does not repeat it. A state is the prompt as of
+// an entry, conversation.EffectiveSystem of the messages up to it; it
+// changes only at system entries, and two entries whose prompts hold the
+// same blocks (text, key and source) share one state. A system entry's
+// event line links to the state it produced ("→ prompt v3"). Every entry
+// has the id e-N, N its position in the log (1 for the first entry, which
+// is the file's line 2).
+//
+// Thinking, tool calls (name and input) and tool results (marked when
+// is_error) are collapsed; so are system texts, compaction summaries,
+// extension data and entries of types this panto does not know (shown by
+// type, with their raw line). Lifecycle and model changes are one-line
+// events. Options.Labels are shown next to their entries.
+//
+// By default the export holds the active branch: the chain from the root
+// to the current leaf, the last entry of the log. With Options.All it holds
+// the whole tree, one section per branch (per leaf): the active branch
+// first and whole, then each other branch in the file order of its leaf,
+// starting after the entry it forks from, with a link to that entry (which
+// in turn links to every branch that forks after it). Every entry is
+// rendered once; a branch reads as its fork point's branch up to the fork,
+// then its own section.
+//
+// # Markdown
+//
+// A heading per message ("### user · 10:02"), the message text as written
+// (it is Markdown already), tool calls and results, thinking and system
+// texts in fenced code blocks whose fence is longer than any run of
+// backticks in them, system-prompt changes and other events as blockquote
+// lines, and the system prompt at the end of the branch (of each branch,
+// with All) at the bottom. Extension data is left out (its count is in the
+// header). A message's text cannot break the document: a fence it leaves
+// open is closed after it, a line that would open an HTML block is
+// escaped, and a text whose fences Markdown could nest in lists or quotes
+// is shown fenced instead.
+//
+// Times are shown in UTC, as the log records them.
+//
+// What does not belong here: reading the log (sessionlog), the prompt
+// derivation (conversation.EffectiveSystem is the one implementation),
+// where the files go and the command line (cmd/panto).
+package export

@@ -1,0 +1,364 @@
+package export
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/golden"
+	"github.com/panto-dev/panto/sessionlog"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+)
+
+// sessionLabels are the session tree's labels of testdata/session.jsonl.
+var sessionLabels = map[string]string{
+	"00000000000000a7": "bug report",
+	"00000000000000ad": "the fix",
+	"not-an-entry":     "ignored",
+}
+
+// The exports of the test logs, as reviewed: rewrite them with
+// go test ./cmd/panto/internal/export -update and read the diff.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		golden, log string
+		opt         Options
+	}{
+		{"session", "session", Options{Labels: sessionLabels}},
+		{"branched", "branched", Options{}},
+		{"branched-all", "branched", Options{All: true, Labels: map[string]string{"b000000000000006": "port change"}, Title: "Port change, both tries"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			t.Parallel()
+			l := readLog(t, tc.log)
+			h := exportHTML(t, l, tc.opt)
+			golden.Check(t, filepath.Join("testdata", tc.golden+".html"), h)
+			golden.Check(t, filepath.Join("testdata", tc.golden+".md"), exportMarkdown(t, l, tc.opt))
+			d := parseHTML(t, h)
+			checkSafe(t, d, false)
+			checkLinks(t, d)
+		})
+	}
+}
+
+// The HTML of a realistic session: every message with its role, time and
+// a link to the prompt as of it; every system change inline with its
+// source; tool calls, results and thinking folded.
+func TestHTMLSession(t *testing.T) {
+	t.Parallel()
+	l := readLog(t, "session")
+	d := parseHTML(t, exportHTML(t, l, Options{Labels: sessionLabels}))
+	checkSafe(t, d, false)
+	checkLinks(t, d)
+
+	// The header.
+	head := oneLine(all(d.root, "header", "")[0])
+	for _, s := range []string{"6f1c2a5e-3b7d-4c09-8e2f-1a2b3c4d5e6f", "2026-03-14 09:26:53 UTC", "/home/ann/lexer", "the active branch: 25 entries"} {
+		require.Contains(t, head, s)
+	}
+	require.Equal(t, "panto session 6f1c2a5e-3b7d-4c09-8e2f-1a2b3c4d5e6f", text(all(d.root, "title", "")[0]))
+
+	// One article per message that is not a system message, in order.
+	var roles []string
+	for _, a := range all(d.root, "article", "") {
+		roles = append(roles, text(all(a, "b", "role")[0]))
+		require.True(t, hasClass(a, text(all(a, "b", "role")[0])))
+		require.Len(t, all(a, "time", ""), 1)
+	}
+	require.Equal(t, strings.Fields("user assistant tool assistant tool assistant user assistant user assistant"), roles)
+
+	// Every message links to the prompt as of it; each distinct prompt is
+	// one section.
+	distinct := checkPrompts(t, l, d, l.Leaf().ID)
+	require.Equal(t, distinct, promptSections(d))
+	require.Equal(t, 9, distinct)
+
+	// Every system change, with its source and what it did.
+	for _, tc := range []struct{ id, line, text string }{
+		{"e-1", "project /home/ann/lexer/.panto/SYSTEM.md appended a block → prompt v1", "You are panto, a careful coding agent.\nWork in small, tested steps."},
+		{"e-5", "extension tools set section tools:guidance → prompt v3", "# Tools from the tools extension\n\n## read\n\nRead a file."},
+		{"e-6", "extension env set section env:environment → prompt v4", "cwd: /home/ann/lexer\ndate: 2026-03-14"},
+		{"e-10", "extension tools updated section tools:guidance in place → prompt v5", "# Tools from the tools extension\n\n## read\n\nRead a file.\n\n## bash\n\nRun a shell command."},
+		{"e-16", "panto: removed because extension env is not loaded removed section env:environment → prompt v6", ""},
+		{"e-20", "panto re-seed: project /home/ann/lexer/.panto/SYSTEM.md replaced the system prompt → prompt v7", "You are panto, a careful coding agent.\nWork in small, tested steps. Run go test before you answer."},
+		{"e-23", "extension tools set section tools:guidance → prompt v9", "# Tools from the tools extension\n\n## read\n\nRead a file.\n\n## bash\n\nRun a shell command."},
+	} {
+		n := d.ids[tc.id]
+		require.NotNil(t, n, tc.id)
+		require.True(t, hasClass(n, "sys"), tc.id)
+		require.Contains(t, oneLine(n), tc.line, tc.id)
+		if tc.text == "" {
+			require.Empty(t, all(n, "details", ""), tc.id)
+			continue
+		}
+		det := all(n, "details", "")
+		require.Len(t, det, 1, tc.id)
+		require.False(t, hasAttr(det[0], "open"), tc.id)
+		require.Equal(t, tc.text, text(all(det[0], "pre", "")[0]), tc.id)
+	}
+	// Every system message of the log is an event line.
+	for i, e := range l.Entries {
+		if e.Message != nil && e.Message.Role == conversation.RoleSystem {
+			require.True(t, hasClass(d.ids[anchor(i)], "sys"), "entry %d", i+1)
+			require.Contains(t, text(d.ids[anchor(i)]), e.Message.Content[0].Source)
+		}
+	}
+
+	// Thinking, tool calls and results fold; the failed result says so.
+	a8 := d.ids["e-8"]
+	think := all(a8, "details", "think")
+	require.Len(t, think, 1)
+	require.Equal(t, "thinking", text(all(think[0], "summary", "")[0]))
+	require.Contains(t, text(think[0]), "stops at the first '<'")
+	call := all(a8, "details", "call")
+	require.Len(t, call, 1)
+	require.Contains(t, oneLine(all(call[0], "summary", "")[0]), "tool call read toolu_01")
+	require.Equal(t, "{\n  \"path\": \"lexer/lexer_test.go\"\n}", text(all(call[0], "pre", "")[0]))
+	ok := all(d.ids["e-9"], "details", "result")[0]
+	require.False(t, hasClass(ok, "error"))
+	require.Contains(t, oneLine(ok), "result of read toolu_01")
+	bad := all(d.ids["e-12"], "details", "result")[0]
+	require.True(t, hasClass(bad, "error"))
+	require.Contains(t, oneLine(all(bad, "summary", "")[0]), "✗ error · result of bash toolu_02")
+	require.Contains(t, text(bad), "exit status 1")
+	for _, det := range all(d.root, "details", "") {
+		require.False(t, hasAttr(det, "open"), "everything starts folded")
+	}
+
+	// Labels next to their entries.
+	require.Equal(t, "bug report", text(all(d.ids["e-7"], "mark", "")[0]))
+	require.Equal(t, "the fix", text(all(d.ids["e-13"], "mark", "")[0]))
+	require.Len(t, all(d.root, "mark", ""), 2)
+
+	// The other entries: small event lines; the compaction folds its
+	// summary and links to the first message it kept.
+	require.Contains(t, oneLine(d.ids["e-3"]), "session started · extensions: env, tools")
+	require.Contains(t, oneLine(d.ids["e-4"]), "model: anthropic claude-sonnet-4-5")
+	require.Contains(t, oneLine(d.ids["e-22"]), "session resumed, system prompt re-seeded · extensions: tools")
+	comp := d.ids["e-19"]
+	require.Contains(t, oneLine(comp), "compaction: the messages before entry 17 were summarised (about 48,210 tokens)")
+	require.Equal(t, "#e-17", attr(all(all(comp, "summary", "")[0], "a", "")[0], "href"))
+	require.Contains(t, text(all(comp, "details", "")[0]), "lexer.go now calls l.heredoc()")
+	ext := d.ids["e-14"]
+	require.Contains(t, oneLine(all(ext, "summary", "")[0]), "extension data of todo")
+	require.Contains(t, text(all(ext, "pre", "")[0]), `"text": "fix heredoc"`)
+}
+
+// With All, every branch is readable: the active one first and whole,
+// the other from where it forks, each entry once, linked both ways.
+func TestHTMLAll(t *testing.T) {
+	t.Parallel()
+	l := readLog(t, "branched")
+	d := parseHTML(t, exportHTML(t, l, Options{All: true}))
+	checkSafe(t, d, false)
+	checkLinks(t, d)
+
+	b1, b2 := d.ids["branch-1"], d.ids["branch-2"]
+	require.NotNil(t, b1)
+	require.NotNil(t, b2)
+	require.Len(t, all(d.root, "section", "branch"), 2)
+	require.Contains(t, text(all(b1, "h2", "")[0]), "Branch 1 (active")
+	idsIn := func(n *html.Node) []string {
+		var out []string
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if id := attr(c, "id"); strings.HasPrefix(id, "e-") {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	require.Equal(t, []string{"e-1", "e-2", "e-3", "e-4", "e-8", "e-9", "e-10", "e-11"}, idsIn(b1))
+	require.Equal(t, []string{"e-5", "e-6", "e-7"}, idsIn(b2))
+
+	// Branch 2 says where it forks, and the fork point says who forks.
+	fork := all(b2, "p", "fork")[0]
+	require.Contains(t, oneLine(fork), "forks after entry 4 of branch 1")
+	require.Equal(t, "#e-4", attr(all(fork, "a", "")[0], "href"))
+	back := all(b1, "p", "fork")[0]
+	require.Equal(t, d.ids["e-4"], back.PrevSibling.PrevSibling) // the fork note follows its entry
+	require.Equal(t, "#branch-2", attr(all(back, "a", "")[0], "href"))
+
+	// Each branch's messages link to their own prompt.
+	distinct := checkPrompts(t, l, d, "b00000000000000b")
+	require.Equal(t, 2, distinct)
+	checkPrompts(t, l, d, "b000000000000007")
+	require.Equal(t, 2, promptSections(d))
+
+	// Entries of types this panto does not know, by type, with their line.
+	for _, tc := range []struct{ id, typ, field string }{
+		{"e-7", "label", `"name": "port change"`},
+		{"e-8", "branch_summary", `"summary": "Tried changing the port in config.toml; abandoned."`},
+	} {
+		n := d.ids[tc.id]
+		require.Contains(t, oneLine(all(n, "summary", "")[0]), `entry of type "`+tc.typ+`" (not known to this panto)`)
+		require.Contains(t, text(all(n, "pre", "")[0]), tc.field)
+	}
+
+	// Without All: the active branch only, and the header says what is
+	// left out.
+	d = parseHTML(t, exportHTML(t, l, Options{}))
+	require.Contains(t, oneLine(all(d.root, "header", "")[0]), "the active branch: 8 of 11 entries (1 other branch not shown)")
+	require.Nil(t, d.ids["e-5"])
+	require.Nil(t, d.ids["branch-2"])
+	require.Empty(t, all(d.root, "p", "fork"))
+	checkLinks(t, d)
+	require.Equal(t, 2, checkPrompts(t, l, d, l.Leaf().ID))
+}
+
+// Images are their own data: URLs when they are plain raster images, a
+// placeholder otherwise; nothing is ever fetched.
+func TestHTMLImages(t *testing.T) {
+	t.Parallel()
+	b := newBuilder(t, "/p")
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	b.msg("", conversation.Message{Role: conversation.RoleUser, Content: []conversation.Block{
+		conversation.Text("what is this?"),
+		conversation.Image("image/png", png),
+		conversation.Image("image/svg+xml", "PHN2ZyBvbmxvYWQ9ImFsZXJ0KDEpIi8+"),
+		conversation.Image("image/png", "not base64!\" onerror=\"alert(1)"),
+	}})
+	b.msg("", toolCall("t1", "screenshot", map[string]any{}))
+	b.msg("", conversation.Message{Role: conversation.RoleTool, Content: []conversation.Block{{
+		Type: conversation.TypeToolResult, ToolUseID: "t1",
+		Content: []conversation.Block{conversation.Text("here"), conversation.Image("image/jpeg", "/9j/4AAQ")},
+	}}})
+	d := parseHTML(t, exportHTML(t, b.mustLog(), Options{}))
+	checkSafe(t, d, true)
+	imgs := all(d.root, "img", "")
+	require.Len(t, imgs, 2)
+	require.Equal(t, "data:image/png;base64,"+png, attr(imgs[0], "src"))
+	require.Equal(t, "data:image/jpeg;base64,/9j/4AAQ", attr(imgs[1], "src"))
+	for _, img := range imgs {
+		for _, a := range img.Attr {
+			require.Contains(t, []string{"src", "alt"}, a.Key)
+		}
+	}
+	require.Contains(t, oneLine(d.ids["e-1"]), "[image image/svg+xml, 24 B: not shown]")
+	require.Contains(t, oneLine(d.ids["e-1"]), "[image image/png, 22 B: not shown]")
+}
+
+// The Markdown of the realistic session: headings per message, tool I/O
+// fenced, system changes as quoted event lines with their source, the
+// prompt at the end of the branch at the bottom.
+func TestMarkdownSession(t *testing.T) {
+	t.Parallel()
+	l := readLog(t, "session")
+	md := string(exportMarkdown(t, l, Options{Labels: sessionLabels}))
+	outside := mdOutside(t, md)
+
+	var heads []string
+	for _, line := range outside {
+		if strings.HasPrefix(line, "### ") {
+			heads = append(heads, line)
+		}
+	}
+	require.Equal(t, []string{
+		"### user · 10:02 · label: bug report",
+		"### assistant · 10:02",
+		"### tool · 10:02",
+		"### assistant · 10:02",
+		"### tool · 10:02",
+		"### assistant · 10:02 · label: the fix",
+		"### user · 14:30",
+		"### assistant · 14:30",
+		"### user · 16:05",
+		"### assistant · 16:05",
+	}, heads)
+	for _, s := range []string{
+		"> **system** · 09:26 · **extension tools** set section `tools:guidance`\n>\n> ```text\n> # Tools from the tools extension\n>\n> ## read\n>\n> Read a file.\n> ```\n",
+		"> **system** · 10:02 · **extension tools** updated section `tools:guidance` in place\n",
+		"> **system** · 14:30 · **panto: removed because extension env is not loaded** removed section `env:environment`\n\n",
+		"> **system** · 16:05 · **panto re-seed: project /home/ann/lexer/.panto/SYSTEM.md** replaced the system prompt\n",
+		"**tool call** `read` · `toolu_01`\n\n```json\n{\n  \"path\": \"lexer/lexer_test.go\"\n}\n```\n",
+		"**result** of `bash` · `toolu_02` · **error**\n\n```text\n--- FAIL",
+		"**thinking**\n\n```text\nThe heredoc branch",
+		"> 14:30 · session resumed · extensions: tools\n",
+		"- not shown: 1 extension_data entry\n",
+		// The text as written: its own fence stays a fence.
+		"The fix in lexer.go:\n\n```go\nif r == '<' && l.peek() == '<' {\n\treturn l.heredoc()\n}\n```\n\nNow `go test ./lexer` passes.\n",
+	} {
+		require.Contains(t, md, s)
+	}
+	// The prompt at the end, block by block, with sources and keys.
+	_, bottom, found := strings.Cut(md, "\n## System prompt at the end of the branch\n")
+	require.True(t, found)
+	want := conversation.EffectiveSystem(l.Messages())
+	require.Len(t, want, 3)
+	for i, b := range want {
+		require.Contains(t, bottom, "**"+string(rune('1'+i))+".** "+mdInline(b.Source))
+		require.Contains(t, bottom, "```text\n"+b.Text+"\n```")
+	}
+	require.Contains(t, bottom, "· section `tools:guidance`")
+}
+
+// Markdown with All: a section per branch, the fork named, the prompt at
+// the end of each.
+func TestMarkdownAll(t *testing.T) {
+	t.Parallel()
+	md := string(exportMarkdown(t, readLog(t, "branched"), Options{All: true}))
+	mdOutside(t, md)
+	for _, s := range []string{
+		"## Branch 1 (active)\n",
+		"> ↳ branch 2 forks after this entry\n",
+		"## Branch 2\n\n_forks after entry 4 of branch 1 (assistant · 2026-02-01 10:00: “8080, from config.toml.”)_\n",
+		"> 10:01 · entry of type `branch_summary` (not known to this panto)\n",
+		"> 10:00 · entry of type `label` (not known to this panto)\n",
+		"## System prompt at the end of branch 1\n",
+		"## System prompt at the end of branch 2\n",
+	} {
+		require.Contains(t, md, s)
+	}
+	require.Less(t, strings.Index(md, "Which port"), strings.Index(md, "## Branch 2"))
+	require.Equal(t, 1, strings.Count(md, "Which port")) // the shared prefix once
+}
+
+// The empty log, a log with a broken chain, and no log.
+func TestEdges(t *testing.T) {
+	t.Parallel()
+	b := newBuilder(t, "/p")
+	l := b.mustLog()
+	h := exportHTML(t, l, Options{})
+	d := parseHTML(t, h)
+	checkSafe(t, d, false)
+	require.Contains(t, oneLine(d.root), "an empty session: no entries")
+	require.Contains(t, string(exportMarkdown(t, l, Options{All: true})), "an empty session: no entries")
+
+	broken := &sessionlog.Log{Path: "x.jsonl", Entries: []sessionlog.Entry{
+		{Type: sessionlog.TypeMessage, ID: "a", Message: &conversation.Message{Role: conversation.RoleUser}},
+		{Type: sessionlog.TypeMessage, ID: "b", ParentID: "nope", Message: &conversation.Message{Role: conversation.RoleUser}},
+	}}
+	err := HTML(&bytes.Buffer{}, broken, Options{})
+	require.ErrorContains(t, err, `export session log x.jsonl: entry b: parent_id "nope" names no earlier entry`)
+	require.Error(t, Markdown(&bytes.Buffer{}, broken, Options{}))
+	require.ErrorIs(t, HTML(&bytes.Buffer{}, nil, Options{}), errNoLog)
+
+	// A failing writer's error comes back.
+	require.ErrorIs(t, HTML(failWriter{}, readLog(t, "session"), Options{}), errWrite)
+	require.ErrorIs(t, Markdown(failWriter{}, readLog(t, "session"), Options{}), errWrite)
+
+	// A log that starts with a message has an empty prompt first, and a
+	// keyed removal of a section that is not there changes nothing.
+	b = newBuilder(t, "/p")
+	b.msg("", conversation.UserText("hi"))
+	b.msg("", conversation.KeyedSystemMessage("k", "").WithSource("extension x"))
+	b.msg("", conversation.SystemMessage("", conversation.ModeReplace))
+	b.msg("", conversation.AssistantText("hello"))
+	l = b.mustLog()
+	d = parseHTML(t, exportHTML(t, l, Options{}))
+	checkLinks(t, d)
+	require.Equal(t, 2, checkPrompts(t, l, d, l.Leaf().ID))
+	require.Contains(t, oneLine(d.ids["prompt-1"]), "(empty: no system prompt)")
+	require.Contains(t, oneLine(d.ids["e-2"]), "extension x removed section k (it was not in the prompt: no change) → prompt v1")
+	require.Contains(t, oneLine(d.ids["e-3"]), "(source not recorded) replaced the system prompt → prompt v2")
+}
+
+var errWrite = errors.New("disk full")
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
