@@ -166,7 +166,9 @@ func (s *Session) compact(ctx context.Context, auto bool) error {
 }
 
 func (s *Session) summarise(ctx context.Context, cut, before int, transcript string) error {
+	s.mu.Lock()
 	req := s.req
+	s.mu.Unlock()
 	if s.compaction.Model != "" {
 		req.Model = s.compaction.Model
 	}

@@ -101,7 +101,9 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 	ctx = provider.WithRetryHook(ctx, func(r provider.RetryInfo) {
 		s.emit(Retry{Attempt: r.Attempt, Max: r.Max, Wait: r.Wait, Reason: r.Reason})
 	})
+	s.mu.Lock()
 	req := s.req
+	s.mu.Unlock()
 	for step := 1; ; step++ {
 		if s.needsCompaction() {
 			if err := s.compact(ctx, true); err != nil && !errors.Is(err, ErrNothingToCompact) {

@@ -82,7 +82,7 @@ func newSession(t *testing.T, model Sender) (*Session, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s, err := Open(context.Background(), Config{
-		Log: Log{Path: path}, CWD: "/p", Provider: model,
+		Log: Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "script", Request: serializers.Request{Model: "m1"},
 		Prompt: func(rules.Vars) (Prompt, error) { return Prompt{Blocks: []PromptBlock{{Text: "seed"}}}, nil },
 	})
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 
 	"github.com/hashicorp/go-hclog"
@@ -61,6 +62,11 @@ type Config struct {
 	// at once with ErrNoUser.
 	Interactive    bool
 	ConfirmDefault string
+	// KeepRecordedModel resumes with the model the branch recorded last
+	// (a /model switch), when it is for ProviderName, instead of
+	// Request.Model: set it when the user did not name a model for this
+	// run. The "model" variable in Vars follows.
+	KeepRecordedModel bool
 
 	// MaxProcs sets GOMAXPROCS (runtime.GOMAXPROCS); nil leaves it alone.
 	// With extensions to run, Open drops panto to one P once the log is
@@ -125,6 +131,15 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		s.logger = hclog.NewNullLogger()
 	}
 	s.prov, s.providerName, s.req = cfg.Provider, cfg.ProviderName, cfg.Request
+	if cfg.KeepRecordedModel {
+		if m := s.recordedModel(cfg.ProviderName); m != "" && m != s.req.Model {
+			s.req.Model = m
+			if _, ok := cfg.Vars["model"]; ok {
+				cfg.Vars = maps.Clone(cfg.Vars)
+				cfg.Vars["model"] = m
+			}
+		}
+	}
 	s.maxSteps, s.compaction = cfg.MaxSteps, cfg.Compaction
 	s.confirmDefault = cfg.ConfirmDefault
 	for _, w := range s.warnings {
@@ -193,6 +208,22 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		"provider", cfg.ProviderName, "model", cfg.Request.Model)
 	ok = true
 	return s, nil
+}
+
+// recordedModel is the model the branch recorded last for provider, or
+// "" when its last model_change is for another provider or it has none.
+func (s *Session) recordedModel(provider string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.entries) - 1; i >= 0; i-- {
+		if mc := s.entries[i].ModelChange; mc != nil {
+			if mc.Provider == provider {
+				return mc.Model
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // modelChange returns the model_change entry to record when provider

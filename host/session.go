@@ -523,7 +523,7 @@ type Info struct {
 
 // Info returns what the session is.
 func (s *Session) Info() Info {
-	info := Info{ID: s.id, Resumed: !s.fresh, Reseeded: s.reseeded, Provider: s.providerName, Model: s.req.Model}
+	info := Info{ID: s.id, Resumed: !s.fresh, Reseeded: s.reseeded, Provider: s.providerName, Model: s.model()}
 	if s.w != nil {
 		info.Path = s.path
 	}

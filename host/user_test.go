@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // nextQuestion waits for the session's next Question event.
@@ -114,4 +115,22 @@ func TestNotifyLevels(t *testing.T) {
 		Notice{Level: NoticeInfo, Text: "loud", By: "guard"},
 		Status{By: "guard", Key: "k", Text: "1 blocked"},
 	}, got)
+}
+
+func TestSetModelIsRecorded(t *testing.T) {
+	t.Parallel()
+	s, path := newSession(t, &script{})
+	require.NoError(t, s.SetModel("other"))
+	require.Equal(t, "other", s.Info().Model)
+	require.NoError(t, s.SetModel("other"), "the model in use: nothing to record")
+	require.Error(t, s.SetModel("  "))
+	log, err := sessionlog.Read(path)
+	require.NoError(t, err)
+	var changes []string
+	for _, e := range log.Entries {
+		if e.ModelChange != nil {
+			changes = append(changes, e.ModelChange.Model)
+		}
+	}
+	require.Equal(t, []string{"m1", "other"}, changes)
 }

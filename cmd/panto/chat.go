@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -210,7 +212,7 @@ func (c *chat) command(ctx context.Context, name, args string) error {
 	var out strings.Builder
 	var err error
 	if f := builtinCommands[name]; f != nil {
-		err = f(c, ctx, &out)
+		err = f(c, ctx, args, &out)
 	} else {
 		var output string
 		output, err = c.sess.RunCommand(ctx, name, args)
@@ -229,11 +231,12 @@ func (c *chat) command(ctx context.Context, name, args string) error {
 
 // builtinCommands are the slash commands of panto itself; /help lists
 // them.
-var builtinCommands = map[string]func(*chat, context.Context, io.Writer) error{
+var builtinCommands = map[string]func(c *chat, ctx context.Context, args string, out io.Writer) error{
 	"help":    (*chat).help,
 	"prompt":  (*chat).showPrompt,
 	"session": (*chat).showSession,
 	"compact": (*chat).compact,
+	"model":   (*chat).model,
 }
 
 // slashCommand splits "/name args". A first word with another slash in it
@@ -250,6 +253,7 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /prompt    show the effective system prompt
   /session   show the session log in use
   /compact   summarise older messages to free context (the prompt stays)
+  /model [NAME]  show the models to choose from, or switch to NAME
   /help      this help
   /quit      leave (or Ctrl-D)
 Ctrl-C stops a reply that is streaming.
@@ -311,7 +315,7 @@ func (c *chat) loop(ctx context.Context) error {
 	}
 }
 
-func (c *chat) help(_ context.Context, out io.Writer) error {
+func (c *chat) help(_ context.Context, _ string, out io.Writer) error {
 	fmt.Fprint(out, interactiveHelp)
 	cmds := c.sess.Commands()
 	if len(cmds) > 0 {
@@ -327,7 +331,7 @@ func (c *chat) help(_ context.Context, out io.Writer) error {
 	return nil
 }
 
-func (c *chat) compact(ctx context.Context, out io.Writer) error {
+func (c *chat) compact(ctx context.Context, _ string, out io.Writer) error {
 	ctx, stop := c.e.sig.foreground(ctx)
 	defer stop()
 	res, err := c.sess.Compact(ctx)
@@ -339,14 +343,14 @@ func (c *chat) compact(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
-func (c *chat) showPrompt(_ context.Context, out io.Writer) error {
+func (c *chat) showPrompt(_ context.Context, _ string, out io.Writer) error {
 	blocks := blocksOf(c.sess.EffectiveSystem())
 	fmt.Fprintf(out, "Effective system prompt: %d block(s)\n", len(blocks))
 	writeBlocks(out, blocks)
 	return nil
 }
 
-func (c *chat) showSession(_ context.Context, out io.Writer) error {
+func (c *chat) showSession(_ context.Context, _ string, out io.Writer) error {
 	info := c.sess.Info()
 	if info.Path == "" {
 		fmt.Fprintf(out, "session %s is not recorded (--no-session)\n", info.ID)
@@ -408,4 +412,46 @@ func (c *chat) answer(ctx context.Context, q host.Question) {
 		}
 		q.Answer(extension.Answer{Text: line})
 	}
+}
+
+// model lists the models to choose from (the one in use marked), or
+// switches to the one named: by name, or by its number in the list.
+func (c *chat) model(_ context.Context, args string, out io.Writer) error {
+	info := c.sess.Info()
+	models := c.models(info.Model)
+	if args == "" {
+		for i, m := range models {
+			mark := " "
+			if m == info.Model {
+				mark = "*"
+			}
+			fmt.Fprintf(out, "%s %d. %s\n", mark, i+1, m)
+		}
+		fmt.Fprintf(out, "provider %s; /model NAME (or a number) switches; config models = [...] lists more\n", info.Provider)
+		return nil
+	}
+	name := args
+	if n, err := strconv.Atoi(args); err == nil {
+		if n < 1 || n > len(models) {
+			return fmt.Errorf("/model %d: want 1 to %d", n, len(models))
+		}
+		name = models[n-1]
+	}
+	if err := c.sess.SetModel(name); err != nil {
+		return fmt.Errorf("/model: %w", err)
+	}
+	fmt.Fprintf(out, "model %s (recorded; a resume goes on with it)\n", name)
+	return nil
+}
+
+// models are the models /model offers: the one in use, then the
+// configured list.
+func (c *chat) models(current string) []string {
+	out := []string{current}
+	for _, m := range c.app.cfg.Models {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

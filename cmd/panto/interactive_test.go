@@ -76,3 +76,30 @@ func TestInteractiveExtensionCommands(t *testing.T) {
 	require.Contains(t, s, "2. Answer in French.")
 	require.Contains(t, errb.String(), "/system-append:", "an empty argument is the extension's error, shown")
 }
+
+// /model switches the model, records it, and a resume goes on with it
+// unless --model says otherwise.
+func TestInteractiveModelSwitchLasts(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	vars := map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off"}
+	loop := func(stdin string, args ...string) (string, string) {
+		var out, errb strings.Builder
+		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
+			getenv: func(k string) string { return vars[k] }, cwd: root, terminal: true}
+		require.Equal(t, 0, run(context.Background(), e, args), errb.String())
+		return out.String(), errb.String()
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".panto"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".panto", "config.toml"),
+		[]byte("provider = \"echo\"\nmodels = [\"echo-big\", \"echo-small\"]\n"), 0o644))
+	out, _ := loop("/model\n/model 3\nhi\n")
+	require.Contains(t, out, "* 1. echo\n  2. echo-big\n  3. echo-small\n")
+	require.Contains(t, out, "model echo-small (recorded")
+	out, _ = loop("/session\n", "-c")
+	require.Contains(t, out, "echo/echo-small", "the resume goes on with the recorded model")
+	out, _ = loop("/session\n", "-c", "--model", "echo")
+	require.Contains(t, out, "echo/echo ·", "--model wins")
+	_, errs := loop("/model 9\n")
+	require.Contains(t, errs, "/model 9: want 1 to 3")
+}

@@ -122,6 +122,11 @@ type (
 		// By names the extension that sent it; absent for panto's own.
 		By string `json:"by,omitempty"`
 	}
+	jsonModel struct {
+		jsonHead
+		Provider string `json:"provider"`
+		Model    string `json:"model"`
+	}
 	jsonStatus struct {
 		jsonHead
 		By   string `json:"by"`
@@ -191,6 +196,8 @@ func (v *jsonView) show(ev host.Event) {
 		v.write(jsonUsage{h, ev.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens})
 	case host.Notice:
 		v.write(jsonNotice{h, string(ev.Level), ev.Text, ev.By})
+	case host.ModelChanged:
+		v.write(jsonModel{h, ev.Provider, ev.Model})
 	case host.Status:
 		v.write(jsonStatus{h, ev.By, ev.Key, ev.Text})
 	case host.Error:

@@ -50,6 +50,7 @@ func loadApp(e *env, o *options) (*app, error) {
 		// a flag or its environment variable says otherwise (below).
 		cfg.Provider = o.provider
 		cfg.BaseURL, cfg.Model, cfg.CompactionModel = "", "", ""
+		cfg.Models = nil
 	}
 	switch cfg.Provider {
 	case provider.Anthropic, provider.OpenAI, provider.Echo:
@@ -306,7 +307,9 @@ func (a *app) hostConfig(e *env, o *options, log host.Log, specs []extension.Spe
 			Threshold: a.cfg.CompactionThreshold, KeepTokens: a.cfg.CompactionKeepTokens,
 		},
 		ConfirmDefault: a.cfg.ConfirmDefault,
-		MaxProcs:       e.maxProcs,
-		Logger:         a.logger,
+		// A /model switch lasts across resumes, unless --model says otherwise.
+		KeepRecordedModel: o.model == "",
+		MaxProcs:          e.maxProcs,
+		Logger:            a.logger,
 	}
 }

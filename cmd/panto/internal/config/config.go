@@ -67,6 +67,9 @@ type Config struct {
 	// OPENAI_API_KEY, ANTHROPIC_AUTH_TOKEN). Every layer's list counts;
 	// empty means no extension gets them.
 	ExtensionAPIKeys []string
+	// Models are the models /model offers besides the one in use, every
+	// layer's, in order (for the configured provider).
+	Models []string
 	// ConfirmDefault answers an extension's confirm when nobody can (print
 	// mode, --mode json): "yes" or "no"; empty means the call fails with
 	// "no interactive user".
@@ -148,6 +151,7 @@ type file struct {
 	DisabledExts     []string  `toml:"disabled_extensions"`
 	ExtAPIKeys       []string  `toml:"extension_api_keys"`
 	ConfirmDefault   *string   `toml:"confirm_default"`
+	Models           []string  `toml:"models"`
 }
 
 // duration is a duration string ("90s"). A struct, not an integer type:
@@ -574,6 +578,11 @@ func (f file) mergeInto(c *Config) {
 	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
 	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
 	set(&c.ConfirmDefault, f.ConfirmDefault)
+	for _, m := range f.Models {
+		if m = strings.TrimSpace(m); m != "" && !slices.Contains(c.Models, m) {
+			c.Models = append(c.Models, m)
+		}
+	}
 }
 
 func set[T any](dst *T, v *T) {
