@@ -243,3 +243,11 @@ func roleName(r conversation.Role) string {
 	}
 	return "User"
 }
+
+// ContextUsage says how full the context is: the next request's
+// estimated size in tokens, and the model's window (0 when not known).
+// The estimate is the one automatic compaction uses (about 4 bytes a
+// token); a provider's Usage event gives the exact count after a request.
+func (s *Session) ContextUsage() (tokens, window int) {
+	return approxTokens(s.RequestMessages()), s.compaction.Window
+}
