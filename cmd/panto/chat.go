@@ -288,6 +288,10 @@ func (c *chat) loop(ctx context.Context) error {
 		case line = <-lines:
 		case err := <-readErr:
 			fmt.Fprintln(c.e.stdout)
+			if u := (*unsentError)(nil); errors.As(err, &u) {
+				fmt.Fprintf(c.e.stderr, "panto: %v\n", u)
+				return nil
+			}
 			return err
 		case <-intr:
 			fmt.Fprintln(c.e.stdout, "\n(Ctrl-D or /quit to leave)")
