@@ -75,6 +75,9 @@ func runChat(ctx context.Context, e *env, o *options) error {
 		// Bytes become text here: what is not UTF-8 shows as U+FFFD.
 		text = conversation.ValidText(text)
 	}
+	if !printMode && fullScreen(e, o) {
+		return runUI(ctx, e, o)
+	}
 	var v view
 	if o.mode == "json" {
 		v = newJSONView(e.stdout)

@@ -46,6 +46,7 @@ type options struct {
 	logLevel     string
 	extensions   []string
 	noExtensions bool
+	plain        bool
 }
 
 // sessionFlags registers the flags that pick a session.
@@ -114,6 +115,7 @@ func newRoot(ctx context.Context, e *env) *cobra.Command {
 	f.StringVar(&o.model, "model", "", "the model, by the provider's `NAME` for it")
 	f.StringVar(&o.baseURL, "base-url", "", "the API root `URL`: Anthropic's without /v1, OpenAI's with it")
 	f.BoolVar(&o.noSession, "no-session", false, "write no session log")
+	f.BoolVar(&o.plain, "plain", false, "run the interactive session as a line loop, not full screen")
 	o.sessionFlags(f)
 	o.promptFlags(f)
 	o.extensionFlags(f)

@@ -34,6 +34,7 @@ func main() {
 		environ:  os.Environ,
 		cwd:      cwd,
 		terminal: isTerminal(os.Stdin),
+		ttyOut:   isTerminal(os.Stdout),
 		signals:  sigs,
 		exit:     os.Exit,
 		maxProcs: runtime.GOMAXPROCS,
@@ -52,6 +53,7 @@ type env struct {
 	environ  func() []string
 	cwd      string
 	terminal bool // stdin is a terminal: interactive mode
+	ttyOut   bool // stdout is a terminal too: the full-screen UI (unless --plain)
 	// signals delivers SIGINT (Ctrl-C), SIGTERM and SIGHUP; nil never
 	// fires.
 	signals <-chan os.Signal

@@ -19,7 +19,9 @@ import (
 )
 
 // ptyRun starts panto with a pseudo-terminal as its stdin, stdout and
-// stderr, as a user's shell would; out collects what it prints.
+// stderr, as a user's shell would; out collects what it prints. It runs
+// the line loop (--plain): the full-screen UI has its own tests
+// (ui_tmux_e2e_test.go).
 type ptyRun struct {
 	cmd *exec.Cmd
 	tty *os.File
@@ -28,7 +30,7 @@ type ptyRun struct {
 
 func (h *harness) startPTY(args ...string) *ptyRun {
 	h.t.Helper()
-	p := &ptyRun{cmd: h.command("", args...)}
+	p := &ptyRun{cmd: h.command("", append([]string{"--plain"}, args...)...)}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = nil, nil, nil
 	tty, err := pty.StartWithSize(p.cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	require.NoError(h.t, err)

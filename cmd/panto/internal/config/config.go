@@ -74,12 +74,27 @@ type Config struct {
 	// mode, --mode json): "yes" or "no"; empty means the call fails with
 	// "no interactive user".
 	ConfirmDefault string
+	// Theme is the full-screen UI's colours: "auto" (ask the terminal
+	// for its background), "light" or "dark".
+	Theme string
+	// Prices are what models cost, by model name, for the UI's status
+	// line; a model without one shows no cost. panto has no price list
+	// of its own.
+	Prices map[string]Price
 	// Sources lists the config files that were read, lowest layer first.
 	Sources []string
 	// from says, for each key a file set, where the winning value was
 	// written ("config /p/config.toml line 3 column 14"), for Validate's
 	// errors.
 	from map[string]string
+}
+
+// Price is what a model costs, in dollars per million tokens.
+type Price struct {
+	Input      float64 `toml:"input"`
+	Output     float64 `toml:"output"`
+	CacheRead  float64 `toml:"cache_read"`
+	CacheWrite float64 `toml:"cache_write"`
 }
 
 // Defaults returns the built-in configuration.
@@ -98,6 +113,7 @@ func Defaults() Config {
 		CompactionThreshold:   0.8,
 		CompactionKeepTokens:  20000,
 		ExtensionStartTimeout: 10 * time.Second,
+		Theme:                 "auto",
 	}
 }
 
@@ -152,6 +168,9 @@ type file struct {
 	ExtAPIKeys       []string  `toml:"extension_api_keys"`
 	ConfirmDefault   *string   `toml:"confirm_default"`
 	Models           []string  `toml:"models"`
+	Theme            *string   `toml:"theme"`
+	// Prices is [prices."MODEL"] tables.
+	Prices map[string]Price `toml:"prices"`
 }
 
 // duration is a duration string ("90s"). A struct, not an integer type:
@@ -350,6 +369,8 @@ func wantedType(t reflect.Type) string {
 		return `a duration string such as "90s" or "10m"`
 	case t.Kind() == reflect.Slice:
 		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(wantedType(t.Elem()), "an "), "a ") + "s"
+	case t.Kind() == reflect.Map:
+		return "a table of models, such as [prices.\"claude-sonnet-4-5\"]"
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -467,6 +488,20 @@ func (f file) check() *badValue {
 	if v := f.ConfirmDefault; v != nil && *v != "yes" && *v != "no" && *v != "" {
 		return bad("confirm_default", strconv.Quote(*v), `want "yes" or "no" (or "" to refuse)`)
 	}
+	if v := f.Theme; v != nil && *v != "auto" && *v != "light" && *v != "dark" {
+		return bad("theme", strconv.Quote(*v), `want "auto", "light" or "dark"`)
+	}
+	for _, model := range slices.Sorted(maps.Keys(f.Prices)) {
+		p := f.Prices[model]
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}} {
+			if !(v.v >= 0 && v.v < 1e6) {
+				return bad("prices", strconv.Quote(model)+"."+v.name+" = "+tomlFloat(v.v), "want dollars per million tokens, 0 or more")
+			}
+		}
+	}
 	for _, name := range f.ExtAPIKeys {
 		if name == "" || strings.ContainsAny(name, `/\`) {
 			return bad("extension_api_keys", strconv.Quote(name), "want an extension's file name, such as \"tools\", not a path")
@@ -578,6 +613,13 @@ func (f file) mergeInto(c *Config) {
 	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
 	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
 	set(&c.ConfirmDefault, f.ConfirmDefault)
+	set(&c.Theme, f.Theme)
+	for model, p := range f.Prices {
+		if c.Prices == nil {
+			c.Prices = map[string]Price{}
+		}
+		c.Prices[model] = p
+	}
 	for _, m := range f.Models {
 		if m = strings.TrimSpace(m); m != "" && !slices.Contains(c.Models, m) {
 			c.Models = append(c.Models, m)

@@ -1,0 +1,246 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+	"github.com/panto-dev/panto/host"
+)
+
+// builtin is one of panto's own commands.
+type builtin struct {
+	name, usage, desc string
+	// now: runs even while a turn does (it only reads).
+	now bool
+}
+
+var builtins = []builtin{
+	{"help", "", "keys and commands", true},
+	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it)", false},
+	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
+	{"compact", "", "summarise older messages to free context (the prompt stays as it is)", false},
+	{"session", "", "the session id, log and message count", true},
+	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
+}
+
+func builtinNamed(name string) (builtin, bool) {
+	if name == "exit" {
+		name = "quit"
+	}
+	for _, b := range builtins {
+		if b.name == name {
+			return b, true
+		}
+	}
+	return builtin{}, false
+}
+
+// commandDoneMsg is a command's end.
+type commandDoneMsg struct {
+	name   string
+	output string
+	err    error
+	// compact is set for /compact.
+	compact *host.CompactResult
+	// model is the model /model switched to.
+	model string
+}
+
+// command runs /name args.
+func (m *Model) command(name, args string) tea.Cmd {
+	b, isBuiltin := builtinNamed(name)
+	if isBuiltin && b.now {
+		return m.runBuiltin(b.name, args)
+	}
+	if m.sess == nil || m.busy != idle {
+		// After the turn (or the start).
+		item := &transcript.User{Text: "/" + strings.TrimSpace(name+" "+args)}
+		m.add(item)
+		item.SetNote("queued: runs when panto is free")
+		m.queued = append(m.queued, queuedMsg{text: item.Text, item: item})
+		return nil
+	}
+	if isBuiltin {
+		return m.runBuiltin(b.name, args)
+	}
+	for _, c := range m.sess.Commands() {
+		if c.Name == name {
+			return m.runExtension(name, args)
+		}
+	}
+	m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", name))
+	return nil
+}
+
+func (m *Model) runBuiltin(name, args string) tea.Cmd {
+	switch name {
+	case "quit":
+		return m.quit()
+	case "help":
+		m.ov = newPager("Help", m.helpText(), "")
+		return nil
+	case "prompt":
+		if m.sess == nil {
+			m.say(transcript.Quiet, "the session is still starting: /prompt in a moment")
+			return nil
+		}
+		m.ov = newPromptPager(m.sess.EffectiveSystem(), m.prompts.long)
+		return nil
+	case "session":
+		m.add(&transcript.Text{Title: "/session", Body: m.sessionText()})
+		return nil
+	case "compact":
+		return m.startBusy(compacting, "compacting", func(ctx context.Context) commandDoneMsg {
+			res, err := m.sess.Compact(ctx)
+			return commandDoneMsg{name: "compact", err: err, compact: &res}
+		})
+	case "model":
+		if args == "" {
+			m.ov = newModelPicker(m.models(), m.status.model)
+			return nil
+		}
+		return m.setModel(args)
+	}
+	return nil
+}
+
+// setModel switches the model, by name or by its number in the list.
+func (m *Model) setModel(arg string) tea.Cmd {
+	name := arg
+	models := m.models()
+	if n, err := strconv.Atoi(arg); err == nil {
+		if n < 1 || n > len(models) {
+			m.say(transcript.Error, fmt.Sprintf("/model %d: want 1 to %d", n, len(models)))
+			return nil
+		}
+		name = models[n-1]
+	}
+	sess := m.sess
+	return func() tea.Msg {
+		err := sess.SetModel(name)
+		return commandDoneMsg{name: "model", err: err, model: name}
+	}
+}
+
+// models are the models /model offers: the one in use, then config's.
+func (m *Model) models() []string {
+	out := []string{m.status.model}
+	for _, x := range m.o.Models {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (m *Model) runExtension(name, args string) tea.Cmd {
+	return m.startBusy(commanding, "/"+name, func(ctx context.Context) commandDoneMsg {
+		out, err := m.sess.RunCommand(ctx, name, args)
+		return commandDoneMsg{name: name, output: out, err: err}
+	})
+}
+
+// startBusy runs f in the background as the session's work of the
+// moment; Esc interrupts it.
+func (m *Model) startBusy(b busy, what string, f func(ctx context.Context) commandDoneMsg) tea.Cmd {
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	m.cancel = func() { cancel(errInterrupted) }
+	m.busy, m.busyWhat, m.busySince = b, what, m.now()
+	return tea.Batch(func() tea.Msg { return f(ctx) }, m.ensureTick())
+}
+
+func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
+	switch {
+	case msg.name == "model":
+		if msg.err != nil {
+			m.say(transcript.Error, "/model: "+errText(msg.err))
+		}
+		m.status.model = m.sess.Info().Model
+		return nil
+	case msg.compact != nil:
+		m.endBusy()
+		switch {
+		case errors.Is(msg.err, host.ErrNothingToCompact):
+			m.say(transcript.Quiet, "nothing to compact yet: the conversation is shorter than what is kept")
+		case msg.err != nil:
+			// CompactionDone said it.
+		default:
+			m.say(transcript.Quiet, fmt.Sprintf("the next request sends %d messages instead of %d",
+				msg.compact.MessagesAfter, msg.compact.MessagesBefore))
+		}
+		return tea.Batch(m.usageCmd(), m.next())
+	}
+	m.endBusy()
+	if msg.output != "" {
+		m.add(&transcript.Text{Title: "/" + msg.name, Body: msg.output})
+	}
+	if msg.err != nil {
+		if errors.Is(msg.err, host.ErrNoCommand) {
+			m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", msg.name))
+		} else {
+			m.say(transcript.Error, "/"+msg.name+": "+errText(msg.err))
+		}
+	}
+	return tea.Batch(m.usageCmd(), m.next())
+}
+
+func (m *Model) helpText() []string {
+	var sb strings.Builder
+	sb.WriteString("Commands\n")
+	for _, b := range builtins {
+		u := "/" + b.name
+		if b.usage != "" {
+			u += " " + b.usage
+		}
+		fmt.Fprintf(&sb, "  %-16s %s\n", u, b.desc)
+	}
+	if m.sess != nil {
+		if cmds := m.sess.Commands(); len(cmds) > 0 {
+			sb.WriteString("\nExtension commands\n")
+			for _, c := range cmds {
+				u := "/" + c.Name
+				if c.Usage != "" {
+					u += " " + c.Usage
+				}
+				fmt.Fprintf(&sb, "  %-16s %s (%s)\n", u, c.Description, c.Extension)
+			}
+		}
+	}
+	sb.WriteString("\nKeys\n")
+	sb.WriteString(keyTable(Bindings))
+	sb.WriteString("\nIn dialogs\n")
+	sb.WriteString(keyTable(DialogBindings))
+	return strings.Split(strings.TrimRight(sb.String(), "\n"), "\n")
+}
+
+func (m *Model) sessionText() string {
+	if m.sess == nil {
+		return "the session is still starting"
+	}
+	info := m.sess.Info()
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "session %s\n", info.ID)
+	if info.Path == "" {
+		sb.WriteString("log     not recorded (--no-session)\n")
+	} else {
+		fmt.Fprintf(&sb, "log     %s\n", info.Path)
+	}
+	fmt.Fprintf(&sb, "messages %d\n", len(m.sess.Messages()))
+	fmt.Fprintf(&sb, "model   %s/%s\n", info.Provider, info.Model)
+	ext := "none"
+	if len(info.Extensions) > 0 {
+		ext = strings.Join(info.Extensions, ", ")
+	}
+	fmt.Fprintf(&sb, "extensions %s\n", ext)
+	if m.o.Version != "" {
+		fmt.Fprintf(&sb, "panto   %s\n", m.o.Version)
+	}
+	return sb.String()
+}

@@ -1,0 +1,237 @@
+package tui
+
+import (
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
+)
+
+// completion is the popup over the editor: the command palette (the
+// editor holds "/name") or file paths (the word before the cursor is
+// "@path").
+type completion struct {
+	mode compMode
+	pk   *picker.Model
+	// dismissed is the editor text Esc closed the popup on: it stays
+	// closed until the text changes.
+	dismissed string
+}
+
+type compMode int
+
+const (
+	compNone compMode = iota
+	compCommand
+	compFile
+)
+
+func newCompletion() *completion {
+	pk := picker.New("", nil)
+	pk.OwnFilter = false
+	return &completion{pk: pk}
+}
+
+func (c *completion) open() bool { return c.mode != compNone }
+
+func (c *completion) close() { c.mode = compNone }
+
+func (c *completion) dismiss(text string) {
+	c.mode, c.dismissed = compNone, text
+}
+
+// maxFiles bounds the paths @ completes from.
+const maxFiles = 20000
+
+// refreshCompletion opens, filters or closes the popup for what the
+// editor holds now.
+func (m *Model) refreshCompletion() tea.Cmd {
+	c := m.comp
+	text := m.ed.value()
+	if c.dismissed != "" {
+		if text == c.dismissed {
+			return nil
+		}
+		c.dismissed = ""
+	}
+	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n\t") {
+		if c.mode != compCommand {
+			c.mode = compCommand
+			c.pk.SetItems(m.commandItems())
+		}
+		c.pk.SetFilter(text[1:])
+		if c.pk.Len() == 0 {
+			c.mode = compNone
+		}
+		return nil
+	}
+	word := m.ed.wordBeforeCursor()
+	if strings.HasPrefix(word, "@") {
+		var cmd tea.Cmd
+		if !m.filesAsked {
+			m.filesAsked = true
+			cmd = m.filesCmd()
+		}
+		if c.mode != compFile || len(c.pk.Items()) != len(m.files) {
+			c.mode = compFile
+			items := make([]picker.Item, len(m.files))
+			for i, f := range m.files {
+				items[i] = picker.Item{Title: f}
+			}
+			c.pk.SetItems(items)
+		}
+		c.pk.SetFilter(word[1:])
+		if c.pk.Len() == 0 && m.files != nil {
+			c.mode = compNone
+		}
+		return cmd
+	}
+	c.mode = compNone
+	return nil
+}
+
+// commandItems are the palette's rows: panto's commands, then the
+// extensions'.
+func (m *Model) commandItems() []picker.Item {
+	var items []picker.Item
+	for _, b := range builtins {
+		title := "/" + b.name
+		if b.usage != "" {
+			title += " " + b.usage
+		}
+		items = append(items, picker.Item{Title: title, Desc: b.desc, Value: b.name, Match: b.name})
+	}
+	if m.sess != nil {
+		for _, c := range m.sess.Commands() {
+			title := "/" + c.Name
+			if c.Usage != "" {
+				title += " " + c.Usage
+			}
+			desc := c.Description
+			if c.Extension != "" {
+				desc += " (" + c.Extension + ")"
+			}
+			items = append(items, picker.Item{Title: title, Desc: desc, Value: c.Name, Match: c.Name, Mark: takesArgs(c.Usage)})
+		}
+	}
+	return items
+}
+
+// takesArgs marks a command that needs arguments (Enter completes it
+// instead of running it).
+func takesArgs(usage string) string {
+	if usage != "" && !strings.HasPrefix(usage, "[") {
+		return " "
+	}
+	return ""
+}
+
+// completionKey handles a key while the popup is open; done is false
+// when the key is the editor's.
+func (m *Model) completionKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	c := m.comp
+	switch k.String() {
+	case "up", "ctrl+p":
+		c.pk.Move(-1)
+		return nil, true
+	case "down", "ctrl+n":
+		c.pk.Move(1)
+		return nil, true
+	case "tab":
+		return m.acceptCompletion(false), true
+	case "enter":
+		return m.acceptCompletion(true), true
+	}
+	return nil, false
+}
+
+// acceptCompletion puts the choice into the editor; with run, a command
+// that needs no arguments runs at once.
+func (m *Model) acceptCompletion(run bool) tea.Cmd {
+	c := m.comp
+	it, ok := c.pk.Selected()
+	if !ok {
+		c.close()
+		return nil
+	}
+	switch c.mode {
+	case compCommand:
+		c.close()
+		if run && it.Mark == "" {
+			m.ed.reset()
+			m.ed.ta.InsertString("/" + it.Value)
+			return m.submit()
+		}
+		m.ed.reset()
+		m.ed.ta.InsertString("/" + it.Value + " ")
+		return nil
+	case compFile:
+		c.close()
+		m.ed.replaceWordBeforeCursor("@" + it.Title + " ")
+		if strings.HasSuffix(it.Title, "/") {
+			// A directory: go on completing inside it.
+			m.ed.replaceWordBeforeCursor("@" + it.Title)
+			return m.refreshCompletion()
+		}
+		return nil
+	}
+	return nil
+}
+
+type filesMsg struct{ files []string }
+
+// filesCmd lists the project's files, once, for @: relative paths,
+// directories with a slash, .git and node_modules left out.
+func (m *Model) filesCmd() tea.Cmd {
+	root := m.o.CWD
+	if root == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		var files []string
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == root {
+				return nil
+			}
+			name := d.Name()
+			if d.IsDir() && (name == ".git" || name == "node_modules" || name == ".cache") {
+				return filepath.SkipDir
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return nil
+			}
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() {
+				rel += "/"
+			}
+			files = append(files, rel)
+			if len(files) >= maxFiles {
+				return fs.SkipAll
+			}
+			return nil
+		})
+		// Shallow paths first, then by name.
+		sort.SliceStable(files, func(i, j int) bool {
+			di, dj := strings.Count(files[i], "/"), strings.Count(files[j], "/")
+			if strings.HasSuffix(files[i], "/") {
+				di--
+			}
+			if strings.HasSuffix(files[j], "/") {
+				dj--
+			}
+			if di != dj {
+				return di < dj
+			}
+			return files[i] < files[j]
+		})
+		if files == nil {
+			files = []string{}
+		}
+		return filesMsg{files}
+	}
+}

@@ -1,0 +1,17 @@
+// Package tui is panto's full-screen terminal UI, on Charm's bubbletea v2:
+// an editor, the transcript, a status line, the command palette and the
+// dialogs extensions open. It is one more consumer of the host's events:
+// it renders them and turns keys into calls on a Session, and it never
+// runs the session's work itself (host does).
+//
+// One root model (Model) owns small imperative components: the editor
+// (editor.go), the transcript (package transcript), the status line
+// (status.go), the completion popup (complete.go), the overlays — an
+// extension's question, the model picker, the prompt viewer (overlay.go).
+// Host events come in as messages read by commands from the session's
+// channels (events.go); Update never blocks and never does I/O: files,
+// git and the session's slower calls run in commands.
+//
+// What does not belong here: the line-mode loop and print mode (package
+// main), and anything that decides what the session does.
+package tui

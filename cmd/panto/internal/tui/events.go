@@ -1,0 +1,467 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/serializers"
+)
+
+// errInterrupted is the cause of a turn the user interrupted.
+var errInterrupted = errors.New("interrupted by the user")
+
+// opener opens the session in the background: New starts it, so the
+// extensions start while the first frame is drawn.
+type opener struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	sess   Session
+	err    error
+}
+
+func startOpen(ctx context.Context, open func(context.Context) (Session, error)) *opener {
+	ctx, cancel := context.WithCancel(ctx)
+	op := &opener{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(op.done)
+		op.sess, op.err = open(ctx)
+	}()
+	return op
+}
+
+type openedMsg struct {
+	sess Session
+	err  error
+}
+
+// eventsMsg is a batch of events read from one channel: the session's
+// (turn 0) or a turn's.
+type eventsMsg struct {
+	ch     <-chan host.Event
+	turn   int
+	evs    []host.Event
+	closed bool
+}
+
+// readEvents reads what the channel has: one event, waiting for it, then
+// whatever else is already there (a burst of deltas becomes one update).
+func readEvents(ch <-chan host.Event, turn int) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return eventsMsg{ch: ch, turn: turn, closed: true}
+		}
+		evs := []host.Event{ev}
+		for len(evs) < 256 {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					return eventsMsg{ch: ch, turn: turn, evs: evs, closed: true}
+				}
+				evs = append(evs, ev)
+			default:
+				return eventsMsg{ch: ch, turn: turn, evs: evs}
+			}
+		}
+		return eventsMsg{ch: ch, turn: turn, evs: evs}
+	}
+}
+
+// opened takes the open session: the conversation so far is drawn (from
+// the bottom, lazily), then what happened while it opened, and what was
+// typed meanwhile is sent.
+func (m *Model) opened(msg openedMsg) tea.Cmd {
+	m.opening = false
+	if msg.err != nil {
+		m.openErr = msg.err
+		m.quitting = true
+		return tea.Quit
+	}
+	m.sess = msg.sess
+	m.info = m.sess.Info()
+	m.status.provider, m.status.model = m.info.Provider, m.info.Model
+	pending := m.sess.Unread()
+	msgs := m.sess.Messages()
+	// The system blocks recorded while the session opened are told by
+	// its events: leave them out of the history.
+	k := 0
+	for _, ev := range pending {
+		if _, ok := ev.(host.SystemChanged); ok {
+			k++
+		}
+	}
+	n := len(msgs)
+	for n > 0 && k > 0 && msgs[n-1].Role == conversation.RoleSystem {
+		k -= len(msgs[n-1].Content)
+		n--
+	}
+	if m.info.Resumed {
+		m.history(msgs[:n])
+	}
+	var cmds []tea.Cmd
+	for _, ev := range pending {
+		cmds = append(cmds, m.event(ev, 0))
+	}
+	cmds = append(cmds, readEvents(m.sess.Events(), 0), m.usageCmd())
+	// What was typed while panto started.
+	cmds = append(cmds, m.next())
+	m.list.Changed()
+	return tea.Batch(cmds...)
+}
+
+// history builds the items of a resumed conversation. Nothing renders
+// here: the list renders what shows, from the bottom.
+func (m *Model) history(msgs []conversation.Message) {
+	var items []transcript.Item
+	var sys *transcript.System
+	for i, msg := range msgs {
+		if msg.Role != conversation.RoleSystem {
+			sys = nil
+		}
+		switch msg.Role {
+		case conversation.RoleSystem:
+			for _, b := range msg.Content {
+				by := host.Panto
+				if rest, ok := strings.CutPrefix(b.Source, "extension "); ok {
+					by = rest
+				}
+				says, more := m.prompts.apply(by, b.Mode.Normalize(), b.Key, b.Text, b.Source)
+				if more && sys != nil {
+					sys.Amend(says, "\n\n"+b.Text)
+					continue
+				}
+				if sys == nil {
+					sys = &transcript.System{}
+					items = append(items, sys)
+				}
+				sys.Add(transcript.SystemChange{Says: says, Text: b.Text})
+			}
+		case conversation.RoleUser:
+			text := userText(msg)
+			if strings.HasPrefix(text, "[Summary of the earlier conversation") {
+				continue
+			}
+			items = append(items, &transcript.User{Text: text})
+		case conversation.RoleAssistant:
+			var text, thinking strings.Builder
+			for _, b := range msg.Content {
+				switch b.Type {
+				case conversation.TypeText:
+					text.WriteString(b.Text)
+				case conversation.TypeThinking:
+					thinking.WriteString(b.Thinking)
+				}
+			}
+			if text.Len() > 0 || thinking.Len() > 0 {
+				items = append(items, transcript.ReplyOf(text.String(), thinking.String()))
+			}
+			uses := msg.ToolUses()
+			results := map[string]conversation.Block{}
+			if len(uses) > 0 {
+				// The results are in the next message that is not the
+				// system's (ids repeat across replies).
+				for _, next := range msgs[i+1:] {
+					if next.Role == conversation.RoleSystem {
+						continue
+					}
+					if next.Role == conversation.RoleTool {
+						for _, b := range next.Content {
+							if b.Type == conversation.TypeToolResult {
+								results[b.ToolUseID] = b
+							}
+						}
+					}
+					break
+				}
+			}
+			for _, u := range uses {
+				t := transcript.NewTool(u.ID, u.Name, u.Input, time.Time{})
+				if r, ok := results[u.ID]; ok {
+					t.End(r.ResultText(), r.IsError, 0)
+				} else {
+					t.Abandon("no result recorded")
+				}
+				items = append(items, t)
+			}
+		}
+	}
+	if len(items) > 0 {
+		items = append(items, &transcript.Notice{Level: transcript.Quiet,
+			Text: fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))})
+	}
+	m.list.InsertFront(items...)
+}
+
+// userText is what the user typed: the message's last text block (the
+// USER_PROMPT.md blocks come first).
+func userText(msg conversation.Message) string {
+	for i := len(msg.Content) - 1; i >= 0; i-- {
+		if msg.Content[i].Type == conversation.TypeText {
+			return msg.Content[i].Text
+		}
+	}
+	return msg.Text()
+}
+
+// events shows a batch of events and reads on.
+func (m *Model) events(msg eventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, ev := range msg.evs {
+		if msg.turn != 0 && msg.turn != m.turnID {
+			continue // a turn that is over
+		}
+		cmds = append(cmds, m.event(ev, msg.turn))
+	}
+	if !msg.closed {
+		cmds = append(cmds, readEvents(msg.ch, msg.turn))
+	}
+	m.list.Changed()
+	return tea.Batch(cmds...)
+}
+
+// event shows one event.
+func (m *Model) event(ev host.Event, turn int) tea.Cmd {
+	switch ev := ev.(type) {
+	case host.TurnStart:
+	case host.TextDelta:
+		m.replyItem().Text(ev.Text)
+		m.retryItem = nil
+		return m.scheduleFlush()
+	case host.ThinkingDelta:
+		m.replyItem().Thinking(ev.Text)
+		return m.scheduleFlush()
+	case host.Usage:
+		m.status.addUsage(ev.Usage, m.o.Prices[m.status.model])
+		return m.usageCmd()
+	case host.Reply:
+		m.finishReply(ev)
+	case host.ToolStart:
+		t := transcript.NewTool(ev.ID, ev.Name, ev.Input, m.now())
+		m.tools[ev.ID] = t
+		m.add(t)
+		return m.ensureTick()
+	case host.ToolEnd:
+		if t := m.tools[ev.ID]; t != nil {
+			t.End(ev.Result, ev.IsError, ev.Duration)
+			delete(m.tools, ev.ID)
+		}
+	case host.SystemChanged:
+		m.systemChanged(ev.By, ev.Mode, ev.Key, ev.Text, ev.Source)
+	case host.SystemRefused:
+		m.say(transcript.Warning, fmt.Sprintf("%s's system prompt edit was refused (nothing recorded): %v", ev.By, ev.Err))
+	case host.CompactionStart:
+		why := "compacting older messages"
+		if ev.Auto {
+			why = fmt.Sprintf("the context is near its limit (~%s tokens): compacting older messages", kilo(ev.Tokens))
+		}
+		m.compaction = m.say(transcript.Quiet, why+"…")
+		return m.ensureTick()
+	case host.CompactionDone:
+		n := m.compaction
+		if n == nil {
+			n = m.say(transcript.Quiet, "")
+		}
+		if ev.Err != nil {
+			n.Set(transcript.Error, "compaction failed: "+errText(ev.Err), "")
+		} else {
+			n.Set(transcript.Quiet, fmt.Sprintf("compacted: the next request is ~%s tokens; the system prompt is unchanged", kilo(ev.Tokens)), "")
+		}
+		m.compaction = nil
+		return m.usageCmd()
+	case host.Retry:
+		text := fmt.Sprintf("%s, retry %d of %d in %.1f s", retryWhy(ev.Reason), ev.Attempt, ev.Max, ev.Wait.Seconds())
+		if m.retryItem == nil {
+			m.retryItem = m.say(transcript.Warning, text)
+		}
+		m.retryItem.Set(transcript.Warning, text, oneLine(ev.Reason, 300))
+	case host.Notice:
+		level := transcript.Info
+		switch ev.Level {
+		case host.NoticeWarning:
+			level = transcript.Warning
+		case host.NoticeError:
+			level = transcript.Error
+		}
+		m.add(&transcript.Notice{Level: level, By: ev.By, Text: ev.Text})
+	case host.Error:
+		if errors.Is(ev.Err, errInterrupted) {
+			return nil // the turn's end says so
+		}
+		m.say(transcript.Error, errText(ev.Err))
+	case host.TurnEnd:
+		return m.turnEnded(ev, turn)
+	case host.Question:
+		return m.ask(askedOf(ev))
+	case asker:
+		return m.ask(ev.asked())
+	case host.QuestionClosed:
+		m.questionClosed(ev)
+	case host.Status:
+		m.status.setExt(ev.By, ev.Key, ev.Text)
+	case host.ModelChanged:
+		m.status.model = ev.Model
+		m.say(transcript.Quiet, "model "+ev.Model+" (recorded: a resume goes on with it)")
+	}
+	return nil
+}
+
+// replyItem is the reply streaming now, made on its first piece.
+func (m *Model) replyItem() *transcript.Reply {
+	if m.reply == nil {
+		m.reply = transcript.NewReply()
+		m.add(m.reply)
+	}
+	return m.reply
+}
+
+// finishReply ends the reply being streamed; a reply that did not
+// stream shows now.
+func (m *Model) finishReply(ev host.Reply) {
+	if !ev.Streamed {
+		var text, thinking strings.Builder
+		for _, b := range ev.Message.Content {
+			switch b.Type {
+			case conversation.TypeText:
+				text.WriteString(b.Text)
+			case conversation.TypeThinking:
+				if m.reply == nil || !m.reply.HasText() {
+					thinking.WriteString(b.Thinking)
+				}
+			}
+		}
+		if text.Len() > 0 || thinking.Len() > 0 {
+			r := m.replyItem()
+			r.Thinking(thinking.String())
+			r.Text(text.String())
+		}
+	}
+	if m.reply != nil {
+		m.reply.Finish()
+		m.reply = nil
+	}
+	if ev.StopReason == serializers.StopMaxTokens {
+		m.say(transcript.Warning, "the reply was cut at max_tokens (config max_tokens)")
+	}
+}
+
+// systemChanged adds a change of the prompt to the run of them.
+func (m *Model) systemChanged(by string, mode conversation.Mode, key, text, source string) {
+	says, more := m.prompts.apply(by, mode, key, text, source)
+	if more && m.system != nil {
+		m.system.Amend(says, "\n\n"+text)
+		return
+	}
+	if m.system == nil || m.list.Len() == 0 || m.list.At(m.list.Len()-1) != m.system {
+		m.system = &transcript.System{}
+		m.add(m.system)
+	}
+	m.system.Add(transcript.SystemChange{Says: says, Text: text})
+}
+
+// turnEnded ends a turn: what is still open is closed, and the next
+// queued message goes.
+func (m *Model) turnEnded(ev host.TurnEnd, turn int) tea.Cmd {
+	if turn != m.turnID {
+		return nil
+	}
+	interrupted := ev.Err != nil && errors.Is(ev.Err, errInterrupted)
+	halfReply := m.reply != nil
+	if m.reply != nil {
+		if interrupted {
+			m.reply.SetNote("interrupted: nothing of this half reply was recorded")
+		}
+		m.reply.Finish()
+		m.reply = nil
+	}
+	cutShort := len(m.tools)
+	for id, t := range m.tools {
+		t.Abandon("interrupted")
+		delete(m.tools, id)
+	}
+	m.retryItem = nil
+	switch {
+	case interrupted && cutShort > 0:
+		m.say(transcript.Quiet, "interrupted: the calls cut short were recorded with error results; the session goes on")
+	case interrupted && !halfReply:
+		m.say(transcript.Quiet, "interrupted: the session goes on")
+	case ev.Err != nil && errors.Is(ev.Err, host.ErrMaxSteps):
+		m.say(transcript.Warning, errText(ev.Err)+"; send a message to go on (config max_steps)")
+	case ev.Err != nil && errors.Is(ev.Err, host.ErrBusy):
+		m.say(transcript.Warning, "a turn is already running")
+	}
+	m.endBusy()
+	return tea.Batch(m.usageCmd(), m.branchCmd(), m.next())
+}
+
+// endBusy says the session is idle again.
+func (m *Model) endBusy() {
+	m.busy, m.busyWhat = idle, ""
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.turnCh = nil
+}
+
+// next sends the first queued message, if the session is idle.
+func (m *Model) next() tea.Cmd {
+	if m.busy != idle || m.sess == nil || len(m.queued) == 0 {
+		return nil
+	}
+	q := m.queued[0]
+	m.queued = m.queued[1:]
+	if q.item != nil {
+		q.item.SetNote("")
+	}
+	if name, args, ok := slashCommand(q.text); ok {
+		return m.command(name, args)
+	}
+	return m.send(q.text, q.item)
+}
+
+// retryWhy says in a word or two why a request failed.
+func retryWhy(reason string) string {
+	r := strings.ToLower(reason)
+	switch {
+	case strings.Contains(r, "overloaded") || strings.Contains(r, "529"):
+		return "overloaded"
+	case strings.Contains(r, "429") || strings.Contains(r, "rate limit"):
+		return "rate limited"
+	case strings.Contains(r, "connection refused") || strings.Contains(r, "dial tcp") || strings.Contains(r, "no such host"):
+		return "cannot connect"
+	case strings.Contains(r, "timeout") || strings.Contains(r, "deadline"):
+		return "timed out"
+	case strings.Contains(r, " 5") && strings.Contains(r, "status"):
+		return "server error"
+	}
+	return "request failed"
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// kilo writes a token count short: 950, 12.3k, 1.2M.
+func kilo(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 100_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+}

@@ -1,0 +1,254 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
+)
+
+// fakeSession is a Session whose turns follow a script. It records what
+// it was asked.
+type fakeSession struct {
+	mu       sync.Mutex
+	sent     []string
+	turnCtx  []context.Context
+	models   []string
+	commands []string
+	events   chan host.Event
+	unread   []host.Event
+	msgs     []conversation.Message
+	system   []conversation.SystemText
+	info     host.Info
+	cmds     []extension.Command
+	closed   bool
+	// turn scripts a turn: it sends its events on ch (and closes it).
+	turn func(ctx context.Context, text string, ch chan<- host.Event)
+}
+
+func newFake() *fakeSession {
+	return &fakeSession{
+		events: make(chan host.Event, 64),
+		info:   host.Info{ID: "s1", Path: "/tmp/s1.jsonl", Provider: "echo", Model: "echo"},
+		turn:   echoTurn,
+	}
+}
+
+// echoTurn answers "you said TEXT", streamed in two pieces.
+func echoTurn(ctx context.Context, text string, ch chan<- host.Event) {
+	ch <- host.TurnStart{Text: text}
+	ch <- host.TextDelta{Text: "you said "}
+	ch <- host.TextDelta{Text: "**" + text + "**"}
+	ch <- host.Usage{Model: "echo"}
+	ch <- host.Reply{Message: conversation.AssistantText("you said **" + text + "**"), Streamed: true}
+	ch <- host.TurnEnd{}
+}
+
+func (f *fakeSession) Turn(ctx context.Context, text string) <-chan host.Event {
+	f.mu.Lock()
+	f.sent = append(f.sent, text)
+	f.turnCtx = append(f.turnCtx, ctx)
+	f.mu.Unlock()
+	ch := make(chan host.Event, 64)
+	go func() {
+		defer close(ch)
+		f.turn(ctx, text, ch)
+	}()
+	return ch
+}
+
+func (f *fakeSession) Events() <-chan host.Event { return f.events }
+func (f *fakeSession) Unread() []host.Event {
+	u := f.unread
+	f.unread = nil
+	return u
+}
+func (f *fakeSession) Info() host.Info               { return f.info }
+func (f *fakeSession) Commands() []extension.Command { return f.cmds }
+func (f *fakeSession) RunCommand(ctx context.Context, name, args string) (string, error) {
+	f.mu.Lock()
+	f.commands = append(f.commands, name+" "+args)
+	f.mu.Unlock()
+	return "ran " + name, nil
+}
+func (f *fakeSession) Compact(ctx context.Context) (host.CompactResult, error) {
+	return host.CompactResult{MessagesBefore: 10, MessagesAfter: 3}, nil
+}
+func (f *fakeSession) SetModel(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.models = append(f.models, name)
+	f.info.Model = name
+	return nil
+}
+func (f *fakeSession) ContextUsage() (int, int)                   { return 1234, 200000 }
+func (f *fakeSession) Messages() []conversation.Message           { return f.msgs }
+func (f *fakeSession) EffectiveSystem() []conversation.SystemText { return f.system }
+func (f *fakeSession) Close(ctx context.Context) error            { f.closed = true; return nil }
+func (f *fakeSession) sentTexts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.sent...)
+}
+
+// fixedNow is the clock of the tests.
+var fixedNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// harness drives a Model as the program would, but in the test's
+// goroutine: Update is called here, commands run in goroutines and their
+// messages come back on a channel that settle and wait read.
+type harness struct {
+	t     *testing.T
+	m     *Model
+	sess  *fakeSession
+	now   time.Time
+	msgs  chan tea.Msg
+	quit  bool
+	clear bool
+}
+
+func newHarness(t *testing.T, sess *fakeSession, opts ...func(*Options)) *harness {
+	t.Helper()
+	h := &harness{t: t, sess: sess, now: fixedNow, msgs: make(chan tea.Msg, 1024)}
+	o := Options{CWD: t.TempDir(), Home: "/home/ann", Now: func() time.Time { return h.now }, NoColor: true}
+	if sess != nil {
+		o.Open = func(context.Context) (Session, error) { return sess, nil }
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	h.m = New(context.Background(), o)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.exec(h.m.Init())
+	if sess != nil {
+		h.wait(func() bool { return h.m.sess != nil }, "the session opens")
+	}
+	h.settle()
+	return h
+}
+
+// exec runs a command as the program does: in a goroutine, its message
+// sent back.
+func (h *harness) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				h.exec(c)
+			}
+			return
+		}
+		if msg != nil {
+			h.msgs <- msg
+		}
+	}()
+}
+
+// send updates the model with msg, now.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	switch msg.(type) {
+	case tea.QuitMsg:
+		h.quit = true
+		return
+	}
+	if fmt.Sprintf("%T", msg) == "tea.clearScreenMsg" {
+		h.clear = true
+		return
+	}
+	h.exec(h.m.update(msg))
+}
+
+// settle takes the messages that come until none comes for a moment.
+func (h *harness) settle() {
+	h.t.Helper()
+	for {
+		select {
+		case msg := <-h.msgs:
+			h.send(msg)
+		case <-time.After(40 * time.Millisecond):
+			return
+		}
+	}
+}
+
+// wait takes messages until cond holds.
+func (h *harness) wait(cond func() bool, what string) {
+	h.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-h.msgs:
+			h.send(msg)
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			h.t.Fatalf("never: %s\nscreen:\n%s", what, h.screen())
+		}
+	}
+}
+
+func (h *harness) key(k tea.KeyPressMsg) { h.t.Helper(); h.send(k); h.settle() }
+
+func (h *harness) typ(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	h.settle()
+}
+
+func (h *harness) enter() { h.key(tea.KeyPressMsg{Code: tea.KeyEnter}) }
+
+func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }
+
+// screen is the frame as plain text, lines right-trimmed.
+func (h *harness) screen() string {
+	v := h.m.View()
+	var lines []string
+	for _, l := range strings.Split(ansi.Strip(v.Content), "\n") {
+		lines = append(lines, strings.TrimRight(l, " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (h *harness) idle() {
+	h.t.Helper()
+	h.wait(func() bool { return h.m.busy == idle }, "the turn ends")
+	h.settle()
+}
+
+var _ = require.New
+
+// askEvent is a question event made by a test (a host.Question cannot
+// be made outside package host).
+type askEvent struct{ a asked }
+
+func (askEvent) Kind() string   { return "question" }
+func (e askEvent) asked() asked { return e.a }
+
+// testAnswer is how a test question was answered.
+type testAnswer struct {
+	extension.Answer
+	Dismissed bool
+}
+
+// newAsk returns a question event and the channel its answer comes on.
+func newAsk(a asked) (host.Event, <-chan testAnswer) {
+	ch := make(chan testAnswer, 1)
+	a.Answer = func(x extension.Answer) { ch <- testAnswer{Answer: x} }
+	a.Dismiss = func() { ch <- testAnswer{Dismissed: true} }
+	return askEvent{a}, ch
+}

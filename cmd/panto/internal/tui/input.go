@@ -1,0 +1,247 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+	"github.com/panto-dev/panto/conversation"
+)
+
+// key handles a key press, in order: an extension's question, an
+// overlay, the keys that work everywhere, the completion popup, the
+// editor.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	ks := k.String()
+	if ks != "ctrl+c" {
+		m.quitArmed = time.Time{}
+	}
+	if len(m.asks) > 0 {
+		return m.questionKey(k)
+	}
+	if m.ov != nil {
+		return m.ov.key(m, k)
+	}
+	switch ks {
+	case "ctrl+c":
+		return m.ctrlC()
+	case "esc":
+		if m.comp.open() {
+			m.comp.dismiss(m.ed.value())
+			return nil
+		}
+		if m.busy != idle {
+			return m.interrupt()
+		}
+		if !m.list.Following() {
+			m.list.Bottom()
+		}
+		return nil
+	case "ctrl+d":
+		if m.ed.empty() {
+			return m.quit()
+		}
+	case "ctrl+l":
+		m.list.Changed()
+		return tea.ClearScreen
+	case "ctrl+z":
+		return tea.Suspend
+	case "pgup":
+		m.list.ScrollUp(m.ctxFor(), m.transcriptHeight(), max(1, m.transcriptHeight()-2))
+		return nil
+	case "pgdown":
+		m.list.ScrollDown(m.ctxFor(), m.transcriptHeight(), max(1, m.transcriptHeight()-2))
+		return nil
+	case "ctrl+o":
+		m.toggleNearest()
+		return nil
+	}
+	if m.comp.open() {
+		if cmd, done := m.completionKey(k); done {
+			return cmd
+		}
+	}
+	switch ks {
+	case "enter":
+		return m.submit()
+	case "up":
+		if m.ed.onFirstLine() {
+			if s, ok := m.ed.hist.Prev(m.ed.message()); ok {
+				m.ed.set(s)
+				m.comp.close()
+			}
+			return nil
+		}
+	case "down":
+		if m.ed.onLastLine() {
+			if s, ok := m.ed.hist.Next(); ok {
+				m.ed.set(s)
+				m.comp.close()
+			}
+			return nil
+		}
+	case "tab":
+		return nil // nothing to complete
+	}
+	if !m.ed.update(k) {
+		return nil
+	}
+	return m.refreshCompletion()
+}
+
+// ctrlC interrupts a turn; otherwise clears the editor; on an empty
+// editor, a second press quits.
+func (m *Model) ctrlC() tea.Cmd {
+	switch {
+	case m.busy != idle:
+		return m.interrupt()
+	case !m.ed.empty():
+		m.ed.reset()
+		m.comp.close()
+		m.quitArmed = time.Time{}
+		return nil
+	case !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow:
+		return m.quit()
+	}
+	m.quitArmed = m.now()
+	return m.setFlash("Ctrl-C again to quit (or Ctrl-D)", quitWindow)
+}
+
+// interrupt stops the running turn (or compaction, or command): the host
+// records what it must so the log stays valid.
+func (m *Model) interrupt() tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.busyWhat = "interrupting"
+	return nil
+}
+
+// pasteMsg takes a bracketed paste: one block, never sent by itself.
+func (m *Model) pasteMsg(s string) tea.Cmd {
+	if len(m.asks) > 0 {
+		if q := m.asks[0]; q.input != nil {
+			q.input.InsertString(normalise(s))
+		}
+		return nil
+	}
+	if m.ov != nil {
+		return nil
+	}
+	m.ed.paste(s)
+	return m.refreshCompletion()
+}
+
+// submit sends what the editor holds: a /command, or a message.
+func (m *Model) submit() tea.Cmd {
+	text := strings.TrimRight(m.ed.message(), "\n")
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	text = conversation.ValidText(text)
+	m.ed.hist.Add(text)
+	m.ed.reset()
+	m.comp.close()
+	m.list.Bottom()
+	save := m.saveHistoryCmd(text)
+	if name, args, ok := slashCommand(text); ok {
+		return tea.Batch(save, m.command(name, args))
+	}
+	return tea.Batch(save, m.send(text, nil))
+}
+
+// send starts a turn with text; while the session is opening or busy,
+// the message waits its turn.
+func (m *Model) send(text string, item *transcript.User) tea.Cmd {
+	if item == nil {
+		item = &transcript.User{Text: text}
+		m.add(item)
+	}
+	switch {
+	case m.sess == nil:
+		item.SetNote("queued: sent once the extensions have started")
+		m.queued = append(m.queued, queuedMsg{text: text, item: item})
+		return nil
+	case m.busy != idle:
+		item.SetNote("queued: sent when the turn ends")
+		m.queued = append(m.queued, queuedMsg{text: text, item: item})
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	m.cancel = func() { cancel(errInterrupted) }
+	m.turnID++
+	m.turnCh = m.sess.Turn(ctx, text)
+	m.busy, m.busyWhat, m.busySince = turning, "working", m.now()
+	return tea.Batch(readEvents(m.turnCh, m.turnID), m.ensureTick())
+}
+
+// toggleNearest expands or folds the collapsible item nearest the bottom
+// of the screen.
+func (m *Model) toggleNearest() {
+	first, last := m.list.Shown()
+	try := func(i int) bool {
+		if c, ok := m.list.At(i).(transcript.Collapsible); ok && c.Foldable() {
+			c.Toggle()
+			m.list.Changed()
+			return true
+		}
+		return false
+	}
+	if first >= 0 {
+		for i := last; i >= first; i-- {
+			if try(i) {
+				return
+			}
+		}
+	}
+	for i := m.list.Len() - 1; i >= 0; i-- {
+		if try(i) {
+			return
+		}
+	}
+}
+
+// slashCommand splits "/name args"; a first word with another slash in
+// it ("/usr/bin is ...") is text, not a command.
+func slashCommand(line string) (name, args string, ok bool) {
+	if !strings.HasPrefix(line, "/") {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(strings.TrimSpace(line[1:]), " ")
+	name = strings.TrimSpace(name)
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		args = name[i:] + " " + args
+		name = name[:i]
+	}
+	return name, strings.TrimSpace(args), name != "" && !strings.Contains(name, "/")
+}
+
+// History I/O, off the update loop.
+
+type historyMsg struct{ entries []string }
+
+func (m *Model) loadHistoryCmd() tea.Cmd {
+	path := m.o.HistoryFile
+	if path == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		entries, _ := history.Load(path)
+		return historyMsg{entries}
+	}
+}
+
+func (m *Model) saveHistoryCmd(text string) tea.Cmd {
+	path := m.o.HistoryFile
+	if path == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		_ = history.Append(path, text)
+		return nil
+	}
+}

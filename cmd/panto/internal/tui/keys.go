@@ -1,0 +1,63 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Binding is one row of the key table: /help shows it, and docs/cli.md
+// has the same table (a test keeps them equal).
+type Binding struct {
+	Keys, Does string
+}
+
+// Bindings are the keys of the full-screen mode.
+var Bindings = []Binding{
+	{"Enter", "send the message (or run the /command); while a reply streams, queue it for after the turn"},
+	{"Shift+Enter, Alt+Enter, Ctrl-J", "new line"},
+	{"←/→, Ctrl-B/Ctrl-F, Alt-B/Alt-F", "move a character, a word"},
+	{"Home/End, Ctrl-A/Ctrl-E", "start, end of the line"},
+	{"Ctrl-K, Ctrl-U, Ctrl-W, Alt-D", "delete to the end of the line, to its start, the word before, the word after"},
+	{"↑/↓", "move between lines; on the first (last) line: the previous (next) message sent in this project"},
+	{"Tab", "complete the /command or the @path under the cursor"},
+	{"/", "on an empty editor: the command palette (type to filter, ↑/↓, Enter runs, Tab completes)"},
+	{"@", "complete a file path into the message"},
+	{"Esc", "interrupt the running turn (what was recorded stays valid); close a popup or dialog"},
+	{"Ctrl-C", "interrupt the running turn; clear the editor; twice on an empty editor: quit"},
+	{"Ctrl-D", "quit, when the editor is empty (otherwise delete the character under the cursor)"},
+	{"PgUp/PgDn", "scroll the transcript (PgDn at the end follows new output again)"},
+	{"Ctrl-O", "expand or fold the nearest tool output, thinking, long message or prompt change"},
+	{"Ctrl-L", "redraw the screen"},
+	{"Ctrl-Z", "suspend panto (fg resumes it)"},
+}
+
+// DialogBindings are the keys of the dialogs and pickers.
+var DialogBindings = []Binding{
+	{"y / n (or Enter = no)", "answer an extension's confirm"},
+	{"↑/↓, Enter", "choose in a select, the model picker, the palette"},
+	{"Esc", "dismiss the question or close the picker (the extension is told it was dismissed)"},
+	{"↑/↓, PgUp/PgDn, Home/End, q", "scroll /prompt and /help; q or Esc closes them"},
+}
+
+// keyTable renders bindings as aligned text.
+func keyTable(bs []Binding) string {
+	w := 0
+	for _, b := range bs {
+		w = max(w, len([]rune(b.Keys)))
+	}
+	var sb strings.Builder
+	for _, b := range bs {
+		fmt.Fprintf(&sb, "  %-*s  %s\n", w, b.Keys, b.Does)
+	}
+	return sb.String()
+}
+
+// MarkdownTable is the key table as docs/cli.md writes it.
+func MarkdownTable(bs []Binding) string {
+	var sb strings.Builder
+	sb.WriteString("| key | does |\n| --- | --- |\n")
+	for _, b := range bs {
+		fmt.Fprintf(&sb, "| %s | %s |\n", b.Keys, b.Does)
+	}
+	return sb.String()
+}

@@ -1,0 +1,328 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+	"github.com/panto-dev/panto/host"
+)
+
+// Options configure the UI.
+type Options struct {
+	// Open opens the session; the UI calls it once, in the background,
+	// so the first frame never waits for the extensions to start.
+	Open func(ctx context.Context) (Session, error)
+	// CWD and Home shorten paths; CWD is where @ completes files from.
+	CWD, Home string
+	// Version is panto's, for /session.
+	Version string
+	// Models are the models /model offers besides the one in use.
+	Models []string
+	// Prices give the cost per million tokens of a model, when known.
+	Prices map[string]Price
+	// Theme is "auto" (ask the terminal), "light" or "dark".
+	Theme string
+	// NoColor drops colour (NO_COLOR): attributes stay.
+	NoColor bool
+	// HistoryFile keeps the messages sent in this project; empty keeps
+	// none.
+	HistoryFile string
+	// Notices are said first (what panto warned about before the UI
+	// started).
+	Notices []string
+	// Input and Output are the terminal; nil means stdin and stdout.
+	Input  io.Reader
+	Output io.Writer
+	// Now is the clock (tests fix it); nil means time.Now.
+	Now func() time.Time
+	// OnInterrupt, when set, is given a function that interrupts as
+	// Ctrl-C does: panto calls it on SIGINT from outside.
+	OnInterrupt func(func())
+}
+
+// Price is what a model costs, in dollars per million tokens.
+type Price struct {
+	Input, Output, CacheRead, CacheWrite float64
+}
+
+// busy is what the session is doing for the UI.
+type busy int
+
+const (
+	idle busy = iota
+	turning
+	compacting
+	commanding
+)
+
+// Model is the UI's root model.
+type Model struct {
+	o   Options
+	ctx context.Context
+
+	op      *opener
+	sess    Session
+	opening bool
+	openErr error
+	info    host.Info
+
+	width, height int
+	th            *theme.Theme
+	themeFixed    bool
+
+	ed     *composer
+	list   *transcript.List
+	comp   *completion
+	ov     overlay
+	asks   []*question
+	status status
+
+	// The running work.
+	busy      busy
+	busyWhat  string
+	busySince time.Time
+	cancel    context.CancelFunc
+	turnID    int
+	turnCh    <-chan host.Event
+	reply     *transcript.Reply
+	tools     map[string]*transcript.Tool
+	// retryItem is the retry notice the next retry updates;
+	// compaction the running compaction's.
+	retryItem, compaction *transcript.Notice
+	// queued are messages sent while busy (or before the session
+	// opened), sent in order after.
+	queued []queuedMsg
+	// flushing is set while a streaming frame tick is pending;
+	// ticking while the animation tick is.
+	flushing, ticking bool
+	frame             int
+
+	// quitArmed is when Ctrl-C on an empty editor was pressed (a second
+	// within quitWindow quits).
+	quitArmed time.Time
+	// flash is a transient line in the activity bar.
+	flash      string
+	flashUntil time.Time
+	quitting   bool
+
+	prompts promptTracker
+	// system is the run of prompt changes being added to, or nil.
+	system *transcript.System
+
+	files      []string
+	filesAsked bool
+
+	// cache of the last frame's parts
+	view viewCache
+}
+
+// interruptMsg is SIGINT from outside: it acts as Ctrl-C.
+type interruptMsg struct{}
+
+type queuedMsg struct {
+	text string
+	item *transcript.User
+}
+
+// quitWindow is how soon a second Ctrl-C on an empty editor quits.
+const quitWindow = 2 * time.Second
+
+// New returns the UI's model; Run runs it.
+func New(ctx context.Context, o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	dark := true
+	fixed := false
+	switch o.Theme {
+	case "light":
+		dark, fixed = false, true
+	case "dark":
+		fixed = true
+	}
+	th := theme.New(dark, o.NoColor)
+	m := &Model{
+		o: o, ctx: ctx, th: th, themeFixed: fixed,
+		ed:      newComposer(),
+		list:    transcript.New(),
+		tools:   map[string]*transcript.Tool{},
+		opening: o.Open != nil,
+		width:   80, height: 24,
+		prompts: promptTracker{cwd: o.CWD, home: o.Home},
+	}
+	m.status.cwd = shortCWD(shortPath(o.CWD, "", o.Home))
+	m.comp = newCompletion()
+	if o.Open != nil {
+		m.op = startOpen(ctx, o.Open)
+	}
+	for _, n := range o.Notices {
+		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: n})
+	}
+	m.layout()
+	return m
+}
+
+// openCmd waits for the session to open.
+func (m *Model) openCmd() tea.Cmd {
+	op := m.op
+	if op == nil {
+		return nil
+	}
+	return tea.Batch(m.ensureTick(), func() tea.Msg {
+		<-op.done
+		return openedMsg{sess: op.sess, err: op.err}
+	})
+}
+
+// shortCWD keeps a long working directory to its last two names.
+func shortCWD(p string) string {
+	if len([]rune(p)) <= 32 {
+		return p
+	}
+	parts := strings.Split(p, "/")
+	if len(parts) > 2 {
+		return "…/" + strings.Join(parts[len(parts)-2:], "/")
+	}
+	return p
+}
+
+// now is the model's clock.
+func (m *Model) now() time.Time { return m.o.Now() }
+
+// Init starts what the first frame does not wait for: the session, the
+// history, the git branch, the terminal's background colour.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.openCmd(), m.loadHistoryCmd(), m.branchCmd()}
+	if !m.themeFixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
+		m.layout()
+		return nil
+	case tea.BackgroundColorMsg:
+		if !m.themeFixed {
+			m.setTheme(theme.IsDarkColor(msg.Color))
+		}
+		return nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.PasteMsg:
+		return m.pasteMsg(msg.Content)
+	case openedMsg:
+		return m.opened(msg)
+	case eventsMsg:
+		return m.events(msg)
+	case historyMsg:
+		m.ed.hist.Prepend(msg.entries)
+		return nil
+	case branchMsg:
+		m.status.branch = string(msg)
+		return nil
+	case usageMsg:
+		m.status.ctxTokens, m.status.ctxWindow = msg.tokens, msg.window
+		return nil
+	case filesMsg:
+		m.files = msg.files
+		m.refreshCompletion()
+		return nil
+	case commandDoneMsg:
+		return m.commandDone(msg)
+	case flushMsg:
+		return m.flush()
+	case tickMsg:
+		return m.tick()
+	case interruptMsg:
+		return m.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	case questionTickMsg:
+		return m.questionTick()
+	case tea.ResumeMsg:
+		return nil
+	}
+	return nil
+}
+
+// layout sizes the components for the screen.
+func (m *Model) layout() {
+	m.ed.setWidth(m.width)
+	m.ed.setMaxHeight(min(8, max(1, m.height/3)))
+	m.list.Changed()
+}
+
+// setTheme switches to a dark or light theme; every render is redone.
+func (m *Model) setTheme(dark bool) {
+	if m.th.Dark == dark {
+		return
+	}
+	m.th = theme.New(dark, m.o.NoColor)
+	m.list.Changed()
+}
+
+// ctxFor is what the transcript renders with.
+func (m *Model) ctxFor() transcript.Ctx {
+	return transcript.Ctx{Width: m.width, Theme: m.th, Now: m.now(), Frame: m.frame}
+}
+
+// say adds a notice to the transcript.
+func (m *Model) say(level transcript.Level, text string) *transcript.Notice {
+	n := &transcript.Notice{Level: level, Text: text}
+	m.add(n)
+	return n
+}
+
+// add appends an item; it ends a run of prompt changes.
+func (m *Model) add(it transcript.Item) {
+	if _, ok := it.(*transcript.System); !ok {
+		m.system = nil
+	}
+	m.list.Append(it)
+}
+
+// setFlash shows a line in the activity bar for a while.
+func (m *Model) setFlash(s string, d time.Duration) tea.Cmd {
+	m.flash, m.flashUntil = s, m.now().Add(d)
+	return m.ensureTick()
+}
+
+// Quitting reports whether the UI is quitting.
+func (m *Model) Quitting() bool { return m.quitting }
+
+// quit ends the UI: a running turn is interrupted first.
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	if m.cancel != nil {
+		m.cancel()
+	}
+	return tea.Quit
+}
+
+// errText is an error for a line: the host wraps causes in parentheses
+// that say the same twice.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if errors.Is(err, context.Canceled) {
+		s = strings.ReplaceAll(s, ": context canceled", "")
+	}
+	return s
+}

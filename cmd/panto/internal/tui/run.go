@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// Run runs the UI until the user quits, then ends what runs and closes
+// the session. It returns why the session could not open, if it could
+// not, or why the terminal failed.
+func Run(ctx context.Context, o Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := New(ctx, o)
+	p := tea.NewProgram(m, ProgramOptions(ctx, o)...)
+	if o.OnInterrupt != nil {
+		o.OnInterrupt(func() { p.Send(interruptMsg{}) })
+	}
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		err = nil // a signal ended panto: the caller knows
+	}
+	if cerr := m.Shutdown(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ProgramOptions are the options Run starts bubbletea with: panto's own
+// signal handling, a frame rate that makes the first frame come sooner
+// (it waits for the first tick), no colour for NO_COLOR.
+func ProgramOptions(ctx context.Context, o Options) []tea.ProgramOption {
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(120)}
+	if o.NoColor {
+		// colorprofile reads NO_COLOR as a boolean, so NO_COLOR=yes
+		// would keep colour: no-color.org says any value turns it off.
+		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	if o.Input != nil {
+		opts = append(opts, tea.WithInput(o.Input))
+	}
+	if o.Output != nil {
+		opts = append(opts, tea.WithOutput(o.Output))
+	}
+	return opts
+}
+
+// shutdownWait bounds how long quitting waits for an interrupted turn.
+const shutdownWait = 10 * time.Second
+
+// Shutdown ends what the UI started, once the program has returned: the
+// questions still up are dismissed, a running turn is interrupted and
+// waited for (so what it records is recorded before the log closes), and
+// the session is closed. It returns the error that kept the session
+// from opening.
+func (m *Model) Shutdown(ctx context.Context) error {
+	for _, d := range m.asks {
+		d.q.Dismiss()
+	}
+	m.asks = nil
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if ch := m.turnCh; ch != nil {
+		timeout := time.After(shutdownWait)
+	drain:
+		for {
+			select {
+			case _, ok := <-ch:
+				if !ok {
+					break drain
+				}
+			case <-timeout:
+				break drain
+			}
+		}
+	}
+	if m.op == nil {
+		return m.openErr
+	}
+	select {
+	case <-m.op.done:
+	default:
+		m.op.cancel()
+		<-m.op.done
+	}
+	if m.op.err != nil {
+		return m.op.err
+	}
+	if s := m.op.sess; s != nil {
+		// With ctx done (a signal) the extensions are stopped at once.
+		return s.Close(ctx)
+	}
+	return nil
+}
+
+// OpenErr is why the session did not open, once it was tried.
+func (m *Model) OpenErr() error { return m.openErr }

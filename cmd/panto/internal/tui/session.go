@@ -1,0 +1,28 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
+)
+
+// Session is what the UI needs of a running session; *host.Session
+// satisfies it, and tests use a fake.
+type Session interface {
+	Turn(ctx context.Context, text string) <-chan host.Event
+	Events() <-chan host.Event
+	Unread() []host.Event
+	Info() host.Info
+	Commands() []extension.Command
+	RunCommand(ctx context.Context, name, args string) (string, error)
+	Compact(ctx context.Context) (host.CompactResult, error)
+	SetModel(name string) error
+	ContextUsage() (tokens, window int)
+	Messages() []conversation.Message
+	EffectiveSystem() []conversation.SystemText
+	Close(ctx context.Context) error
+}
+
+var _ Session = (*host.Session)(nil)

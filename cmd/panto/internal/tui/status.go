@@ -1,0 +1,227 @@
+package tui
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
+	"github.com/panto-dev/panto/serializers"
+)
+
+// status is the status line: where, which model, what it cost, how full
+// the context is, and the extensions' segments.
+type status struct {
+	cwd, branch     string
+	provider, model string
+	// Tokens of this run's requests.
+	in, out, cacheR, cacheW int
+	cost                    float64
+	costKnown               bool
+	// The next request's estimated size, and the window (0: unknown).
+	ctxTokens, ctxWindow int
+	ext                  map[string]string
+}
+
+// addUsage counts one request's tokens, and its cost when the model's
+// price is known.
+func (s *status) addUsage(u serializers.Usage, p Price) {
+	s.in += u.InputTokens
+	s.out += u.OutputTokens
+	s.cacheR += u.CacheReadTokens
+	s.cacheW += u.CacheWriteTokens
+	if p != (Price{}) {
+		s.costKnown = true
+		s.cost += (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
+			float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*p.CacheWrite) / 1e6
+	}
+}
+
+// setExt sets (or, with empty text, clears) an extension's segment.
+func (s *status) setExt(by, key, text string) {
+	if s.ext == nil {
+		s.ext = map[string]string{}
+	}
+	k := by
+	if key != "" {
+		k += "/" + key
+	}
+	if text == "" {
+		delete(s.ext, k)
+		return
+	}
+	s.ext[k] = oneLine(text, 40)
+}
+
+// segment is a piece of the status line; the lowest prio goes first
+// when the line is too narrow.
+type segment struct {
+	text string
+	prio int
+}
+
+// view draws the status line in width cells.
+func (s *status) view(th *theme.Theme, width int) string {
+	var segs []segment
+	if s.cwd != "" {
+		segs = append(segs, segment{th.Status.Render(s.cwd), 1})
+	}
+	if s.branch != "" {
+		segs = append(segs, segment{th.Status.Render("(" + s.branch + ")"), 4})
+	}
+	if s.model != "" {
+		segs = append(segs, segment{th.StatusKey.Render(s.provider + "/" + s.model), 9})
+	}
+	if s.in > 0 || s.out > 0 {
+		t := "↑" + kilo(s.in) + " ↓" + kilo(s.out)
+		if s.cacheR > 0 {
+			t += " R" + kilo(s.cacheR)
+		}
+		if s.cacheW > 0 {
+			t += " W" + kilo(s.cacheW)
+		}
+		segs = append(segs, segment{th.Status.Render(t), 5})
+	}
+	if s.ctxTokens > 0 {
+		t := "ctx " + kilo(s.ctxTokens)
+		if s.ctxWindow > 0 {
+			t += fmt.Sprintf("/%s %d%%", kilo(s.ctxWindow), s.ctxTokens*100/s.ctxWindow)
+		}
+		segs = append(segs, segment{th.Status.Render(t), 7})
+	}
+	if s.costKnown {
+		segs = append(segs, segment{th.Status.Render(fmt.Sprintf("$%.3f", s.cost)), 6})
+	}
+	keys := make([]string, 0, len(s.ext))
+	for k := range s.ext {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		by, _, _ := strings.Cut(k, "/")
+		text := s.ext[k]
+		if !strings.HasPrefix(strings.ToLower(text), strings.ToLower(by)) {
+			text = by + ": " + text
+		}
+		segs = append(segs, segment{th.Status.Render(text), 3})
+	}
+	return fit(segs, th.Faint.Render(" · "), width)
+}
+
+// fit joins the segments that fit in width, dropping the least
+// important first, keeping their order.
+func fit(segs []segment, sep string, width int) string {
+	keep := make([]bool, len(segs))
+	for i := range keep {
+		keep[i] = true
+	}
+	join := func() string {
+		var parts []string
+		for i, s := range segs {
+			if keep[i] {
+				parts = append(parts, s.text)
+			}
+		}
+		return strings.Join(parts, sep)
+	}
+	for {
+		line := join()
+		if ansi.StringWidth(line) <= width {
+			return line
+		}
+		low := -1
+		for i, s := range segs {
+			if keep[i] && (low < 0 || s.prio < segs[low].prio) {
+				low = i
+			}
+		}
+		n := 0
+		for _, k := range keep {
+			if k {
+				n++
+			}
+		}
+		if n <= 1 {
+			return ansi.Truncate(line, width, "…")
+		}
+		keep[low] = false
+	}
+}
+
+type branchMsg string
+
+// branchCmd reads the git branch from .git/HEAD, walking up from the
+// project directory; no git is run.
+func (m *Model) branchCmd() tea.Cmd {
+	dir := m.o.CWD
+	if dir == "" {
+		return nil
+	}
+	return func() tea.Msg { return branchMsg(gitBranch(dir)) }
+}
+
+// gitBranch is the branch checked out in dir's repository, the short
+// commit when detached, or "".
+func gitBranch(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		git := filepath.Join(d, ".git")
+		fi, err := os.Stat(git)
+		if err == nil {
+			head := filepath.Join(git, "HEAD")
+			if !fi.IsDir() {
+				// A worktree or submodule: "gitdir: PATH".
+				b, err := os.ReadFile(git)
+				if err != nil {
+					return ""
+				}
+				p := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(d, p)
+				}
+				head = filepath.Join(p, "HEAD")
+			}
+			return readHead(head)
+		}
+		if parent := filepath.Dir(d); parent == d {
+			return ""
+		}
+	}
+}
+
+func readHead(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	line = strings.TrimSpace(line)
+	if ref, ok := strings.CutPrefix(line, "ref: refs/heads/"); ok {
+		return ref
+	}
+	if len(line) >= 7 {
+		return line[:7]
+	}
+	return ""
+}
+
+type usageMsg struct{ tokens, window int }
+
+// usageCmd asks how full the context is (it walks the conversation: not
+// in Update).
+func (m *Model) usageCmd() tea.Cmd {
+	sess := m.sess
+	if sess == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		t, w := sess.ContextUsage()
+		return usageMsg{t, w}
+	}
+}

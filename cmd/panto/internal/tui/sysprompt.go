@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+)
+
+// promptTracker follows the effective system prompt as its changes come,
+// to say each change in words: "persona replaced the system prompt",
+// "tools section updated (tools:guidance)", "re-seeded:
+// .panto/APPEND_SYSTEM.md changed".
+type promptTracker struct {
+	cwd, home string
+	blocks    []sysBlock
+	// reseed is the re-seed being recorded: the configured blocks
+	// before it, and those it recorded so far.
+	reseed *reseed
+}
+
+type sysBlock struct{ key, source, text string }
+
+type reseed struct {
+	before, after []sysBlock
+}
+
+// apply takes one recorded change and says it. more is set when the
+// change belongs to the re-seed before it: the caller amends that line.
+func (p *promptTracker) apply(by string, mode conversation.Mode, key, text, source string) (says string, more bool) {
+	if mode != conversation.ModeReplace && by == host.Panto && key == "" && p.reseed != nil && !isExtensionSource(source) {
+		// A configured block after a re-seed's replace: part of it.
+		p.blocks = append(p.blocks, sysBlock{key, source, text})
+		p.reseed.after = append(p.reseed.after, sysBlock{key, source, text})
+		return p.reseedSays(), true
+	}
+	p.reseed = nil
+	if mode == conversation.ModeReplace {
+		before := p.blocks
+		p.blocks = []sysBlock{{key, source, text}}
+		if rest, ok := strings.CutPrefix(source, host.ReseedSource); ok {
+			var old []sysBlock
+			for _, b := range before {
+				if b.key == "" && !isExtensionSource(b.source) {
+					old = append(old, b)
+				}
+			}
+			p.reseed = &reseed{before: old, after: []sysBlock{{key, rest, text}}}
+			return p.reseedSays(), false
+		}
+		if by == host.Panto {
+			return "the system prompt was replaced (" + p.long(source) + ")", false
+		}
+		return by + " replaced the system prompt", false
+	}
+	if key != "" {
+		owner, _, _ := strings.Cut(key, ":")
+		i := p.find(key)
+		switch {
+		case text == "":
+			if i >= 0 {
+				p.blocks = append(p.blocks[:i], p.blocks[i+1:]...)
+			}
+			if by == host.Panto {
+				return owner + " section removed (" + key + "): " + owner + " is not loaded", false
+			}
+			return owner + " section removed (" + key + ")", false
+		case i >= 0:
+			p.blocks[i].text, p.blocks[i].source = text, source
+			return owner + " section updated (" + key + ")", false
+		default:
+			p.blocks = append(p.blocks, sysBlock{key, source, text})
+			return owner + " section added (" + key + ")", false
+		}
+	}
+	p.blocks = append(p.blocks, sysBlock{key, source, text})
+	if by == host.Panto {
+		return "system prompt: " + p.long(source), false
+	}
+	return by + " added to the system prompt", false
+}
+
+func (p *promptTracker) find(key string) int {
+	for i, b := range p.blocks {
+		if b.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// reseedSays says what the re-seed changed, by source: the files whose
+// text changed, came or went.
+func (p *promptTracker) reseedSays() string {
+	r := p.reseed
+	var what []string
+	had := map[string]string{}
+	for _, b := range r.before {
+		had[b.source] = b.text
+	}
+	has := map[string]bool{}
+	for _, b := range r.after {
+		has[b.source] = true
+		old, ok := had[b.source]
+		switch {
+		case !ok:
+			what = append(what, p.short(b.source)+" added")
+		case old != b.text:
+			what = append(what, p.short(b.source)+" changed")
+		}
+	}
+	for _, b := range r.before {
+		if !has[b.source] {
+			what = append(what, p.short(b.source)+" removed")
+		}
+	}
+	if len(what) == 0 {
+		return "re-seeded: the configured prompt changed"
+	}
+	return "re-seeded: " + strings.Join(what, ", ")
+}
+
+func isExtensionSource(s string) bool { return strings.HasPrefix(s, "extension ") }
+
+// short shortens a source for a line: a layer's file relative to the
+// project (".panto/APPEND_SYSTEM.md") or to the home directory.
+func (p *promptTracker) short(source string) string {
+	if source == "" {
+		return "an unrecorded source"
+	}
+	layer, path, ok := strings.Cut(source, " ")
+	if !ok || strings.HasPrefix(source, "--") || !filepath.IsAbs(path) {
+		return source
+	}
+	switch layer {
+	case "project", "user", "base":
+	default:
+		return source
+	}
+	return shortPath(path, p.cwd, p.home)
+}
+
+// long is a source with its layer, the path shortened: "project
+// .panto/SYSTEM.md".
+func (p *promptTracker) long(source string) string {
+	s := p.short(source)
+	if layer, _, ok := strings.Cut(source, " "); ok && s != source {
+		return layer + " " + s
+	}
+	return s
+}
+
+// shortPath writes path relative to cwd when under it, else with ~ for
+// home.
+func shortPath(path, cwd, home string) string {
+	if cwd != "" {
+		if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	if home != "" && (path == home || strings.HasPrefix(path, home+string(filepath.Separator))) {
+		return "~" + path[len(home):]
+	}
+	return path
+}

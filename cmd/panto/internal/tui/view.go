@@ -1,0 +1,238 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+)
+
+// The screen, top to bottom: the transcript, the activity bar (what
+// panto is doing, or a hint), the editor, the status line. A popup (the
+// palette, @ completion) covers the bottom of the transcript; a page
+// (/prompt, /help) replaces it all; a box (a question, /model) sits in
+// the middle of it.
+
+// viewCache keeps the transcript's lines between frames: a key press
+// redraws the editor, not the transcript.
+type viewCache struct {
+	version, width, height int
+	lines                  []string
+}
+
+// transcriptHeight is how many rows the transcript gets.
+func (m *Model) transcriptHeight() int {
+	return max(1, m.height-m.ed.ta.Height()-2)
+}
+
+// View draws the frame.
+func (m *Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.WindowTitle = "panto"
+	if m.quitting {
+		return v
+	}
+	if m.ov != nil && m.ov.page() && len(m.asks) == 0 {
+		v.SetContent(strings.Join(m.ov.view(m, m.width, m.height), "\n"))
+		return v
+	}
+	th := m.th
+	tH := m.transcriptHeight()
+	lines := m.transcriptLines(tH)
+	if m.comp.open() && m.ov == nil {
+		pop := m.popup(min(10, tH-1))
+		lines = append(lines[:len(lines)-len(pop):len(lines)-len(pop)], pop...)
+	}
+	var b strings.Builder
+	b.Grow(m.width * (m.height + 2) * 2)
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.activity())
+	b.WriteByte('\n')
+	rows, cx, cy := m.ed.ta.View(th)
+	for _, r := range rows {
+		b.WriteString(r)
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.status.view(th, m.width))
+	content := b.String()
+	if box := m.boxView(); box != nil {
+		content = overlayBox(content, box, m.width, m.height)
+	} else {
+		v.Cursor = tea.NewCursor(cx, tH+1+cy)
+	}
+	v.SetContent(content)
+	return v
+}
+
+// transcriptLines are the transcript's rows, from the cache when nothing
+// changed.
+func (m *Model) transcriptLines(h int) []string {
+	live := m.liveOnScreen()
+	c := &m.view
+	if !live && c.lines != nil && c.version == m.list.Version() && c.width == m.width && c.height == h {
+		return append([]string(nil), c.lines...)
+	}
+	lines := m.list.View(m.ctxFor(), h)
+	c.version, c.width, c.height, c.lines = m.list.Version(), m.width, h, lines
+	return append([]string(nil), lines...)
+}
+
+// liveOnScreen reports whether something on screen changes by itself (a
+// running tool's spinner).
+func (m *Model) liveOnScreen() bool {
+	first, last := m.list.Shown()
+	if first < 0 {
+		return false
+	}
+	for i := first; i <= last && i < m.list.Len(); i++ {
+		if l, ok := m.list.At(i).(transcript.Live); ok && l.Live() {
+			return true
+		}
+	}
+	return false
+}
+
+// activity is the bar above the editor: what runs and for how long, a
+// flash, or where the transcript is.
+func (m *Model) activity() string {
+	th := m.th
+	var text string
+	now := m.now()
+	switch {
+	case len(m.asks) > 0:
+		text = th.Warn.Render("? " + m.asks[0].q.By + " is asking you something")
+	case m.busy != idle:
+		el := now.Sub(m.busySince).Round(100 * time.Millisecond)
+		text = th.Accent.Render(transcript.Spinner(m.frame)) + " " + th.Bold.Render(m.busyWhat) +
+			th.Dim.Render(fmt.Sprintf(" %.1fs · Esc interrupts", el.Seconds()))
+		if n := len(m.queued); n > 0 {
+			text += th.Dim.Render(fmt.Sprintf(" · %d queued", n))
+		}
+	case m.flash != "" && now.Before(m.flashUntil):
+		text = th.Warn.Render(m.flash)
+	case m.opening:
+		text = th.Accent.Render(transcript.Spinner(m.frame)) + th.Dim.Render(" starting extensions…")
+	case !m.list.Following():
+		text = th.Dim.Render("↓ more below · PgDn scrolls · Esc goes to the end")
+	}
+	avail := m.width - 3
+	if text != "" {
+		text = ansi.Truncate(text, avail-1, "…") + " "
+	}
+	fill := max(0, avail-ansi.StringWidth(text))
+	return th.Border.Render("── ") + text + th.Border.Render(strings.Repeat("─", fill))
+}
+
+// popup draws the completion popup in at most h rows.
+func (m *Model) popup(h int) []string {
+	th := m.th
+	rows := m.comp.pk.View(th, m.width-2, max(1, h-1))
+	title := "commands · Enter runs · Tab completes · Esc closes"
+	if m.comp.mode == compFile {
+		title = "files · Tab or Enter inserts · Esc closes"
+		if m.files == nil {
+			rows = []string{th.Dim.Render("listing files…")}
+		}
+	}
+	out := []string{th.Border.Render("╭─ ") + th.Dim.Render(ansi.Truncate(title, m.width-4, "…"))}
+	for _, r := range rows {
+		out = append(out, th.Border.Render("│ ")+r)
+	}
+	return out
+}
+
+// boxView is the box over the screen: a question, or the model picker.
+func (m *Model) boxView() []string {
+	w := min(m.width-2, 72)
+	switch {
+	case len(m.asks) > 0:
+		return box(m.th, m.questionBox(w-4), w)
+	case m.ov != nil && !m.ov.page():
+		return box(m.th, m.ov.view(m, w-4, m.height-4), w)
+	}
+	return nil
+}
+
+// overlayBox draws box in the middle of the frame.
+func overlayBox(frame string, box []string, width, height int) string {
+	lines := strings.Split(frame, "\n")
+	bw := 0
+	for _, l := range box {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	x := max(0, (width-bw)/2)
+	y := max(0, (height-len(box))/2-1)
+	for i, b := range box {
+		if y+i >= len(lines) {
+			break
+		}
+		l := lines[y+i]
+		left := ansi.Truncate(l, x, "")
+		if pad := x - ansi.StringWidth(left); pad > 0 {
+			left += strings.Repeat(" ", pad)
+		}
+		right := ansi.TruncateLeft(l, x+bw, "")
+		lines[y+i] = left + "\x1b[m" + b + "\x1b[m" + right
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Ticks: a frame tick while a reply streams (its open block is rendered
+// again at most 30 times a second, never per token), and an animation
+// tick while something runs (the spinner, the elapsed time). Nothing
+// ticks when panto is idle.
+
+type flushMsg struct{}
+
+type tickMsg struct{}
+
+const (
+	flushEvery = 33 * time.Millisecond
+	tickEvery  = 100 * time.Millisecond
+)
+
+// scheduleFlush asks for a frame tick, when none is pending.
+func (m *Model) scheduleFlush() tea.Cmd {
+	if m.flushing {
+		return nil
+	}
+	m.flushing = true
+	return tea.Tick(flushEvery, func(time.Time) tea.Msg { return flushMsg{} })
+}
+
+func (m *Model) flush() tea.Cmd {
+	m.flushing = false
+	if m.reply != nil {
+		m.reply.Flush()
+		m.list.Changed()
+	}
+	return nil
+}
+
+// ensureTick starts the animation tick, when it is not running.
+func (m *Model) ensureTick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func (m *Model) tick() tea.Cmd {
+	m.ticking = false
+	running := m.busy != idle || m.opening || len(m.tools) > 0 || m.compaction != nil
+	if !running && (m.flash == "" || !m.now().Before(m.flashUntil)) {
+		m.flash = ""
+		return nil
+	}
+	m.frame++
+	return m.ensureTick()
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The full-screen UI needs stdin and stdout to be terminals, TERM not
+// dumb and no --plain; anything else keeps the line loop.
+func TestFullScreenOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, out bool
+		term    string
+		plain   bool
+		want    bool
+	}{
+		{true, true, "xterm-256color", false, true},
+		{true, true, "", false, true},
+		{true, true, "dumb", false, false},
+		{true, true, "xterm", true, false},
+		{true, false, "xterm", false, false},
+		{false, true, "xterm", false, false},
+	} {
+		e := &env{terminal: tc.in, ttyOut: tc.out, getenv: func(k string) string {
+			if k == "TERM" {
+				return tc.term
+			}
+			return ""
+		}}
+		require.Equal(t, tc.want, fullScreen(e, &options{plain: tc.plain}), "%+v", tc)
+	}
+}
