@@ -221,3 +221,30 @@ func TestLoadRefusesSpecialAndHugeFiles(t *testing.T) {
 	_, err = Load(d)
 	require.EqualError(t, err, "read config "+p+": larger than 1 MiB, the limit for this file")
 }
+
+// theme and [prices."MODEL"]: the UI's keys, checked as strictly as the
+// others; prices merge per model across layers.
+func TestThemeAndPrices(t *testing.T) {
+	t.Parallel()
+	d := dirs(t)
+	put(t, d, layers.User, "theme = \"light\"\n[prices.\"claude-sonnet-4-5\"]\ninput = 3\noutput = 15\ncache_read = 0.3\n[prices.\"gpt-4.1\"]\ninput = 2\noutput = 8\n")
+	put(t, d, layers.Project, "[prices.\"gpt-4.1\"]\ninput = 1\noutput = 4\n")
+	c, err := Load(d)
+	require.NoError(t, err)
+	require.Equal(t, "light", c.Theme)
+	require.Equal(t, Price{Input: 3, Output: 15, CacheRead: 0.3}, c.Prices["claude-sonnet-4-5"])
+	require.Equal(t, Price{Input: 1, Output: 4}, c.Prices["gpt-4.1"], "the project's wins")
+	require.Equal(t, "auto", Defaults().Theme)
+
+	for _, tt := range []struct{ in, want string }{
+		{"theme = \"blue\"\n", `config c.toml line 1 column 9: theme "blue": want "auto", "light" or "dark" (see docs/config.md)`},
+		{"[prices.m]\ninput = -1\n", `config c.toml: prices "m".input = -1: want dollars per million tokens, 0 or more (see docs/config.md)`},
+		{"[prices.m]\noutput = nan\n", `config c.toml: prices "m".output = nan: want dollars per million tokens, 0 or more (see docs/config.md)`},
+		{"prices = 3\n", `config c.toml line 1 column 10: prices wants a table of models, such as [prices."claude-sonnet-4-5"], not an integer (see docs/config.md)`},
+	} {
+		_, err := Parse("c.toml", []byte(tt.in))
+		require.EqualError(t, err, tt.want, "input %q", tt.in)
+	}
+	_, err = Parse("c.toml", []byte("[prices.m]\ninputs = 1\n"))
+	require.ErrorContains(t, err, `unknown key "prices.m.inputs"`)
+}

@@ -113,6 +113,10 @@ func (r *renderer) block(n ast.Node, width int) []string {
 		bar := th.QuoteBar.Render("│ ")
 		var out []string
 		for _, l := range r.blocks(n, width-2) {
+			if l == "" {
+				out = append(out, th.QuoteBar.Render("│"))
+				continue
+			}
 			out = append(out, bar+l)
 		}
 		return out

@@ -285,7 +285,10 @@ func (t *Tool) writeDiff(th *theme.Theme, width int) []string {
 	}
 	_ = json.Unmarshal(t.Input, &in)
 	out := []string{th.Dim.Render(cut(firstLine(t.result), width))}
-	return append(out, Diff(th, "", in.Content, 1, width)...)
+	for _, l := range strings.Split(strings.TrimSuffix(in.Content, "\n"), "\n") {
+		out = append(out, th.DiffAdd.Render(cut("+ "+expandTabs(l), width)))
+	}
+	return out
 }
 
 // Diff renders the change from before to after as unified diff lines,
