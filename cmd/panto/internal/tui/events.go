@@ -214,16 +214,25 @@ func userText(msg conversation.Message) string {
 // events shows a batch of events and reads on.
 func (m *Model) events(msg eventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
+	shows := false
 	for _, ev := range msg.evs {
 		if msg.turn != 0 && msg.turn != m.turnID {
 			continue // a turn that is over
+		}
+		switch ev.(type) {
+		case host.TextDelta, host.ThinkingDelta:
+			// Shown at the next frame tick, not now.
+		default:
+			shows = true
 		}
 		cmds = append(cmds, m.event(ev, msg.turn))
 	}
 	if !msg.closed {
 		cmds = append(cmds, readEvents(msg.ch, msg.turn))
 	}
-	m.list.Changed()
+	if shows {
+		m.list.Changed()
+	}
 	return tea.Batch(cmds...)
 }
 

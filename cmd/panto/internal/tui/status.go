@@ -27,6 +27,25 @@ type status struct {
 	// The next request's estimated size, and the window (0: unknown).
 	ctxTokens, ctxWindow int
 	ext                  map[string]string
+	// extKey changes whenever ext does.
+	extKey int
+}
+
+// statusKey is what the status line shows: it is drawn again only when
+// this changes.
+type statusKey struct {
+	width                        int
+	th                           *theme.Theme
+	cwd, branch, provider, model string
+	in, out, cacheR, cacheW      int
+	cost                         float64
+	costKnown                    bool
+	ctxTokens, ctxWindow, extKey int
+}
+
+func (s *status) key(width int, th *theme.Theme) statusKey {
+	return statusKey{width, th, s.cwd, s.branch, s.provider, s.model, s.in, s.out, s.cacheR, s.cacheW,
+		s.cost, s.costKnown, s.ctxTokens, s.ctxWindow, s.extKey}
 }
 
 // addUsage counts one request's tokens, and its cost when the model's
@@ -48,6 +67,7 @@ func (s *status) setExt(by, key, text string) {
 	if s.ext == nil {
 		s.ext = map[string]string{}
 	}
+	s.extKey++
 	k := by
 	if key != "" {
 		k += "/" + key
@@ -86,7 +106,7 @@ func (s *status) view(th *theme.Theme, width int) string {
 		if s.cacheW > 0 {
 			t += " W" + kilo(s.cacheW)
 		}
-		segs = append(segs, segment{th.Status.Render(t), 5})
+		segs = append(segs, segment{th.Status.Render(t), 6})
 	}
 	if s.ctxTokens > 0 {
 		t := "ctx " + kilo(s.ctxTokens)
@@ -96,7 +116,7 @@ func (s *status) view(th *theme.Theme, width int) string {
 		segs = append(segs, segment{th.Status.Render(t), 7})
 	}
 	if s.costKnown {
-		segs = append(segs, segment{th.Status.Render(fmt.Sprintf("$%.3f", s.cost)), 6})
+		segs = append(segs, segment{th.Status.Render(fmt.Sprintf("$%.3f", s.cost)), 5})
 	}
 	keys := make([]string, 0, len(s.ext))
 	for k := range s.ext {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,11 @@ import (
 type viewCache struct {
 	version, width, height int
 	lines                  []string
+	// The activity bar and the status line, by what they show (measuring
+	// text is what costs).
+	actKey, act string
+	statKey     statusKey
+	stat        string
 }
 
 // transcriptHeight is how many rows the transcript gets.
@@ -61,7 +67,7 @@ func (m *Model) View() tea.View {
 		b.WriteString(r)
 		b.WriteByte('\n')
 	}
-	b.WriteString(m.status.view(th, m.width))
+	b.WriteString(m.statusLine())
 	content := b.String()
 	if box := m.boxView(); box != nil {
 		content = overlayBox(content, box, m.width, m.height)
@@ -123,12 +129,28 @@ func (m *Model) activity() string {
 	case !m.list.Following():
 		text = th.Dim.Render("↓ more below · PgDn scrolls · Esc goes to the end")
 	}
+	key := strconv.Itoa(m.width) + "\x00" + text
+	if key == m.view.actKey {
+		return m.view.act
+	}
 	avail := m.width - 3
 	if text != "" {
 		text = ansi.Truncate(text, avail-1, "…") + " "
 	}
 	fill := max(0, avail-ansi.StringWidth(text))
-	return th.Border.Render("── ") + text + th.Border.Render(strings.Repeat("─", fill))
+	m.view.actKey = key
+	m.view.act = th.Border.Render("── ") + text + th.Border.Render(strings.Repeat("─", fill))
+	return m.view.act
+}
+
+// statusLine is the status line, from the cache when nothing in it
+// changed.
+func (m *Model) statusLine() string {
+	key := m.status.key(m.width, m.th)
+	if key != m.view.statKey || m.view.stat == "" {
+		m.view.statKey, m.view.stat = key, m.status.view(m.th, m.width)
+	}
+	return m.view.stat
 }
 
 // popup draws the completion popup in at most h rows.

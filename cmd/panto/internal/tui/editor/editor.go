@@ -42,11 +42,20 @@ type Model struct {
 	width  int
 	scroll int
 	kill   []rune
+	// ph caches the placeholder's row.
+	phKey phKey
+	ph    string
 	// wrap caches the rows of each line for the width.
 	wrapW   int
 	wrapVer int
 	ver     int
 	rows    [][]seg
+}
+
+type phKey struct {
+	prompt, text string
+	width        int
+	th           *theme.Theme
 }
 
 // seg is one visual row of a line: runes [start, end).
@@ -522,8 +531,12 @@ func (m *Model) Height() int {
 func (m *Model) View(th *theme.Theme) (rows []string, cx, cy int) {
 	pw := ansi.StringWidth(m.Prompt)
 	if m.Empty() {
-		ph := ansi.Truncate(m.Placeholder, max(0, m.width-pw), "…")
-		return []string{m.Prompt + th.Faint.Render(ph)}, pw, 0
+		key := phKey{m.Prompt, m.Placeholder, m.width, th}
+		if key != m.phKey {
+			ph := ansi.Truncate(m.Placeholder, max(0, m.width-pw), "…")
+			m.phKey, m.ph = key, m.Prompt+th.Faint.Render(ph)
+		}
+		return []string{m.ph}, pw, 0
 	}
 	type vrow struct {
 		line int
