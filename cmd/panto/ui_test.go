@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui"
 )
 
 // The full-screen UI needs stdin and stdout to be terminals, TERM not
@@ -30,5 +33,15 @@ func TestFullScreenOnlyOnATerminal(t *testing.T) {
 			return ""
 		}}
 		require.Equal(t, tc.want, fullScreen(e, &options{plain: tc.plain}), "%+v", tc)
+	}
+}
+
+// docs/cli.md's key tables are the UI's: what /help shows.
+func TestKeyTablesInDocs(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/cli.md")
+	require.NoError(t, err)
+	for _, bs := range [][]tui.Binding{tui.Bindings, tui.DialogBindings} {
+		require.Contains(t, string(doc), tui.MarkdownTable(bs), "docs/cli.md's key table differs from tui.Bindings: copy it from tui.MarkdownTable")
 	}
 }

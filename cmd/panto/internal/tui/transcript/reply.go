@@ -100,7 +100,7 @@ func (r *Reply) Render(c Ctx) Lines {
 				out = append(out, "  "+th.Thinking.Render(l))
 			}
 		default:
-			out = append(out, th.Dim.Render(fmt.Sprintf("∴ thought for %d lines · ctrl+o shows them", len(lines))))
+			out = append(out, th.Dim.Render(fmt.Sprintf("∴ thinking, %d lines · ctrl+o shows it", len(lines))))
 		}
 		parts = append(parts, Strings(out))
 		if r.md.Len() > 0 {

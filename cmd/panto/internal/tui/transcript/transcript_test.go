@@ -166,7 +166,7 @@ func TestReply(t *testing.T) {
 	require.Equal(t, "∴ thinking…\n  step 2\n  step 3\n  step 4\n  step 5", render(r, c))
 	r.Text("The **answer**.")
 	r.Flush()
-	require.Equal(t, "∴ thought for 6 lines · ctrl+o shows them\n\nThe answer.", render(r, c))
+	require.Equal(t, "∴ thinking, 6 lines · ctrl+o shows it\n\nThe answer.", render(r, c))
 	r.Toggle()
 	require.Contains(t, render(r, c), "step 0")
 	r.Finish()
