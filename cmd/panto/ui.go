@@ -74,6 +74,7 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		Prices:      prices,
 		Theme:       a.cfg.Theme,
 		NoColor:     e.getenv("NO_COLOR") != "",
+		NoMouse:     !a.cfg.Mouse,
 		HistoryFile: history.Path(a.dirs.State, a.dirs.CWD),
 		Notices:     notices,
 		OnInterrupt: func(f func()) { restore = e.sig.onInterrupt(f) },

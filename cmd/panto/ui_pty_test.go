@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/require"
 )
@@ -177,4 +181,55 @@ func slowProvider(t testing.TB, n int, gap time.Duration, piece func(i int) stri
 	}))
 	t.Cleanup(srv.Close)
 	return srv, started
+}
+
+// The colours follow the terminal's background: a terminal that answers
+// the OSC 11 query with a light colour gets the light theme. The
+// terminal here is an emulator (x/vt) whose answers go back to panto.
+func TestUILightBackground(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		bg   color.Color
+		bar  color.Color
+	}{
+		{"light", color.RGBA{0xff, 0xff, 0xf0, 0xff}, ansi.RGBColor{R: 0x7a, G: 0x3e, B: 0x9d}},
+		{"dark", color.RGBA{0x10, 0x10, 0x10, 0xff}, ansi.RGBColor{R: 0xbb, G: 0x9a, B: 0xf7}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			cmd := exec.Command(pantoBin, "--provider", "echo", "--no-session")
+			cmd.Dir = h.project
+			cmd.Env = append(h.environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
+			tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 80, Rows: 24})
+			require.NoError(t, err)
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); tty.Close() })
+			emu := vt.NewSafeEmulator(80, 24)
+			emu.SetDefaultBackgroundColor(tc.bg)
+			go io.Copy(emu, tty) // panto -> screen
+			go io.Copy(tty, emu) // the terminal's answers -> panto
+			screen := func() string { return ansi.Strip(emu.Render()) }
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(screen(), "echo/echo") {
+				require.True(t, time.Now().Before(deadline), "no frame:\n%s", screen())
+				time.Sleep(10 * time.Millisecond)
+			}
+			tty.WriteString("hi\r")
+			var bar color.Color
+			for bar == nil {
+				require.True(t, time.Now().Before(deadline), "no user message:\n%s", screen())
+				time.Sleep(10 * time.Millisecond)
+				for y := range 24 {
+					if c := emu.CellAt(0, y); c != nil && c.Content == "▌" {
+						bar = c.Style.Fg
+					}
+				}
+			}
+			r1, g1, b1, _ := bar.RGBA()
+			r2, g2, b2, _ := tc.bar.RGBA()
+			require.Equal(t, [3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}, [3]uint32{r1 >> 8, g1 >> 8, b1 >> 8}, "the %s theme's colour", tc.name)
+			tty.WriteString("\x04")
+		})
+	}
 }

@@ -77,6 +77,9 @@ type Config struct {
 	// Theme is the full-screen UI's colours: "auto" (ask the terminal
 	// for its background), "light" or "dark".
 	Theme string
+	// Mouse lets the full-screen UI take the mouse (the wheel scrolls the
+	// transcript); false leaves it to the terminal.
+	Mouse bool
 	// Prices are what models cost, by model name, for the UI's status
 	// line; a model without one shows no cost. panto has no price list
 	// of its own.
@@ -114,6 +117,7 @@ func Defaults() Config {
 		CompactionKeepTokens:  20000,
 		ExtensionStartTimeout: 10 * time.Second,
 		Theme:                 "auto",
+		Mouse:                 true,
 	}
 }
 
@@ -169,6 +173,7 @@ type file struct {
 	ConfirmDefault   *string   `toml:"confirm_default"`
 	Models           []string  `toml:"models"`
 	Theme            *string   `toml:"theme"`
+	Mouse            *bool     `toml:"mouse"`
 	// Prices is [prices."MODEL"] tables.
 	Prices map[string]Price `toml:"prices"`
 }
@@ -614,6 +619,7 @@ func (f file) mergeInto(c *Config) {
 	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
 	set(&c.ConfirmDefault, f.ConfirmDefault)
 	set(&c.Theme, f.Theme)
+	set(&c.Mouse, f.Mouse)
 	for model, p := range f.Prices {
 		if c.Prices == nil {
 			c.Prices = map[string]Price{}

@@ -235,6 +235,11 @@ func TestThemeAndPrices(t *testing.T) {
 	require.Equal(t, Price{Input: 3, Output: 15, CacheRead: 0.3}, c.Prices["claude-sonnet-4-5"])
 	require.Equal(t, Price{Input: 1, Output: 4}, c.Prices["gpt-4.1"], "the project's wins")
 	require.Equal(t, "auto", Defaults().Theme)
+	require.True(t, Defaults().Mouse)
+	put(t, d, layers.Base, "mouse = false\n")
+	c, err = Load(d)
+	require.NoError(t, err)
+	require.False(t, c.Mouse)
 
 	for _, tt := range []struct{ in, want string }{
 		{"theme = \"blue\"\n", `config c.toml line 1 column 9: theme "blue": want "auto", "light" or "dark" (see docs/config.md)`},

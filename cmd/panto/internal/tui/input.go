@@ -93,6 +93,36 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	return m.refreshCompletion()
 }
 
+// wheelLines is how far a turn of the wheel scrolls.
+const wheelLines = 3
+
+// wheel scrolls the transcript, a page, or the list of a picker.
+func (m *Model) wheel(w tea.MouseWheelMsg) tea.Cmd {
+	up := w.Button == tea.MouseWheelUp
+	if w.Button != tea.MouseWheelUp && w.Button != tea.MouseWheelDown {
+		return nil
+	}
+	switch {
+	case len(m.asks) > 0:
+		return nil
+	case m.ov != nil:
+		k := tea.KeyPressMsg{Code: tea.KeyDown}
+		if up {
+			k = tea.KeyPressMsg{Code: tea.KeyUp}
+		}
+		var cmd tea.Cmd
+		for range wheelLines {
+			cmd = m.ov.key(m, k)
+		}
+		return cmd
+	case up:
+		m.list.ScrollUp(m.ctxFor(), m.transcriptHeight(), wheelLines)
+	default:
+		m.list.ScrollDown(m.ctxFor(), m.transcriptHeight(), wheelLines)
+	}
+	return nil
+}
+
 // ctrlC interrupts a turn; otherwise clears the editor; on an empty
 // editor, a second press quits.
 func (m *Model) ctrlC() tea.Cmd {

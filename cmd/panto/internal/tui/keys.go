@@ -30,7 +30,7 @@ var Bindings = []Binding{
 	{"Esc", "interrupt the running turn (what was recorded stays valid); close a popup; back to the end of the transcript"},
 	{"Ctrl-C", "interrupt the running turn; clear the editor; twice on an empty editor: quit"},
 	{"Ctrl-D", "quit, when the editor is empty (otherwise delete the character under the cursor)"},
-	{"PgUp/PgDn", "scroll the transcript (PgDn at the end follows new output again)"},
+	{"PgUp/PgDn, the mouse wheel", "scroll the transcript (PgDn at the end follows new output again)"},
 	{"Ctrl-O", "expand or fold the nearest tool output, thinking, long message or prompt change on screen"},
 	{"Ctrl-L", "redraw the screen"},
 	{"Ctrl-Z", "suspend panto (fg resumes it)"},

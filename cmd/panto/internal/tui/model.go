@@ -31,6 +31,9 @@ type Options struct {
 	Theme string
 	// NoColor drops colour (NO_COLOR): attributes stay.
 	NoColor bool
+	// NoMouse leaves the mouse to the terminal; otherwise the UI takes
+	// the wheel to scroll (text is selected with Shift held).
+	NoMouse bool
 	// HistoryFile keeps the messages sent in this project; empty keeps
 	// none.
 	HistoryFile string
@@ -225,6 +228,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.MouseWheelMsg:
+		return m.wheel(msg)
 	case tea.PasteMsg:
 		return m.pasteMsg(msg.Content)
 	case openedMsg:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"
@@ -695,4 +696,38 @@ func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtI
 func fmtInt(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// The theme follows the terminal's answer, unless config fixed it.
+func TestThemeFollowsBackground(t *testing.T) {
+	t.Parallel()
+	white := color.RGBA{0xff, 0xff, 0xff, 0xff}
+	h := newHarness(t, newFake())
+	require.True(t, h.m.th.Dark, "dark until the terminal says")
+	h.send(tea.BackgroundColorMsg{Color: white})
+	require.False(t, h.m.th.Dark)
+	fixed := newHarness(t, newFake(), func(o *Options) { o.Theme = "dark" })
+	fixed.send(tea.BackgroundColorMsg{Color: white})
+	require.True(t, fixed.m.th.Dark)
+	light := newHarness(t, newFake(), func(o *Options) { o.Theme = "light" })
+	require.False(t, light.m.th.Dark)
+}
+
+// The mouse wheel scrolls the transcript.
+func TestWheelScrolls(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.info.Resumed = true
+	for i := range 100 {
+		f.msgs = append(f.msgs, conversation.UserText("q "+itoa(i)))
+	}
+	h := newHarness(t, f)
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	require.False(t, h.m.list.Following())
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	require.True(t, h.m.list.Following())
+	require.Equal(t, tea.MouseModeCellMotion, h.m.View().MouseMode)
+	nm := newHarness(t, f, func(o *Options) { o.NoMouse = true })
+	require.Equal(t, tea.MouseModeNone, nm.m.View().MouseMode)
 }

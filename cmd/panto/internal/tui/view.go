@@ -40,6 +40,9 @@ func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
 	v.WindowTitle = "panto"
+	if !m.o.NoMouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	if m.quitting {
 		return v
 	}
