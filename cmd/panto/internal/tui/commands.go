@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/host"
 )
@@ -84,7 +86,7 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 	case "quit":
 		return m.quit()
 	case "help":
-		m.ov = newPager("Help", m.helpText(), "")
+		m.ov = m.helpPage()
 		return nil
 	case "prompt":
 		if m.sess == nil {
@@ -191,33 +193,73 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 	return tea.Batch(m.usageCmd(), m.next())
 }
 
-func (m *Model) helpText() []string {
-	var sb strings.Builder
-	sb.WriteString("Commands\n")
+// helpPage is /help: the commands, then the keys, each description
+// wrapped under itself.
+func (m *Model) helpPage() *pager {
+	var cmds []Binding
 	for _, b := range builtins {
 		u := "/" + b.name
 		if b.usage != "" {
 			u += " " + b.usage
 		}
-		fmt.Fprintf(&sb, "  %-16s %s\n", u, b.desc)
+		cmds = append(cmds, Binding{u, b.desc})
 	}
+	var ext []Binding
 	if m.sess != nil {
-		if cmds := m.sess.Commands(); len(cmds) > 0 {
-			sb.WriteString("\nExtension commands\n")
-			for _, c := range cmds {
-				u := "/" + c.Name
-				if c.Usage != "" {
-					u += " " + c.Usage
-				}
-				fmt.Fprintf(&sb, "  %-16s %s (%s)\n", u, c.Description, c.Extension)
+		for _, c := range m.sess.Commands() {
+			u := "/" + c.Name
+			if c.Usage != "" {
+				u += " " + c.Usage
 			}
+			ext = append(ext, Binding{u, c.Description + " (" + c.Extension + ")"})
 		}
 	}
-	sb.WriteString("\nKeys\n")
-	sb.WriteString(keyTable(Bindings))
-	sb.WriteString("\nIn dialogs\n")
-	sb.WriteString(keyTable(DialogBindings))
-	return strings.Split(strings.TrimRight(sb.String(), "\n"), "\n")
+	p := &pager{name: "/help", hint: "keys and commands"}
+	p.render = func(th *theme.Theme, width int) []string {
+		var out []string
+		section := func(title string, bs []Binding) {
+			if len(bs) == 0 {
+				return
+			}
+			if len(out) > 0 {
+				out = append(out, "")
+			}
+			out = append(out, th.AccentBold.Render(title))
+			out = append(out, table(th, bs, width)...)
+		}
+		section("Commands", cmds)
+		section("Extension commands", ext)
+		section("Keys", Bindings)
+		section("In dialogs, pickers and pages", DialogBindings)
+		return out
+	}
+	return p
+}
+
+// table lays bindings out in two columns, the second wrapped.
+func table(th *theme.Theme, bs []Binding, width int) []string {
+	kw := 0
+	for _, b := range bs {
+		kw = max(kw, ansi.StringWidth(b.Keys))
+	}
+	kw = min(kw, width/3)
+	var out []string
+	for _, b := range bs {
+		keys := b.Keys
+		if ansi.StringWidth(keys) > kw {
+			out = append(out, "  "+th.Bold.Render(keys))
+			keys = ""
+		}
+		desc := strings.Split(ansi.Wrap(b.Does, max(10, width-kw-4), ""), "\n")
+		for i, d := range desc {
+			k := ""
+			if i == 0 {
+				k = keys
+			}
+			out = append(out, "  "+th.Bold.Render(theme.Pad(k, kw))+"  "+d)
+		}
+	}
+	return out
 }
 
 func (m *Model) sessionText() string {

@@ -44,19 +44,6 @@ var DialogBindings = []Binding{
 	{"↑/↓, PgUp/PgDn, Home/End, q", "scroll /prompt and /help; q or Esc closes them"},
 }
 
-// keyTable renders bindings as aligned text.
-func keyTable(bs []Binding) string {
-	w := 0
-	for _, b := range bs {
-		w = max(w, len([]rune(b.Keys)))
-	}
-	var sb strings.Builder
-	for _, b := range bs {
-		fmt.Fprintf(&sb, "  %-*s  %s\n", w, b.Keys, b.Does)
-	}
-	return sb.String()
-}
-
 // MarkdownTable is the key table as docs/cli.md writes it.
 func MarkdownTable(bs []Binding) string {
 	var sb strings.Builder

@@ -40,10 +40,6 @@ type pager struct {
 	height int
 }
 
-func newPager(name string, lines []string, hint string) *pager {
-	return &pager{name: name, lines: lines, hint: hint}
-}
-
 // newPromptPager shows the effective prompt, each block under a line that
 // says where it came from.
 func newPromptPager(blocks []conversation.SystemText, short func(string) string) *pager {
@@ -180,7 +176,11 @@ func (p *modelPicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *modelPicker) view(m *Model, width, height int) []string {
-	return p.pk.View(m.th, width, min(height, 14))
+	w := 44
+	for _, it := range p.pk.Items() {
+		w = max(w, ansi.StringWidth(it.Title)+12)
+	}
+	return p.pk.View(m.th, min(width, w), min(height, 14))
 }
 
 // question is an extension's question on screen.
