@@ -318,7 +318,8 @@ func TestUIResumeRedrawsAndRendersMarkdown(t *testing.T) {
 	s := u.wait("│ a quoted line")
 	require.NotContains(t, s, "> a quoted line")
 	require.Contains(t, s, "• a bold item")
-	u.wait("↑10 ↓5") // tokens in and out
+	u.wait("↑10 ↓5")   // tokens in and out
+	u.wait("/200k 0%") // the context used, of the window
 	require.Equal(t, 0, u.quit())
 
 	u = h.tmuxPanto(100, 30, env, "--provider", "anthropic", "--base-url", fake.srv.URL, "-c")
@@ -326,6 +327,30 @@ func TestUIResumeRedrawsAndRendersMarkdown(t *testing.T) {
 	require.Contains(t, s, "▌ remember the heading")
 	require.Contains(t, s, "│ a quoted line")
 	require.Contains(t, s, "Heading")
+	require.Equal(t, 0, u.quit())
+}
+
+// Changes of the system prompt show where they happen, saying who made
+// them: an extension's replace; on a resume after a prompt file changed,
+// the re-seed and which file.
+func TestUISystemPromptChangesInline(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "Prefer small diffs.")
+	args := []string{"--provider", "echo", "--extension", filepath.Join(pluginDir, "sysprompt")}
+	u := h.tmuxPanto(100, 30, nil, args...)
+	s := u.wait("⚙ system prompt: project .panto/APPEND_SYSTEM.md")
+	require.Contains(t, s, "⚙ system prompt: built-in default")
+	u.ready("echo/echo")
+	u.typ("/system-replace You are a pirate.")
+	u.keys("Enter")
+	u.wait("⚙ sysprompt replaced the system prompt")
+	require.Equal(t, 0, u.quit())
+
+	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "Prefer big diffs.")
+	u = h.tmuxPanto(100, 30, nil, append(args, "-c")...)
+	s = u.wait("⚙ re-seeded: .panto/APPEND_SYSTEM.md changed")
+	require.Contains(t, s, "⚙ sysprompt replaced the system prompt", "the history shows the earlier change")
 	require.Equal(t, 0, u.quit())
 }
 

@@ -377,6 +377,15 @@ func TestReseedSaysWhatChanged(t *testing.T) {
 	require.Equal(t, "re-seeded: .panto/APPEND_SYSTEM.md changed, ~/.config/panto/APPEND_SYSTEM.md removed", says)
 	says, _ = p.apply("panto", conversation.ModeAppend, "", "mine", "user /home/ann/.config/panto/APPEND_SYSTEM.md")
 	require.Equal(t, "re-seeded: .panto/APPEND_SYSTEM.md changed", says)
+
+	// An extension's replace in between does not count: the re-seed is
+	// compared with what was configured.
+	says, _ = p.apply("sysprompt", conversation.ModeReplace, "", "You are a pirate.", "extension sysprompt")
+	require.Equal(t, "sysprompt replaced the system prompt", says)
+	p.apply("panto", conversation.ModeReplace, "", "seed", host.ReseedSource+"project /p/.panto/SYSTEM.md")
+	p.apply("panto", conversation.ModeAppend, "", "newer", "project /p/.panto/APPEND_SYSTEM.md")
+	says, _ = p.apply("panto", conversation.ModeAppend, "", "mine", "user /home/ann/.config/panto/APPEND_SYSTEM.md")
+	require.Equal(t, "re-seeded: .panto/APPEND_SYSTEM.md changed", says)
 }
 
 // A tool call: running with a spinner and its time, then its exit code

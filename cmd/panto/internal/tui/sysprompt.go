@@ -15,6 +15,9 @@ import (
 type promptTracker struct {
 	cwd, home string
 	blocks    []sysBlock
+	// config is the configured blocks as last recorded (the seed, or
+	// the last re-seed): what a re-seed is compared with.
+	config []sysBlock
 	// reseed is the re-seed being recorded: the configured blocks
 	// before it, and those it recorded so far.
 	reseed *reseed
@@ -29,24 +32,24 @@ type reseed struct {
 // apply takes one recorded change and says it. more is set when the
 // change belongs to the re-seed before it: the caller amends that line.
 func (p *promptTracker) apply(by string, mode conversation.Mode, key, text, source string) (says string, more bool) {
-	if mode != conversation.ModeReplace && by == host.Panto && key == "" && p.reseed != nil && !isExtensionSource(source) {
+	configured := mode != conversation.ModeReplace && by == host.Panto && key == "" && !isExtensionSource(source)
+	if configured && p.reseed != nil {
 		// A configured block after a re-seed's replace: part of it.
 		p.blocks = append(p.blocks, sysBlock{key, source, text})
+		p.config = append(p.config, sysBlock{key, source, text})
 		p.reseed.after = append(p.reseed.after, sysBlock{key, source, text})
 		return p.reseedSays(), true
 	}
 	p.reseed = nil
+	if configured {
+		p.config = append(p.config, sysBlock{key, source, text})
+	}
 	if mode == conversation.ModeReplace {
-		before := p.blocks
 		p.blocks = []sysBlock{{key, source, text}}
 		if rest, ok := strings.CutPrefix(source, host.ReseedSource); ok {
-			var old []sysBlock
-			for _, b := range before {
-				if b.key == "" && !isExtensionSource(b.source) {
-					old = append(old, b)
-				}
-			}
-			p.reseed = &reseed{before: old, after: []sysBlock{{key, rest, text}}}
+			first := sysBlock{key, rest, text}
+			p.reseed = &reseed{before: p.config, after: []sysBlock{first}}
+			p.config = []sysBlock{first}
 			return p.reseedSays(), false
 		}
 		if by == host.Panto {
