@@ -165,7 +165,7 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 			m.say(transcript.Error, "/model: "+errText(msg.err))
 		}
 		m.status.model = m.sess.Info().Model
-		return nil
+		return m.next()
 	case msg.compact != nil:
 		m.endBusy()
 		switch {

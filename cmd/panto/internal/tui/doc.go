@@ -12,6 +12,13 @@
 // channels (events.go); Update never blocks and never does I/O: files,
 // git and the session's slower calls run in commands.
 //
+// Adding a view (a session picker, the session tree): a view is an
+// overlay — page() true takes the whole screen, false a box in its middle
+// — that gets the keys while it is up (Model.ov). picker.Model is a list
+// filtered as you type with a preview pane beside it (Preview); a
+// preview of a conversation is a transcript.List of historyItems, whose
+// View gives its last lines.
+//
 // What does not belong here: the line-mode loop and print mode (package
 // main), and anything that decides what the session does.
 package tui

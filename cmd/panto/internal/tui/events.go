@@ -117,9 +117,22 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// history builds the items of a resumed conversation. Nothing renders
-// here: the list renders what shows, from the bottom.
+// history puts a resumed conversation's items in front of the list.
 func (m *Model) history(msgs []conversation.Message) {
+	items := historyItems(msgs, &m.prompts)
+	if len(items) > 0 {
+		items = append(items, &transcript.Notice{Level: transcript.Quiet,
+			Text: fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))})
+	}
+	m.list.InsertFront(items...)
+}
+
+// historyItems are the transcript items of recorded messages: what a
+// resume shows, and what a view of another branch (a preview pane) can
+// show in a transcript.List of its own. prompts follows the system
+// prompt through them (a zero promptTracker for a fresh one). Nothing
+// renders here: a list renders what it shows.
+func historyItems(msgs []conversation.Message, prompts *promptTracker) []transcript.Item {
 	var items []transcript.Item
 	var sys *transcript.System
 	for i, msg := range msgs {
@@ -133,7 +146,7 @@ func (m *Model) history(msgs []conversation.Message) {
 				if rest, ok := strings.CutPrefix(b.Source, "extension "); ok {
 					by = rest
 				}
-				says, more := m.prompts.apply(by, b.Mode.Normalize(), b.Key, b.Text, b.Source)
+				says, more := prompts.apply(by, b.Mode.Normalize(), b.Key, b.Text, b.Source)
 				if more && sys != nil {
 					sys.Amend(says, "\n\n"+b.Text)
 					continue
@@ -193,11 +206,7 @@ func (m *Model) history(msgs []conversation.Message) {
 			}
 		}
 	}
-	if len(items) > 0 {
-		items = append(items, &transcript.Notice{Level: transcript.Quiet,
-			Text: fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))})
-	}
-	m.list.InsertFront(items...)
+	return items
 }
 
 // userText is what the user typed: the message's last text block (the
