@@ -41,6 +41,7 @@ func FuzzDecode(f *testing.F) {
 		line("e3", "e2", `{"role":"system","mode":"replace","key":"r","content":[{"type":"text","text":""}]}`) + "\n" +
 		line("e4", "e3", `{"role":"system","key":"r","source":"","content":[{"type":"text","text":"r2"}]}`) + "\n" +
 		line("e5", "e4", `{"role":"system","key":"r","content":[{"type":"text","text":""}]}`) + "\n"))
+	f.Add([]byte(treeSeed))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		log, err := Decode(bytes.NewReader(data), "fuzz.jsonl")
 		if err != nil {
@@ -83,6 +84,21 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// treeSeed is a small log with a branch, moves, labels and a branch
+// summary, for the fuzz targets.
+const treeSeed = testHeader + "\n" +
+	`{"type":"message","id":"e1","time":"2026-01-01T00:00:01Z","message":{"role":"system","mode":"append","content":[{"type":"text","text":"seed"}]}}` + "\n" +
+	`{"type":"message","id":"e2","parent_id":"e1","time":"2026-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"text","text":"first"}]}}` + "\n" +
+	`{"type":"message","id":"e3","parent_id":"e2","time":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"answer"}]}}` + "\n" +
+	`{"type":"label","id":"l1","parent_id":"e3","time":"2026-01-01T00:00:02Z","target":"e2","label":"try one"}` + "\n" +
+	`{"type":"move","id":"m1","parent_id":"e1","time":"2026-01-01T00:00:02Z","from":"l1"}` + "\n" +
+	`{"type":"branch_summary","id":"b1","parent_id":"m1","time":"2026-01-01T00:00:02Z","summary":"asked first","from":"l1"}` + "\n" +
+	`{"type":"message","id":"e4","parent_id":"b1","time":"2026-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"text","text":"second"}]}}` + "\n" +
+	`{"type":"compaction","id":"c1","parent_id":"e4","time":"2026-01-01T00:00:02Z","summary":"s","first_kept_id":"e4"}` + "\n" +
+	`{"type":"label","id":"l2","parent_id":"c1","time":"2026-01-01T00:00:02Z","target":"e2","label":""}` + "\n" +
+	`{"type":"move","id":"m2","parent_id":"e3","time":"2026-01-01T00:00:02Z","from":"l2"}` + "\n" +
+	`{"type":"label","id":"l3","parent_id":"m2","time":"2026-01-01T00:00:02Z","target":"zz","label":"bad"}` + "\n"
+
 // normalize compacts tool inputs: the writer writes JSON values compactly.
 func normalize(msgs []conversation.Message) []conversation.Message {
 	out := make([]conversation.Message, len(msgs))
@@ -123,6 +139,13 @@ func FuzzFastDecode(f *testing.F) {
 		line("e1", "", `{"role":"system","key":7,"source":null,"content":[]}`),
 		line("e1", "", `{"role":"user","content":[{"type":"text","text":"x","key":"k\n","source":"s"}]}`),
 		line("e1", "", `{"role":"system","content":[{"type":"system","text":"x","mode":"replace","key":"k","source":"s"}]}`),
+		`{"type":"move","id":"m1","parent_id":"e1","time":"2026-01-01T00:00:02Z","from":"e3"}`,
+		`{"type":"move","id":"m1","parent_id":"e1","time":"2026-01-01T00:00:02Z","from":"e\u0033","from":"x"}`,
+		`{"type":"label","id":"l1","parent_id":"e3","time":"2026-01-01T00:00:02Z","target":"e1","label":"checkpoint \"one\""}`,
+		`{"type":"label","id":"l1","parent_id":"e3","time":"2026-01-01T00:00:02Z","target":"e1","label":""}`,
+		`{"type":"label","id":"l1","parent_id":"e3","time":"2026-01-01T00:00:02Z","target":"e1","label":{"name":"x"}}`,
+		`{"type":"branch_summary","id":"b1","parent_id":"m1","time":"2026-01-01T00:00:02Z","summary":"tried \u00e9","from":"e3"}`,
+		`{"type":"compaction","id":"c1","parent_id":"m1","time":"2026-01-01T00:00:02Z","summary":"s","first_kept_id":"e1","tokens_before":12}`,
 	} {
 		f.Add([]byte(s))
 	}
