@@ -327,6 +327,16 @@ func reserve(es []Entry, k int, read int64, hint int, eof bool) []Entry {
 // line is bad, it returns the first bad line's index and error (entries
 // before it are decoded); otherwise len(spans).
 func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder, entries []Entry) (int, error) {
+	bad, err := decodeSpans(chunk, spans, fds, entries)
+	if err != nil {
+		err = fmt.Errorf("session log %s line %d: %w", path, spans[bad].line, err)
+	}
+	return bad, err
+}
+
+// decodeSpans is decodeEntries with the error of the bad line as the
+// decoder gave it.
+func decodeSpans(chunk []byte, spans []span, fds []fastDecoder, entries []Entry) (int, error) {
 	workers := max(1, min(len(fds), len(spans)/linesPerWorker))
 	per := (len(spans) + workers - 1) / workers
 	bad := make([]int, workers)
@@ -342,7 +352,7 @@ func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder, e
 			for i := lo; i < hi; i++ {
 				s := spans[i]
 				if err := decodeEntry(&fds[w], chunk[s.start:s.end], &entries[i], &msgs[i-lo]); err != nil {
-					bad[w], errs[w] = i, fmt.Errorf("session log %s line %d: %w", path, s.line, err)
+					bad[w], errs[w] = i, err
 					return
 				}
 			}

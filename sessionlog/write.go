@@ -151,7 +151,28 @@ func open(path string, lock *fileLock) (*Writer, *Log, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, size := d.log, d.size
+	log := d.log
+	size, warn, err := repairTail(f, path, d.size, d.tornAt, d.tornLine, d.noNewline)
+	if err != nil {
+		return nil, nil, err
+	}
+	if warn != "" {
+		log.Warnings = append(log.Warnings, warn)
+	}
+	w := &Writer{path: path, header: log.Header, lock: lock, f: f, size: size, ids: map[string]struct{}{},
+		base: logIDs{log.index, d.skipped}}
+	if leaf := log.Leaf(); leaf != nil {
+		w.leaf = leaf.ID
+	}
+	ok = true
+	return w, log, nil
+}
+
+// repairTail repairs the end of a log of size bytes opened for writing: it
+// cuts a torn last line (at tornAt, line tornLine; -1 for none) or ends a
+// last line that lacks its newline, and fsyncs. It returns the size after
+// the repair and a warning saying what it did ("" for nothing).
+func repairTail(f *os.File, path string, size, tornAt int64, tornLine int, noNewline bool) (int64, string, error) {
 	repair := func(what string, fix func() error) error {
 		if err := fix(); err != nil {
 			return fmt.Errorf("open session log %s: %s: %w", path, what, err)
@@ -162,30 +183,20 @@ func open(path string, lock *fileLock) (*Writer, *Log, error) {
 		return nil
 	}
 	switch {
-	case d.tornAt >= 0:
-		cut := size - d.tornAt
-		if err := repair("cut torn last line", func() error { return f.Truncate(d.tornAt) }); err != nil {
-			return nil, nil, err
+	case tornAt >= 0:
+		if err := repair("cut torn last line", func() error { return f.Truncate(tornAt) }); err != nil {
+			return 0, "", err
 		}
-		size = d.tornAt
-		log.Warnings = append(log.Warnings, fmt.Sprintf(
+		return tornAt, fmt.Sprintf(
 			"session log %s line %d: repaired torn last line: cut %d bytes that were not valid JSON (an interrupted write); everything before it is intact",
-			path, d.tornLine, cut))
-	case d.noNewline:
+			path, tornLine, size-tornAt), nil
+	case noNewline:
 		if err := repair("end last line", func() error { _, err := f.Write([]byte{'\n'}); return err }); err != nil {
-			return nil, nil, err
+			return 0, "", err
 		}
-		size++
-		log.Warnings = append(log.Warnings, fmt.Sprintf(
-			"session log %s: added the missing newline at the end of the last line", path))
+		return size + 1, fmt.Sprintf("session log %s: added the missing newline at the end of the last line", path), nil
 	}
-	w := &Writer{path: path, header: log.Header, lock: lock, f: f, size: size, ids: map[string]struct{}{},
-		base: logIDs{log.index, d.skipped}}
-	if leaf := log.Leaf(); leaf != nil {
-		w.leaf = leaf.ID
-	}
-	ok = true
-	return w, log, nil
+	return size, "", nil
 }
 
 // Append records entries, in order, and returns them as recorded. A
