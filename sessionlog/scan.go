@@ -29,8 +29,11 @@ import (
 //	{"type":"message","id":"…","parent_id":"…","time":"…","message":{"role":"system",…
 //
 // The scan takes that layout with a few byte comparisons; any other line
-// (keys in another order, spaces, escapes) goes to encoding/json, which
-// defines the result.
+// (keys in another order, spaces, escapes), and any line of an unknown
+// type, goes to encoding/json, which defines the result. (A line of a
+// known type that gives its head's keys twice reads differently to the
+// two, since encoding/json takes the last; panto never writes one, and
+// when such a line is decoded the difference is an error.)
 
 // scanned is a log as the index scan read it.
 type scanned struct {
@@ -284,7 +287,10 @@ func (j *scanJob) line1(raw []byte, off int64, last bool, fd *fastDecoder) {
 		return
 	}
 	var h head
-	if !fastHead(line, &h) {
+	// An entry of an unknown type is kept as its line, whatever its
+	// shape (a key given twice, say): encoding/json reads its head, as
+	// Read does.
+	if !fastHead(line, &h) || kindOfBytes(h.typ) == kindOther {
 		if err := slowHead(line, &h); err != nil {
 			fail(err)
 			return
