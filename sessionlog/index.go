@@ -180,45 +180,77 @@ func (s *nodeStore) add(n node) int32 {
 	return i
 }
 
-// idTable finds a node by its 64-bit id: open addressing, linear probing,
-// each slot a node index plus one (0 is empty). It stores no ids: a probe
-// compares with the node's.
+// idTable finds a node by its 64-bit id: open addressing, linear probing.
+// A slot holds a node index plus one (0 is empty) in its low 28 bits and
+// 4 bits of the id's hash above them, so that most probes of other ids
+// are told apart without reading their node. It stores no ids: a probe
+// whose bits match compares with the node's.
 type idTable struct {
-	slots []int32
+	slots []uint32
 	shift uint8 // 64 - log2(len(slots))
 	n     int
 }
 
+const (
+	slotIndexBits = 28
+	slotIndexMask = 1<<slotIndexBits - 1
+	// maxNodes is how many entries a Tree can hold: far more than any
+	// session (a log of this many entries would be over 100 GB).
+	maxNodes = slotIndexMask - 1
+)
+
 func hashID(id uint64) uint64 { return id * 0x9e3779b97f4a7c15 }
 
-func (t *idTable) find(nodes *nodeStore, id uint64) (int32, bool) {
-	if t.n == 0 {
-		return 0, false
+// fingerprint returns the bits of the hash a slot keeps: low ones, which
+// the slot's position (the high bits) does not tell.
+func fingerprint(h uint64) uint32 { return uint32(h&0xf) << slotIndexBits }
+
+// probe looks id up. It returns the node when it is there; otherwise the
+// empty slot where it goes, for put (valid until the table changes).
+func (t *idTable) probe(nodes *nodeStore, id uint64) (node int32, found bool, slot uint64) {
+	if len(t.slots) == 0 {
+		return 0, false, 0
 	}
+	h := hashID(id)
+	fp := fingerprint(h)
 	mask := uint64(len(t.slots) - 1)
-	for i := hashID(id) >> t.shift; ; i = (i + 1) & mask {
+	for i := h >> t.shift; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
-			return 0, false
+			return 0, false, i
 		}
-		if nodes.at(s-1).id == id {
-			return s - 1, true
+		if s&^slotIndexMask == fp {
+			if k := int32(s&slotIndexMask) - 1; nodes.at(k).id == id {
+				return k, true, i
+			}
 		}
 	}
 }
 
-// insert adds node k with the given id, which must not be in the table.
-func (t *idTable) insert(nodes *nodeStore, id uint64, k int32) {
+func (t *idTable) find(nodes *nodeStore, id uint64) (int32, bool) {
+	k, ok, _ := t.probe(nodes, id)
+	return k, ok
+}
+
+// room makes sure one more id fits without growing, so that a slot probe
+// returned stays valid for put.
+func (t *idTable) room(nodes *nodeStore) {
 	if (t.n+1)*10 > len(t.slots)*7 {
 		t.grow(nodes, max(1<<12, 2*len(t.slots)))
 	}
-	mask := uint64(len(t.slots) - 1)
-	i := hashID(id) >> t.shift
-	for t.slots[i] != 0 {
-		i = (i + 1) & mask
-	}
-	t.slots[i] = k + 1
+}
+
+// put records node k, whose id probe did not find, at the slot it gave.
+func (t *idTable) put(slot uint64, id uint64, k int32) {
+	t.slots[slot] = fingerprint(hashID(id)) | uint32(k+1)
 	t.n++
+}
+
+// insert adds node k with the given id, which must not be in the table.
+func (t *idTable) insert(nodes *nodeStore, id uint64, k int32) {
+	t.room(nodes)
+	_, _, slot := t.probe(nodes, id)
+	t.put(slot, id, k)
 }
 
 // reserve makes room for n ids without growing.
@@ -234,14 +266,14 @@ func (t *idTable) reserve(nodes *nodeStore, n int) {
 
 func (t *idTable) grow(nodes *nodeStore, size int) {
 	old := t.slots
-	t.slots = make([]int32, size)
+	t.slots = make([]uint32, size)
 	t.shift = uint8(64 - bitsLen(size))
 	mask := uint64(size - 1)
 	for _, s := range old {
 		if s == 0 {
 			continue
 		}
-		i := hashID(nodes.at(s-1).id) >> t.shift
+		i := hashID(nodes.at(int32(s&slotIndexMask)-1).id) >> t.shift
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -304,8 +336,9 @@ func newTree(path string) *Tree {
 
 // add appends a node for the entry id of kind k (typ when kindOther)
 // with the given parent node, and indexes its id. The caller has checked
-// that id is not in the tree.
-func (t *Tree) add(id string, packed uint64, isHex bool, k kind, typ EntryType, r role, parent int32, off int64, size uint32) int32 {
+// that id is not in the tree; slot is where a probe of the table put a
+// packed id (-1: look for it).
+func (t *Tree) add(id string, packed uint64, isHex bool, slot int64, k kind, typ EntryType, r role, parent int32, off int64, size uint32) int32 {
 	flags := uint8(r)
 	if !isHex {
 		flags |= flagOtherID
@@ -313,7 +346,9 @@ func (t *Tree) add(id string, packed uint64, isHex bool, k kind, typ EntryType, 
 		t.other = append(t.other, id)
 	}
 	i := t.nodes.add(node{id: packed, pos: makePos(off, k, flags), parent: parent, size: size})
-	if isHex {
+	if isHex && slot >= 0 {
+		t.table.put(uint64(slot), packed, i)
+	} else if isHex {
 		t.table.insert(&t.nodes, packed, i)
 	} else {
 		if t.otherIndex == nil {

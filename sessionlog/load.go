@@ -374,11 +374,24 @@ func (d *batchDecoder) batch(nodes []int32, out []Entry) (int, error) {
 // id and parent the scan read there.
 func (t *Tree) sameHead(i int32, e *Entry) bool {
 	n := t.nodes.at(i)
-	parent := ""
-	if n.parent >= 0 {
-		parent = t.idOf(n.parent)
+	if n.parent < 0 {
+		if e.ParentID != "" {
+			return false
+		}
+	} else if !t.isID(n.parent, e.ParentID) {
+		return false
 	}
-	return e.Type == t.typeOf(i) && e.ID == t.idOf(i) && e.ParentID == parent
+	return t.isID(i, e.ID) && e.Type == t.typeOf(i)
+}
+
+// isID reports whether id is node i's id.
+func (t *Tree) isID(i int32, id string) bool {
+	n := t.nodes.at(i)
+	if n.flags()&flagOtherID != 0 {
+		return t.other[n.id] == id
+	}
+	v, ok := packID(id)
+	return ok && v == n.id
 }
 
 // Entries returns the entries ids name, decoded, in the order given: from

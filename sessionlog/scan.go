@@ -174,6 +174,9 @@ func (s *scanned) scanBody(r io.ReaderAt, from, to int64, name string) error {
 	}
 	workers = min(workers, len(jobs))
 	tokens := make(chan struct{}, 2*workers) // jobs read ahead of the linker
+	// spare holds the recs of jobs linked, for jobs to come: the records
+	// of the whole log are never all in memory, nor made again per job.
+	spare := make(chan []scanRec, 2*workers+1)
 	quit := make(chan struct{})
 	var next atomic.Int32
 	var wg sync.WaitGroup
@@ -190,6 +193,10 @@ func (s *scanned) scanBody(r io.ReaderAt, from, to int64, name string) error {
 				k := int(next.Add(1)) - 1
 				if k >= len(jobs) {
 					return
+				}
+				select {
+				case jobs[k].recs = <-spare:
+				default:
 				}
 				buf = jobs[k].run(r, to, name, buf, &fd)
 				close(jobs[k].done)
@@ -209,6 +216,10 @@ func (s *scanned) scanBody(r io.ReaderAt, from, to int64, name string) error {
 		}
 		if err := l.link(j); err != nil {
 			return err
+		}
+		select {
+		case spare <- j.recs[:0]:
+		default:
 		}
 		jobs[k] = nil
 		<-tokens
@@ -311,16 +322,16 @@ func (j *scanJob) line1(raw []byte, off int64, last bool, fd *fastDecoder) {
 		fail(fmt.Errorf("%s entry without an id", h.typ))
 		return
 	}
-	if v, ok := packID(h.id); ok {
-		rec.id = v
+	if h.idHex {
+		rec.id = h.idv
 	} else {
 		rec.id, rec.flags = uint64(len(j.strs)), rec.flags|recOtherID
 		j.strs = append(j.strs, string(h.id))
 	}
 	if len(h.parent) > 0 {
 		rec.flags |= recHasParent
-		if v, ok := packID(h.parent); ok {
-			rec.parent = v
+		if h.parentHex {
+			rec.parent = h.parentv
 		} else {
 			rec.parent, rec.flags = uint64(len(j.strs)), rec.flags|recOtherParent
 			j.strs = append(j.strs, string(h.parent))
@@ -352,10 +363,13 @@ func (j *scanJob) line1(raw []byte, off int64, last bool, fd *fastDecoder) {
 var errHeadTwice = errors.New("the line gives its type, id or parent_id twice")
 
 // head is what the scan reads of an entry line. The slices point into the
-// line.
+// line; idv and parentv are the id and parent packed, when idHex and
+// parentHex say they are 16 hex characters.
 type head struct {
-	typ, id, parent []byte
-	role            role
+	typ, id, parent  []byte
+	role             role
+	idv, parentv     uint64
+	idHex, parentHex bool
 }
 
 var (
@@ -377,11 +391,11 @@ func fastHead(l []byte, h *head) bool {
 	if h.typ, i, ok = plainAt(l, i); !ok || !bytes.HasPrefix(l[i:], headID) {
 		return false
 	}
-	if h.id, i, ok = plainAt(l, i+len(headID)); !ok {
+	if h.id, h.idv, h.idHex, i, ok = idAt(l, i+len(headID)); !ok {
 		return false
 	}
 	if bytes.HasPrefix(l[i:], headParent) {
-		if h.parent, i, ok = plainAt(l, i+len(headParent)); !ok {
+		if h.parent, h.parentv, h.parentHex, i, ok = idAt(l, i+len(headParent)); !ok {
 			return false
 		}
 	}
@@ -419,6 +433,19 @@ func plainAt(l []byte, i int) ([]byte, int, bool) {
 	return nil, 0, false
 }
 
+// idAt is plainAt for an id, which is usually 16 hex characters: then it
+// returns them packed too.
+func idAt(l []byte, i int) (id []byte, v uint64, isHex bool, next int, ok bool) {
+	if i+16 < len(l) && l[i+16] == '"' {
+		if v, ok := packID(l[i : i+16]); ok {
+			return l[i : i+16], v, true, i + 17, true
+		}
+	}
+	id, next, ok = plainAt(l, i)
+	v, isHex = packID(id)
+	return id, v, isHex, next, ok
+}
+
 // slowHead reads the head of any line with encoding/json.
 func slowHead(l []byte, h *head) error {
 	var w struct {
@@ -431,6 +458,8 @@ func slowHead(l []byte, h *head) error {
 		return errors.New(describeJSONError(err))
 	}
 	h.typ, h.id, h.parent, h.role = []byte(w.Type), []byte(w.ID), []byte(w.ParentID), roleUnknown
+	h.idv, h.idHex = packID(w.ID)
+	h.parentv, h.parentHex = packID(w.ParentID)
 	if w.Type == TypeMessage {
 		var m struct {
 			Role string `json:"role"`
@@ -539,8 +568,21 @@ func (l *scanLinker) link(j *scanJob) error {
 		rec := &j.recs[k]
 		line := l.line + int(rec.line)
 		otherID := rec.flags&recOtherID != 0
-		if dup, ok := lookup(rec.id, otherID); ok {
-			return fail(line, "duplicate entry id %q (first used on line %d)", str(rec.id, otherID), l.lineOf(dup))
+		if t.nodes.n >= maxNodes {
+			return fail(line, "more than %d entries: too many for one session log", maxNodes)
+		}
+		slot := int64(-1)
+		if otherID {
+			if dup, ok := t.find(j.strs[rec.id]); ok {
+				return fail(line, "duplicate entry id %q (first used on line %d)", j.strs[rec.id], l.lineOf(dup))
+			}
+		} else {
+			t.table.room(&t.nodes)
+			dup, ok, at := t.table.probe(&t.nodes, rec.id)
+			if ok {
+				return fail(line, "duplicate entry id %q (first used on line %d)", unpackID(rec.id), l.lineOf(dup))
+			}
+			slot = int64(at)
 		}
 		id := ""
 		if otherID || t.skipped != nil {
@@ -595,7 +637,7 @@ func (l *scanLinker) link(j *scanJob) error {
 		if id == "" && otherID {
 			id = j.strs[rec.id]
 		}
-		l.prev = t.add(id, rec.id, !otherID, rec.kind, typ, rec.role, parent, rec.off, rec.size)
+		l.prev = t.add(id, rec.id, !otherID, slot, rec.kind, typ, rec.role, parent, rec.off, rec.size)
 		if label != nil {
 			target, _ := t.find(label.Target)
 			t.setLabel(target, label.Text)

@@ -228,7 +228,7 @@ func (l *Log) Tree() *Tree {
 			r = roleOf(string(e.Message.Role))
 		}
 		id, isHex := packID(e.ID)
-		t.add(e.ID, id, isHex, kindOf(e.Type), e.Type, r, parent, int64(i), 0)
+		t.add(e.ID, id, isHex, -1, kindOf(e.Type), e.Type, r, parent, int64(i), 0)
 		if e.Label != nil && e.Type == TypeLabel {
 			if j, ok := t.find(e.Label.Target); ok {
 				t.setLabel(j, e.Label.Text)
