@@ -169,12 +169,13 @@ func promptAt(path string) ([]conversation.SystemText, error) {
 
 // childRuns runs op on path in runs child processes (the test binary
 // again, so a small program) and reports the medians of their peak RSS
-// (VmHWM; see peakRSS), of their wall time, of the heap they keep live,
-// and of their rusage Maxrss, which is an upper bound (the parent's peak
-// may be folded into it).
+// (VmHWM; see peakRSS), of their wall time and CPU time (on a busy
+// machine the CPU time tells the work apart from the wait for a core), of
+// the heap they keep live, and of their rusage Maxrss, which is an upper
+// bound (the parent's peak may be folded into it).
 func childRuns(b *testing.B, path, op string, runs int) {
 	b.Helper()
-	var rss, ms, maxrss, live []float64
+	var rss, ms, maxrss, live, cpu []float64
 	for range runs {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), helperEnv+"=bench", helperLogEnv+"="+path, helperArgEnv+"="+op)
@@ -188,11 +189,13 @@ func childRuns(b *testing.B, path, op string, runs int) {
 		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		require.True(b, ok)
 		maxrss = append(maxrss, float64(ru.Maxrss)/1024)
+		cpu = append(cpu, float64((cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Milliseconds()))
 	}
 	b.ReportMetric(median(rss), "peak-RSS-MB")
 	b.ReportMetric(median(maxrss), "maxrss-MB")
 	b.ReportMetric(median(live), "live-heap-MB")
 	b.ReportMetric(median(ms), "child-ms")
+	b.ReportMetric(median(cpu), "child-cpu-ms")
 }
 
 func median(v []float64) float64 {
