@@ -189,7 +189,7 @@ func childRuns(b *testing.B, path, op string, runs int) {
 		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		require.True(b, ok)
 		maxrss = append(maxrss, float64(ru.Maxrss)/1024)
-		cpu = append(cpu, float64((cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Milliseconds()))
+		cpu = append(cpu, float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Milliseconds()))
 	}
 	b.ReportMetric(median(rss), "peak-RSS-MB")
 	b.ReportMetric(median(maxrss), "maxrss-MB")
