@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,24 +82,27 @@ var (
 
 // helperBench runs one operation of the benchmarks in a process of its
 // own, so that its peak RSS is its own: it prints the milliseconds it took.
+// It prints the milliseconds it took, its peak RSS in kB, and the bytes
+// of heap still live afterwards (what it keeps: for a resume, the host's
+// state).
 func helperBench(path, op string) int {
 	start := time.Now()
 	var err error
+	var keep any
 	switch op {
 	case "load":
 		var ld *Loaded
 		if ld, err = Load(path); err == nil && len(ld.Entries) == 0 {
 			err = fmt.Errorf("nothing loaded")
 		}
+		keep = ld
 	case "read":
 		var log *Log
 		if log, err = Read(path); err == nil {
-			_, err = log.Branch(log.Leaf().ID)
+			keep, err = log.Branch(log.Leaf().ID)
 		}
 	case "prompt":
-		_, err = promptAt(path)
-	case "summarize":
-		_, err = Summarize(path)
+		keep, err = promptAt(path)
 	default:
 		err = fmt.Errorf("unknown op %q", op)
 	}
@@ -106,7 +110,12 @@ func helperBench(path, op string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Println(time.Since(start).Milliseconds(), peakRSS())
+	took := time.Since(start).Milliseconds()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(keep)
+	fmt.Println(took, peakRSS(), ms.HeapAlloc)
 	return 0
 }
 
@@ -160,28 +169,33 @@ func promptAt(path string) ([]conversation.SystemText, error) {
 
 // childRuns runs op on path in runs child processes (the test binary
 // again, so a small program) and reports the medians of their peak RSS
-// (VmHWM; see peakRSS), of their wall time, and of their rusage Maxrss,
-// which is an upper bound (the parent's peak may be folded into it).
+// (VmHWM; see peakRSS), of their wall time and CPU time (on a busy
+// machine the CPU time tells the work apart from the wait for a core), of
+// the heap they keep live, and of their rusage Maxrss, which is an upper
+// bound (the parent's peak may be folded into it).
 func childRuns(b *testing.B, path, op string, runs int) {
 	b.Helper()
-	var rss, ms, maxrss []float64
+	var rss, ms, maxrss, live, cpu []float64
 	for range runs {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), helperEnv+"=bench", helperLogEnv+"="+path, helperArgEnv+"="+op)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		require.NoError(b, err)
-		var took, hwm float64
-		_, err = fmt.Sscan(string(out), &took, &hwm)
+		var took, hwm, heap float64
+		_, err = fmt.Sscan(string(out), &took, &hwm, &heap)
 		require.NoError(b, err)
-		ms, rss = append(ms, took), append(rss, hwm/1024)
+		ms, rss, live = append(ms, took), append(rss, hwm/1024), append(live, heap/(1<<20))
 		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		require.True(b, ok)
 		maxrss = append(maxrss, float64(ru.Maxrss)/1024)
+		cpu = append(cpu, float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Milliseconds()))
 	}
 	b.ReportMetric(median(rss), "peak-RSS-MB")
 	b.ReportMetric(median(maxrss), "maxrss-MB")
+	b.ReportMetric(median(live), "live-heap-MB")
 	b.ReportMetric(median(ms), "child-ms")
+	b.ReportMetric(median(cpu), "child-cpu-ms")
 }
 
 func median(v []float64) float64 {

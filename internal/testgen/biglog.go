@@ -38,9 +38,8 @@ type LogInfo struct {
 	// on the current branch (root to leaf).
 	Messages, System int
 	// Leaf is the last entry's id; FirstKept is the latest compaction's
-	// first kept message ("" without compaction); Fork is where the first
-	// branch left (the target of its move).
-	Leaf, FirstKept, Fork string
+	// first kept message ("" without compaction).
+	Leaf, FirstKept string
 }
 
 // poolSize is how many distinct messages WriteLog cycles through.
@@ -122,9 +121,6 @@ func WriteLog(w io.Writer, o LogOptions) (LogInfo, error) {
 		}
 		if forks[i] {
 			fork := g.leaf
-			if g.info.Fork == "" {
-				g.info.Fork = fork
-			}
 			for range branchLen {
 				g.message(false, bodies[p], system[p])
 				p = (p + 1) % len(bodies)
