@@ -82,6 +82,9 @@ type Session struct {
 	// compaction's cut that were not loaded (sessionlog.Load): only its
 	// system messages were.
 	skipped int
+	// positions are the places of entries on the branch, when it was
+	// loaded from a log (entries appended since have none: they follow).
+	positions []int
 	// notes are the branch summaries on the current path.
 	notes []branchNote
 	// loaded are the extensions loaded, in load order (set by Open).
@@ -394,7 +397,7 @@ func (s *Session) seed(configured []PromptBlock, extensions []string, also ...se
 		for _, b := range configured {
 			msgs = append(msgs, conversation.SystemMessage(b.Text, conversation.ModeAppend).WithSource(b.Source))
 		}
-	case !slices.Equal(ConfigWindow(s.entries), blocks):
+	case !slices.Equal(ConfigWindow(s.entries, s.positions), blocks):
 		res.Reseeded = true
 		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace).WithSource(ReseedSource+configured[0].Source))
 		for _, b := range configured[1:] {
@@ -436,7 +439,11 @@ const ReseedSource = "panto re-seed: "
 // the first entry when there is none (spec amendment 3). It is what resume
 // reconciliation compares the configured blocks with;
 // docs/system-prompt.md explains the rule with a worked log.
-func ConfigWindow(entries []sessionlog.Entry) []string {
+//
+// positions, when not nil, are the entries' places on the branch (as
+// sessionlog.Loaded gives them, which leaves messages out before a
+// compaction's cut): a gap between two entries ends the run too.
+func ConfigWindow(entries []sessionlog.Entry, positions []int) []string {
 	anchor := 0
 	for i, e := range entries {
 		if b, ok := systemBlock(e); ok && b.Mode == conversation.ModeReplace && reseeded(entries, i, b) {
@@ -444,10 +451,13 @@ func ConfigWindow(entries []sessionlog.Entry) []string {
 		}
 	}
 	var out []string
-	for _, e := range entries[anchor:] {
+	for i, e := range entries[anchor:] {
 		m := e.Message
 		if m == nil || m.Role != conversation.RoleSystem {
 			break
+		}
+		if j := anchor + i; i > 0 && j < len(positions) && positions[j] != positions[j-1]+1 {
+			break // an entry that was not loaded stood between them
 		}
 		for _, b := range m.Content {
 			out = append(out, b.Text)

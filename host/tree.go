@@ -40,7 +40,7 @@ Say what was tried on the branch, what worked, what failed and why, and what was
 // the conversation, the entries of the reconciliation window, the latest
 // compaction and the branch summaries. The caller holds s.mu.
 func (s *Session) setBranchLocked(l *sessionlog.Loaded) {
-	s.entries = l.Entries
+	s.entries, s.positions = l.Entries, l.Positions
 	s.skipped = l.Skipped
 	n := 0
 	for _, e := range l.Entries {

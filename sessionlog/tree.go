@@ -2,6 +2,7 @@ package sessionlog
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/panto-dev/panto/conversation"
 )
@@ -26,8 +27,10 @@ type Log struct {
 
 	// index maps an entry id to its position in Entries.
 	index map[string]int
-	// tree is Tree's result, for the Entries it was built from.
-	tree *Tree
+	// tree is Tree's result, for the Entries it was built from; treeMu
+	// guards it, so Tree may be called from several goroutines.
+	treeMu sync.Mutex
+	tree   *Tree
 }
 
 // Leaf returns the current leaf, the last entry of the file, or nil when
@@ -209,6 +212,8 @@ func hasText(m *conversation.Message) bool {
 // parent is missing or not earlier (only in a Log built or changed by
 // hand) counts as a root.
 func (l *Log) Tree() *Tree {
+	l.treeMu.Lock()
+	defer l.treeMu.Unlock()
 	if t := l.tree; t != nil && t.Len() == len(l.Entries) && (len(l.Entries) == 0 || t.Leaf() == l.Entries[len(l.Entries)-1].ID) {
 		return t
 	}

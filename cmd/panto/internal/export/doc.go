@@ -86,9 +86,7 @@
 //
 // Times are shown in UTC, as the log records them.
 //
-// HTML and Markdown never change the log, but they take its tree from
-// log.Tree(), which the Log caches without a lock: export one Log from one
-// goroutine at a time.
+// HTML and Markdown never change the log.
 //
 // What does not belong here: reading the log (sessionlog), the prompt
 // derivation (conversation.EffectiveSystem is the one implementation),
