@@ -402,3 +402,12 @@ func short(id string) string {
 	}
 	return id
 }
+
+// MessageCount is the number of messages on the current path, those a
+// resume left unloaded before a compaction's cut included: the count
+// panto prompt --at N takes.
+func (s *Session) MessageCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.skipped + len(s.conv.Messages)
+}

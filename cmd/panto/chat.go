@@ -260,6 +260,7 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 	"tree":    (*chat).tree,
 	"label":   (*chat).label,
 	"fork":    (*chat).fork,
+	"resume":  (*chat).resume,
 }
 
 // slashCommand splits "/name args". A first word with another slash in it
@@ -281,6 +282,7 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /tree ID   continue from entry ID as a new branch (--summary, --no-summary)
   /label [ID] TEXT  label an entry (the current one without ID; empty TEXT removes it)
   /fork [ID]  copy the path up to ID (or here) to a new session, and switch to it
+  /resume [N|ID]  list this directory's sessions, or switch to one
   /help      this help
   /quit      leave (or Ctrl-D)
 Ctrl-C stops a reply that is streaming.
@@ -383,7 +385,7 @@ func (c *chat) showSession(_ context.Context, _ string, out io.Writer) error {
 		fmt.Fprintf(out, "session %s is not recorded (--no-session)\n", info.ID)
 		return nil
 	}
-	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", info.ID, info.Path, len(c.sess.Messages()))
+	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", info.ID, info.Path, c.sess.MessageCount())
 	return nil
 }
 

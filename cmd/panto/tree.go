@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -32,15 +33,18 @@ const treeWidth = 100
 func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
 	summarize := c.app.cfg.BranchSummary
 	var ref string
+	var opt treeview.Options
 	for _, a := range strings.Fields(args) {
 		switch a {
+		case "--full":
+			opt.Full = true
 		case "--summary", "-s":
 			summarize = true
 		case "--no-summary":
 			summarize = false
 		default:
 			if ref != "" || strings.HasPrefix(a, "-") {
-				return fmt.Errorf("/tree: unexpected %q (want /tree [--summary|--no-summary] [ID])", a)
+				return fmt.Errorf("/tree: unexpected %q (want /tree [--full] or /tree [--summary|--no-summary] ID)", a)
 			}
 			ref = a
 		}
@@ -50,7 +54,7 @@ func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
 		return fmt.Errorf("/tree: %w", err)
 	}
 	if ref == "" {
-		rows, err := treeview.Build(t)
+		rows, err := treeview.Build(t, opt)
 		if err != nil {
 			return fmt.Errorf("/tree: %w", err)
 		}
@@ -134,7 +138,7 @@ func splitRef(t *sessionlog.Tree, args string) (ref, text string) {
 // hereRow is the entry of the tree view's row of the current leaf: the
 // message (or summary) the leaf is at, not a move or a label after it.
 func hereRow(t *sessionlog.Tree) (string, error) {
-	rows, err := treeview.Build(t)
+	rows, err := treeview.Build(t, treeview.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -161,19 +165,95 @@ func (c *chat) fork(ctx context.Context, args string, out io.Writer) error {
 	}
 	// The fork is a session of its own: open it in this one's place, as
 	// a resume (the extensions see session_end, then session_start).
+	if err := c.switchTo(ctx, dst); err != nil {
+		return fmt.Errorf("/fork: the fork was written to %s, but opening it failed: %w (resume it with panto --session %s)", dst, err, dst)
+	}
+	fmt.Fprintf(out, "forked at %s into session %s\nlog %s\n(the session you left is %s: panto --resume %s)\n",
+		treeview.Short(h.ParentEntry), h.ID, dst, info.ID, info.ID)
+	return nil
+}
+
+// switchTo closes the session and opens the log at path in its place,
+// with the same flags and extensions (they see session_end, then
+// session_start). When path cannot be opened, the session left is opened
+// again, so the loop always has one.
+func (c *chat) switchTo(ctx context.Context, path string) error {
+	left := c.sess.Info().Path
 	if err := c.sess.Close(ctx); err != nil {
 		fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
 	}
 	<-c.drained
-	sess, err := c.reopen(ctx, dst)
-	if err != nil {
-		return fmt.Errorf("/fork: the fork was written to %s, but opening it failed: %w (resume it with panto --session %s)", dst, err, dst)
+	sess, err := c.reopen(ctx, path)
+	if err != nil && left != "" {
+		if back, berr := c.reopen(ctx, left); berr == nil {
+			sess = back
+		} else {
+			return fmt.Errorf("%w; reopening %s failed too: %v", err, left, berr)
+		}
 	}
-	c.sess = sess
-	c.drained, c.once = make(chan struct{}), new(sync.Once)
-	c.once.Do(c.follow)
-	fmt.Fprintf(out, "forked at %s into session %s\nlog %s\n(the session you left is %s: panto --resume %s)\n",
-		treeview.Short(h.ParentEntry), h.ID, dst, info.ID, info.ID)
+	if sess != nil {
+		c.sess = sess
+		c.drained, c.once = make(chan struct{}), new(sync.Once)
+		c.once.Do(c.follow)
+	}
+	return err
+}
+
+// resume lists this directory's sessions (/resume), or switches to one
+// of them by its number in the list or its id (/resume N|ID).
+func (c *chat) resume(ctx context.Context, args string, out io.Writer) error {
+	list, err := dirSessions(c.app.dirs, warnOnce(c.e.stderr))
+	if err != nil {
+		return fmt.Errorf("/resume: %w", err)
+	}
+	sums := summaries(list)
+	current := c.sess.Info().Path
+	if args = strings.TrimSpace(args); args == "" {
+		if len(list) == 0 {
+			fmt.Fprintln(out, "no sessions here yet")
+			return nil
+		}
+		for i, s := range list {
+			mark := " "
+			if s.path == current {
+				mark = "*"
+			}
+			if sums[i].err != nil {
+				fmt.Fprintf(out, "%s %2d. %s  (unreadable: %s)\n", mark, i+1, s.id, oneLine(sums[i].err.Error(), 80))
+				continue
+			}
+			sum := sums[i].sum
+			first := sum.FirstUserText
+			if first == "" {
+				first = "(no message yet)"
+			}
+			line := fmt.Sprintf("%s %2d. %s  %s  %d msgs", mark, i+1, treeview.Short(sum.Header.ID), sum.LastTime.Local().Format("2006-01-02 15:04"), sum.Messages)
+			if sum.Branches > 1 {
+				line += fmt.Sprintf(", %d branches", sum.Branches)
+			}
+			fmt.Fprintf(out, "%s  %s\n", line, oneLine(first, 60))
+		}
+		fmt.Fprintln(out, "/resume N (or an id) switches to a session; * is this one")
+		return nil
+	}
+	var path string
+	if n, err := strconv.Atoi(args); err == nil {
+		if n < 1 || n > len(list) {
+			return fmt.Errorf("/resume %d: want 1 to %d (see /resume)", n, len(list))
+		}
+		path = list[n-1].path
+	} else if path, err = findSession(c.app.dirs, args, warnOnce(c.e.stderr)); err != nil {
+		return errors.New("/" + strings.TrimPrefix(err.Error(), "--"))
+	}
+	if path == current {
+		fmt.Fprintln(out, "already in that session")
+		return nil
+	}
+	if err := c.switchTo(ctx, path); err != nil {
+		return fmt.Errorf("/resume: %w", err)
+	}
+	info := c.sess.Info()
+	fmt.Fprintf(out, "resumed session %s (%d messages)\nlog %s\n", info.ID, c.sess.MessageCount(), info.Path)
 	return nil
 }
 
@@ -219,14 +299,17 @@ func resolveSession(e *env, arg string) (string, error) {
 
 // sessionTreeCommands are panto session tree, fork, label and export.
 func sessionTreeCommands(e *env) []*cobra.Command {
-	var asJSON bool
+	var asJSON, full bool
 	tree := &cobra.Command{
 		Use:   "tree [SESSION]",
 		Short: "Show a session's tree: branches, labels, prompt changes",
 		Long: `Show a session's tree (this directory's latest without SESSION; SESSION is
 a log file or a session id): each message with its short id, first words
 and label, each change of the system prompt and who made it (⚙), "*" on
-the current path and "← here" at the leaf. Continue from an entry with
+the current path and "← here" at the leaf. A tree of more than 2,000
+rows folds the runs between the rows that matter (the start, branch
+points, branch ends, labels, prompt changes, the rows before the leaf)
+into "… N more …" rows; --full shows them all. Continue from an entry with
 panto -p TEXT --session FILE --from ID (or /tree ID in a session).
 With --json, the rows as JSON for scripts.`,
 		Args: cobra.MaximumNArgs(1),
@@ -239,7 +322,7 @@ With --json, the rows as JSON for scripts.`,
 			if err != nil {
 				return err
 			}
-			rows, err := treeview.Build(t)
+			rows, err := treeview.Build(t, treeview.Options{Full: full})
 			if err != nil {
 				return fmt.Errorf("session tree %s: %w", path, err)
 			}
@@ -254,6 +337,7 @@ With --json, the rows as JSON for scripts.`,
 		},
 	}
 	tree.Flags().BoolVar(&asJSON, "json", false, "write the tree as JSON")
+	tree.Flags().BoolVar(&full, "full", false, "show every row: a tree of more than 2,000 rows otherwise folds the runs between the rows that matter")
 
 	var at, outPath string
 	fork := &cobra.Command{

@@ -484,3 +484,27 @@ func TestExtensionsSeeMoves(t *testing.T) {
 	require.Len(t, sums, 1)
 	require.Equal(t, "mover's summary of what was left", sums[0]["summary"])
 }
+
+// /resume lists this directory's sessions and switches to one.
+func TestResumePickerInTheLineLoop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "the first session", "--provider", "echo")
+	h.ok("-p", "the second session", "--provider", "echo")
+	files := h.sessionFiles()
+	require.Len(t, files, 2)
+	out, errs := h.lineLoop(strings.NewReader("/resume\n/resume 2\n/resume 9\nhello again\n"), "--provider", "echo", "-c")
+	require.Contains(t, out, " 1. ")
+	require.Contains(t, out, "the second session")
+	require.Contains(t, out, "the first session")
+	require.Contains(t, out, "resumed session ")
+	require.Contains(t, errs, "/resume 9: want 1 to 2")
+	// The older session got the message.
+	var got string
+	for _, f := range files {
+		if strings.Contains(string(mustRead(t, f)), "hello again") {
+			got = string(mustRead(t, f))
+		}
+	}
+	require.Contains(t, got, "the first session")
+}

@@ -65,16 +65,46 @@ func Short(id string) string {
 	return id
 }
 
+// KindElided is a row standing for rows left out of a long view.
+const KindElided = "elided"
+
+// Options say how much of the tree Build shows.
+type Options struct {
+	// Full shows every row, however many. Otherwise a tree of more than
+	// Budget rows (DefaultBudget when 0) shows the rows that matter —
+	// the start, branch points and the first row of each branch, branch
+	// ends, labels, prompt changes, summaries, and the rows just before
+	// the leaf — and folds each run of the others into one elided row.
+	Full   bool
+	Budget int
+}
+
+// DefaultBudget is how many rows a view shows before it folds.
+const DefaultBudget = 2000
+
+// headRows is how many rows of the start a folded view keeps.
+const headRows = 5
+
+// beforeHere is how many rows before the leaf's a folded view keeps, at
+// most (a quarter of the budget).
+const beforeHere = 200
+
 // node is a row while the tree is built.
 type node struct {
 	row  Row
 	kids []*node
+	// ids are the entries the row stands for: more than one for a run
+	// of system changes, whose last is row.ID.
+	ids []string
+	// keep marks a row a folded view shows.
+	keep bool
 }
 
 // Build returns the rows of tree in display order: depth first, children
-// in file order. It decodes the messages, compactions and branch
-// summaries it shows (reading their lines), nothing else.
-func Build(tree *sessionlog.Tree) ([]Row, error) {
+// in file order. It reads the tree's shape first, and then decodes only
+// the entries of the rows it shows (their lines), so a view of a huge log
+// costs what it shows.
+func Build(tree *sessionlog.Tree, opt Options) ([]Row, error) {
 	leaf := tree.Leaf()
 	if leaf == "" {
 		return nil, nil
@@ -87,20 +117,50 @@ func Build(tree *sessionlog.Tree) ([]Row, error) {
 	for _, id := range chain {
 		onPath[id] = true
 	}
-	// Walk the tree from the root, noting which entries to decode.
-	var order []string
-	var want []string
+	labels := tree.Labels()
+
+	// The shape: each entry's row, its own or the nearest shown
+	// ancestor's, depth first from the root.
+	rowOf := make(map[string]*node, tree.Len())
+	var root *node
 	stack := []string{chain[0]}
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		order = append(order, id)
 		n, err := tree.Node(id)
 		if err != nil {
 			return nil, err
 		}
-		if shown(n) {
-			want = append(want, id)
+		parent := rowOf[n.ParentID]
+		switch kind := kindOf(n); {
+		case kind == "":
+			if parent == nil { // a hidden first entry: an empty system row holds the tree
+				parent = &node{row: Row{ID: id, Kind: KindSystem}}
+				root = parent
+			}
+			rowOf[id] = parent
+		case kind == KindSystem && parent != nil && parent.row.Kind == KindSystem && len(parent.kids) == 0:
+			// A run of system changes with nothing between them is one row.
+			parent.row.ID = id
+			parent.ids = append(parent.ids, id)
+			rowOf[id] = parent
+		default:
+			nd := &node{row: Row{ID: id, Kind: kind}, ids: []string{id}}
+			if parent == nil {
+				root = nd
+			} else {
+				parent.kids = append(parent.kids, nd)
+			}
+			rowOf[id] = nd
+		}
+		if onPath[id] {
+			rowOf[id].row.OnPath = true
+		}
+		// A label of a folded entry shows on the row it folds into.
+		if l, ok := labels[id]; ok {
+			if nd := rowOf[id]; nd.row.ID == id || nd.row.Label == "" {
+				nd.row.Label = l
+			}
 		}
 		kids, err := tree.Children(id)
 		if err != nil {
@@ -110,6 +170,95 @@ func Build(tree *sessionlog.Tree) ([]Row, error) {
 			stack = append(stack, kids[i])
 		}
 	}
+	if root == nil {
+		return nil, nil
+	}
+	here := rowOf[leaf]
+
+	// Display order, with the drawing.
+	var nodes []*node
+	var walk func(nd *node, depth int, indent, glyph string, first bool)
+	walk = func(nd *node, depth int, indent, glyph string, first bool) {
+		nd.row.Depth, nd.row.Indent = depth, indent+glyph
+		nd.row.Children = len(nd.kids)
+		nd.row.Here = nd == here
+		nd.keep = first || len(nd.kids) != 1 || nd.row.Here || nd.row.Label != "" || nd.row.Kind != KindUser && nd.row.Kind != KindAssistant
+		for _, k := range nd.kids {
+			k.row.Parent = nd.row.ID
+		}
+		nodes = append(nodes, nd)
+		switch len(nd.kids) {
+		case 0:
+		case 1:
+			// A chain goes on at the same indent.
+			walk(nd.kids[0], depth, indent+continued(glyph), "", false)
+		default:
+			next := indent + continued(glyph)
+			for i, k := range nd.kids {
+				g := "├─ "
+				if i == len(nd.kids)-1 {
+					g = "└─ "
+				}
+				walk(k, depth+1, next, g, true)
+			}
+		}
+	}
+	walk(root, 0, "", "", true)
+
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	full := opt.Full || len(nodes) <= budget
+	if !full {
+		// The start of the conversation.
+		for _, nd := range nodes[:min(headRows, len(nodes))] {
+			nd.keep = true
+		}
+		// The rows just before the leaf's, on the path.
+		n, most := 0, min(beforeHere, budget/4)
+		for i := len(nodes) - 1; i >= 0 && n < most; i-- {
+			if nodes[i].row.OnPath && (n > 0 || nodes[i] == here) {
+				nodes[i].keep = true
+				n++
+			}
+		}
+	}
+	var shown []*node
+	var rows []Row
+	elided := 0
+	flush := func(at *node) {
+		if elided > 0 {
+			rows = append(rows, Row{ID: at.row.ID, Parent: at.row.Parent, Kind: KindElided,
+				Text: fmt.Sprintf("… %d more …", elided), OnPath: at.row.OnPath, Depth: at.row.Depth, Indent: at.row.Indent})
+			elided = 0
+		}
+	}
+	var firstElided *node
+	for _, nd := range nodes {
+		if full || nd.keep {
+			if firstElided != nil {
+				flush(firstElided)
+				firstElided = nil
+			}
+			shown = append(shown, nd)
+			rows = append(rows, Row{}) // filled below
+			continue
+		}
+		if elided == 0 {
+			firstElided = nd
+		}
+		elided++
+	}
+	if firstElided != nil {
+		flush(firstElided)
+	}
+
+	// Decode what is shown.
+	var want []string
+	for _, nd := range shown {
+		want = append(want, nd.ids...)
+	}
 	entries, err := tree.Entries(want...)
 	if err != nil {
 		return nil, err
@@ -118,84 +267,41 @@ func Build(tree *sessionlog.Tree) ([]Row, error) {
 	for i := range entries {
 		byID[entries[i].ID] = &entries[i]
 	}
-	labels := tree.Labels()
-
-	// Each entry's row: its own, or the nearest shown ancestor's.
-	rowOf := make(map[string]*node, len(order))
-	var root *node
-	for _, id := range order {
-		n, _ := tree.Node(id)
-		parent := rowOf[n.ParentID]
-		e := byID[id]
-		r, ok := rowFor(e)
-		if !ok {
-			if parent == nil { // a hidden first entry: an empty system row holds the tree
-				parent = &node{row: Row{ID: id, Kind: KindSystem}}
-				root = parent
-			}
-			rowOf[id] = parent
+	k := 0
+	for i := range rows {
+		if rows[i].Kind == KindElided {
 			continue
 		}
-		// A run of system changes with nothing between them is one row.
-		if r.Kind == KindSystem && parent != nil && parent.row.Kind == KindSystem && len(parent.kids) == 0 {
-			parent.row.ID = id
-			parent.row.Prompt = joinNonEmpty(parent.row.Prompt, r.Prompt)
-			parent.row.Text = parent.row.Prompt
-			rowOf[id] = parent
-			continue
+		nd := shown[k]
+		k++
+		r := nd.row
+		for _, id := range nd.ids {
+			fill(&r, byID[id])
 		}
-		nd := &node{row: r}
-		if parent == nil {
-			root = nd
-		} else {
-			nd.row.Parent = parent.row.ID
-			parent.kids = append(parent.kids, nd)
-		}
-		rowOf[id] = nd
+		rows[i] = r
 	}
-	if root == nil {
-		return nil, nil
-	}
-	here := rowOf[leaf]
-	// Labels and the path, by the entries each row stands for.
-	for _, id := range order {
-		nd := rowOf[id]
-		if onPath[id] {
-			nd.row.OnPath = true
-		}
-		// A label of a folded entry shows on the row it folds into.
-		if l, ok := labels[id]; ok && (nd.row.ID == id || nd.row.Label == "") {
-			nd.row.Label = l
-		}
-	}
-	var rows []Row
-	var walk func(nd *node, depth int, indent, glyph string)
-	walk = func(nd *node, depth int, indent, glyph string) {
-		nd.row.Depth, nd.row.Indent = depth, indent+glyph
-		nd.row.Children = len(nd.kids)
-		nd.row.Here = nd == here
-		for _, k := range nd.kids {
-			k.row.Parent = nd.row.ID
-		}
-		rows = append(rows, nd.row)
-		switch len(nd.kids) {
-		case 0:
-		case 1:
-			// A chain goes on at the same indent.
-			walk(nd.kids[0], depth, indent+continued(glyph), "")
-		default:
-			next := indent + continued(glyph)
-			for i, k := range nd.kids {
-				g := "├─ "
-				if i == len(nd.kids)-1 {
-					g = "└─ "
-				}
-				walk(k, depth+1, next, g)
-			}
-		}
-	}
-	walk(root, 0, "", "")
 	return rows, nil
+}
+
+// kindOf is the kind of row an entry gets, or "" for one that folds into
+// the row above (from the tree's shape: no line is read).
+func kindOf(n sessionlog.Node) string {
+	switch n.Type {
+	case sessionlog.TypeMessage:
+		switch n.Role {
+		case conversation.RoleUser:
+			return KindUser
+		case conversation.RoleAssistant, "":
+			return KindAssistant
+		case conversation.RoleSystem:
+			return KindSystem
+		}
+	case sessionlog.TypeCompaction:
+		return KindCompaction
+	case sessionlog.TypeBranchSummary:
+		return KindBranchSummary
+	}
+	return ""
 }
 
 // continued is what goes under a branch glyph on the lines below it.
@@ -219,31 +325,22 @@ func joinNonEmpty(a, b string) string {
 	return a + "; " + b
 }
 
-// shown reports whether an entry may get a row of its own (decided for
-// good once it is decoded: a message's role may need its line).
-func shown(n sessionlog.Node) bool {
-	switch n.Type {
-	case sessionlog.TypeMessage:
-		return n.Role != conversation.RoleTool
-	case sessionlog.TypeCompaction, sessionlog.TypeBranchSummary:
-		return true
-	}
-	return false
-}
-
-// rowFor is e's row, or false for an entry without one.
-func rowFor(e *sessionlog.Entry) (Row, bool) {
+// fill sets r's text from e, an entry it stands for.
+func fill(r *Row, e *sessionlog.Entry) {
 	if e == nil {
-		return Row{}, false
+		return
 	}
-	r := Row{ID: e.ID}
 	switch {
 	case e.Message != nil:
 		m := e.Message
 		switch m.Role {
 		case conversation.RoleUser:
 			r.Kind, r.Text = KindUser, firstLine(m.Text())
-		case conversation.RoleAssistant:
+		case conversation.RoleSystem:
+			r.Kind = KindSystem
+			r.Prompt = joinNonEmpty(r.Prompt, describe.Message(*m))
+			r.Text = r.Prompt
+		default:
 			r.Kind, r.Text = KindAssistant, firstLine(m.Text())
 			if uses := m.ToolUses(); len(uses) > 0 {
 				names := make([]string, 0, len(uses))
@@ -252,20 +349,12 @@ func rowFor(e *sessionlog.Entry) (Row, bool) {
 				}
 				r.Text = strings.TrimSpace(r.Text + " → " + strings.Join(names, ", "))
 			}
-		case conversation.RoleSystem:
-			r.Kind, r.Prompt = KindSystem, describe.Message(*m)
-			r.Text = r.Prompt
-		default:
-			return Row{}, false
 		}
 	case e.Compaction != nil:
-		r.Kind, r.Text = KindCompaction, "compacted: "+firstLine(e.Compaction.Summary)
+		r.Text = "compacted: " + firstLine(e.Compaction.Summary)
 	case e.BranchSummary != nil:
-		r.Kind, r.Text = KindBranchSummary, "summary of the branch left: "+firstLine(e.BranchSummary.Summary)
-	default:
-		return Row{}, false
+		r.Text = "summary of the branch left: " + firstLine(e.BranchSummary.Summary)
 	}
-	return r, true
 }
 
 // firstLine is the first non-blank line of s, trimmed.
@@ -299,6 +388,8 @@ func Write(w io.Writer, rows []Row, width int) error {
 			kind, text = "⚙ prompt", r.Prompt
 		case KindBranchSummary:
 			kind = "summary"
+		case KindElided:
+			kind = ""
 		}
 		line := fmt.Sprintf("%s %s%s  %-10s %s", mark, r.Indent, Short(r.ID), kind, text)
 		var tail string

@@ -2,6 +2,7 @@ package treeview
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func branched(t *testing.T) (*sessionlog.Tree, map[string]string) {
 func TestBuild(t *testing.T) {
 	t.Parallel()
 	tree, ids := branched(t)
-	rows, err := Build(tree)
+	rows, err := Build(tree, Options{})
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, Write(&b, rows, 0))
@@ -79,7 +80,7 @@ func TestBuild(t *testing.T) {
 func TestWriteCutsToWidth(t *testing.T) {
 	t.Parallel()
 	tree, _ := branched(t)
-	rows, err := Build(tree)
+	rows, err := Build(tree, Options{})
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, Write(&b, rows, 40))
@@ -88,3 +89,58 @@ func TestWriteCutsToWidth(t *testing.T) {
 	}
 	require.Contains(t, b.String(), "← here", "the marker is never cut")
 }
+
+// A tree larger than the budget folds the runs that do not matter, and
+// decodes only what it shows.
+func TestBuildFoldsALongTree(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	w, err := sessionlog.Create(path, sessionlog.Header{Cwd: "/p"})
+	require.NoError(t, err)
+	_, err = w.Append(sessionlog.MessageEntry(conversation.SystemMessage("seed", conversation.ModeAppend)))
+	require.NoError(t, err)
+	var mid, change string
+	for i := range 1000 {
+		got, err := w.Append(sessionlog.MessageEntry(conversation.UserText("question "+itoa(i))), sessionlog.MessageEntry(conversation.AssistantText("answer "+itoa(i))))
+		require.NoError(t, err)
+		if i == 500 {
+			mid = got[0].ID
+			es, err := w.Append(sessionlog.MessageEntry(conversation.SystemMessage("later", conversation.ModeAppend).WithSource("extension x")))
+			require.NoError(t, err)
+			change = es[0].ID
+		}
+	}
+	_, err = w.Append(sessionlog.LabelEntry(mid, "halfway"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	tree, err := sessionlog.Scan(path)
+	require.NoError(t, err)
+
+	rows, err := Build(tree, Options{Budget: 40})
+	require.NoError(t, err)
+	require.Less(t, len(rows), 40)
+	var kinds []string
+	ids := map[string]Row{}
+	for _, r := range rows {
+		kinds = append(kinds, r.Kind)
+		ids[r.ID] = r
+	}
+	require.Equal(t, KindSystem, rows[0].Kind, "the start")
+	require.Equal(t, "question 0", rows[1].Text)
+	require.Equal(t, "halfway", ids[mid].Label, "labels show")
+	require.Equal(t, "x added a block to the system prompt", ids[change].Prompt, "prompt changes show")
+	require.True(t, rows[len(rows)-1].Here)
+	require.Equal(t, "answer 999", rows[len(rows)-1].Text)
+	require.Contains(t, kinds, KindElided)
+	for _, r := range rows {
+		if r.Kind == KindElided {
+			require.Regexp(t, `^… \d+ more …$`, r.Text)
+		}
+	}
+
+	all, err := Build(tree, Options{Full: true})
+	require.NoError(t, err)
+	require.Len(t, all, 2002, "the seed, 2,000 messages, the change")
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
