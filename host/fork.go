@@ -73,9 +73,10 @@ func Fork(src, ref, dst string) (sessionlog.Header, error) {
 		}
 		kept = append(kept, e)
 	}
-	for target, text := range tree.Labels() {
-		if on[target] {
-			kept = append(kept, sessionlog.LabelEntry(target, text))
+	labels := tree.Labels()
+	for _, c := range chain {
+		if text, ok := labels[c]; ok {
+			kept = append(kept, sessionlog.LabelEntry(c, text))
 		}
 	}
 	w, err := sessionlog.Create(dst, sessionlog.Header{Cwd: h.Cwd, ParentSession: h.ID, ParentEntry: id})

@@ -271,3 +271,30 @@ func TestFork(t *testing.T) {
 	require.Equal(t, []string{"seed"}, model.lastSystem())
 	require.Equal(t, []string{"user: u1", "assistant: a1", "user: u3"}, model.lastMessages())
 }
+
+// A path that holds a move (and a branch summary) forks too: their
+// "from" names an entry the fork does not hold.
+func TestForkAfterAMove(t *testing.T) {
+	t.Parallel()
+	model := &script{replies: []conversation.Message{conversation.AssistantText("a1"), conversation.AssistantText("a2"), conversation.AssistantText("a3")}}
+	s, path := newSession(t, model)
+	ctx := context.Background()
+	turn(ctx, s, "u1")
+	turn(ctx, s, "u2")
+	_, err := s.MoveTo(ctx, msgID(t, s, "a1"), MoveOptions{})
+	require.NoError(t, err)
+	turn(ctx, s, "u3")
+	dst := filepath.Join(t.TempDir(), "fork.jsonl")
+	_, err = Fork(path, "", dst)
+	require.NoError(t, err)
+	log, err := sessionlog.Read(dst)
+	require.NoError(t, err)
+	require.Empty(t, log.Warnings)
+	var got []string
+	for _, m := range log.Messages() {
+		if m.Role != conversation.RoleSystem {
+			got = append(got, m.Text())
+		}
+	}
+	require.Equal(t, []string{"u1", "a1", "u3", "a3"}, got)
+}

@@ -221,3 +221,17 @@ func TestReadSkipsBadTreeTail(t *testing.T) {
 		})
 	}
 }
+
+// A forked log may hold a move or a summary whose from names an entry of
+// its parent session.
+func TestForkedLogAcceptsFromOfTheParent(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "fork.jsonl")
+	w, err := Create(path, Header{Cwd: "/p", ParentSession: "6f1c2a5e-3b7d-4c09-8e2f-1a2b3c4d5e6f", ParentEntry: "00000000000000a1"})
+	require.NoError(t, err)
+	defer w.Close()
+	es, err := w.Append(MessageEntry(conversation.UserText("u1")))
+	require.NoError(t, err)
+	_, err = w.Append(MoveEntry(es[0].ID, "00000000000000ff"), BranchSummaryEntry("tried", "00000000000000ff"))
+	require.NoError(t, err)
+}

@@ -308,12 +308,15 @@ func (w *Writer) prepare(e *Entry, leaf string, added map[string]struct{}, now t
 	case !known(e.ParentID):
 		return fmt.Errorf("entry %s: parent_id %q names no entry of the log", e.ID, e.ParentID)
 	}
+	// A forked log holds moves and summaries whose "from" is an entry of
+	// the session it was forked from, on a branch the fork left out.
+	forked := w.header.ParentSession != ""
 	switch {
 	case e.Type == TypeLabel && !known(e.Label.Target):
 		return fmt.Errorf("label entry %s: target %q names no entry of the log", e.ID, e.Label.Target)
-	case e.Type == TypeMove && !known(e.Move.From):
+	case e.Type == TypeMove && !forked && !known(e.Move.From):
 		return fmt.Errorf("move entry %s: from %q names no entry of the log", e.ID, e.Move.From)
-	case e.Type == TypeBranchSummary && !known(e.BranchSummary.From):
+	case e.Type == TypeBranchSummary && !forked && !known(e.BranchSummary.From):
 		return fmt.Errorf("branch_summary entry %s: from %q names no entry of the log", e.ID, e.BranchSummary.From)
 	}
 	if e.Time.IsZero() {
