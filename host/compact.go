@@ -44,18 +44,34 @@ Drop: pleasantries, superseded attempts, full file contents and long tool output
 // effective system prompt is unchanged), the summary, then every message
 // from the cut on. The caller holds s.mu.
 func (s *Session) requestMessagesLocked() []conversation.Message {
-	msgs := s.conv.Messages
-	if s.summary == "" {
-		return append([]conversation.Message(nil), msgs...)
-	}
-	out := make([]conversation.Message, 0, len(msgs)-s.keptFrom+8)
-	for _, m := range msgs[:s.keptFrom] {
-		if m.Role == conversation.RoleSystem {
-			out = append(out, m)
+	msgs, notes := s.conv.Messages, s.notes
+	from := 0
+	out := make([]conversation.Message, 0, len(msgs)-s.keptFrom+len(notes)+8)
+	if s.summary != "" {
+		for _, m := range msgs[:s.keptFrom] {
+			if m.Role == conversation.RoleSystem {
+				out = append(out, m)
+			}
 		}
+		out = append(out, conversation.UserText(summaryPrefix+s.summary))
+		from = s.keptFrom
 	}
-	out = append(out, conversation.UserText(summaryPrefix+s.summary))
-	return append(out, msgs[s.keptFrom:]...)
+	// A branch summary stands where it was recorded, as a user message;
+	// one before the compaction's cut went with the messages it followed.
+	for len(notes) > 0 && notes[0].at < from {
+		notes = notes[1:]
+	}
+	for i := from; i < len(msgs); i++ {
+		for len(notes) > 0 && notes[0].at == i {
+			out = append(out, conversation.UserText(branchSummaryPrefix+notes[0].text))
+			notes = notes[1:]
+		}
+		out = append(out, msgs[i])
+	}
+	for _, n := range notes {
+		out = append(out, conversation.UserText(branchSummaryPrefix+n.text))
+	}
+	return out
 }
 
 // RequestMessages returns the conversation as the next request sends it.

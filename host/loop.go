@@ -69,7 +69,6 @@ func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
 	s.turn = st
 	s.evMu.Unlock()
 	go func() {
-		defer s.turnMu.Unlock()
 		end := s.runTurn(ctx, text)
 		if end.Err != nil && !errors.Is(end.Err, ErrMaxSteps) {
 			s.emit(Error{Err: end.Err})
@@ -77,6 +76,9 @@ func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
 		s.evMu.Lock()
 		s.turn = nil
 		s.evMu.Unlock()
+		// Free the session before TurnEnd is seen: a reader who got it
+		// may start the next turn, move or compaction at once.
+		s.turnMu.Unlock()
 		st.send(end)
 		st.close()
 	}()

@@ -244,3 +244,21 @@ func TestOneTurnAtATime(t *testing.T) {
 	for range first {
 	}
 }
+
+// A front end that saw TurnEnd may start the next turn (or a move, or a
+// compaction) at once: the session is free by then, never busy.
+func TestTurnEndFreesTheSession(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	model := &script{}
+	for i := range n {
+		model.replies = append(model.replies, conversation.AssistantText(fmt.Sprint("a", i)))
+	}
+	s, _ := newSession(t, model)
+	ctx := context.Background()
+	for i := range n {
+		e := end(t, turn(ctx, s, fmt.Sprint("u", i)))
+		require.NoError(t, e.Err, "turn %d", i)
+		require.NotErrorIs(t, s.SetModel(fmt.Sprint("m", i)), ErrBusy, "after turn %d", i)
+	}
+}

@@ -164,6 +164,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		s.exts = extension.Start(ctx, cfg.Extensions, s, opts)
 		s.exts.Disable(cfg.DisabledExtensions)
 		names = s.exts.Names()
+		s.loaded = names
 		extVars = s.exts.Variables()
 		s.hooks, s.tools = s.exts, s.exts
 	}

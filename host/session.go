@@ -78,6 +78,17 @@ type Session struct {
 	// msgIDs are the log entry ids of conv.Messages (empty strings when
 	// nothing is written).
 	msgIDs []string
+	// skipped counts the messages of the branch before the latest
+	// compaction's cut that were not loaded (sessionlog.Load): only its
+	// system messages were.
+	skipped int
+	// positions are the places of entries on the branch, when it was
+	// loaded from a log (entries appended since have none: they follow).
+	positions []int
+	// notes are the branch summaries on the current path.
+	notes []branchNote
+	// loaded are the extensions loaded, in load order (set by Open).
+	loaded []string
 }
 
 // TurnHooks are told of a turn's progress; the extension manager fits.
@@ -167,9 +178,9 @@ func openLog(l Log, cwd string) (*Session, error) {
 		return s, nil
 	}
 	var (
-		w   *sessionlog.Writer
-		log *sessionlog.Log
-		err error
+		w      *sessionlog.Writer
+		loaded *sessionlog.Loaded
+		err    error
 	)
 	_, statErr := os.Stat(l.Path)
 	switch {
@@ -177,7 +188,7 @@ func openLog(l Log, cwd string) (*Session, error) {
 		// Nothing to read: a fresh session, in memory.
 		return s, nil
 	case l.ReadOnly:
-		if log, err = sessionlog.Read(l.Path); err != nil {
+		if loaded, err = sessionlog.Load(l.Path); err != nil {
 			return nil, err
 		}
 	case errors.Is(statErr, os.ErrNotExist):
@@ -188,7 +199,10 @@ func openLog(l Log, cwd string) (*Session, error) {
 		s.id, s.created = h.ID, true
 		return s, nil
 	default:
-		if w, log, err = sessionlog.Open(l.Path); err != nil {
+		// What the next request needs, not the whole file: the branch
+		// from the latest compaction's cut on, and the system messages
+		// before it (sessionlog.Load).
+		if w, loaded, err = sessionlog.OpenLoaded(l.Path); err != nil {
 			return nil, err
 		}
 	}
@@ -198,46 +212,9 @@ func openLog(l Log, cwd string) (*Session, error) {
 		}
 	}
 	path := l.Path
-	var branch []sessionlog.Entry
-	if leaf := log.Leaf(); leaf != nil {
-		if branch, err = log.Branch(leaf.ID); err != nil {
-			closeW()
-			return nil, err
-		}
-	}
-	s.w, s.id, s.resumed = w, log.Header.ID, true
-	s.entries = branch
-	s.warnings = log.Warnings
-	// The conversation is the branch's messages (what log.Messages would
-	// walk the chain again for).
-	n := 0
-	for _, e := range branch {
-		if e.Message != nil {
-			n++
-		}
-	}
-	s.conv.Messages = make([]conversation.Message, 0, n)
-	s.msgIDs = make([]string, 0, n)
-	var compaction *sessionlog.Compaction
-	for _, e := range branch {
-		switch {
-		case e.Message != nil:
-			s.conv.Messages = append(s.conv.Messages, *e.Message)
-			s.msgIDs = append(s.msgIDs, e.ID)
-		case e.Compaction != nil:
-			compaction = e.Compaction
-		}
-	}
-	if compaction != nil {
-		for i, id := range s.msgIDs {
-			if id == compaction.FirstKeptID {
-				s.summary, s.keptFrom = compaction.Summary, i
-			}
-		}
-		if s.summary == "" {
-			s.warnings = append(s.warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", path, compaction.FirstKeptID))
-		}
-	}
+	s.w, s.id, s.resumed = w, loaded.Header.ID, true
+	s.warnings = loaded.Warnings
+	s.setBranchLocked(loaded)
 	if uses := unanswered(s.conv.Messages); len(uses) > 0 {
 		// panto was killed (SIGKILL, a crash, power loss) while the last
 		// reply's tool calls ran: the log holds the calls but no results,
@@ -420,7 +397,7 @@ func (s *Session) seed(configured []PromptBlock, extensions []string, also ...se
 		for _, b := range configured {
 			msgs = append(msgs, conversation.SystemMessage(b.Text, conversation.ModeAppend).WithSource(b.Source))
 		}
-	case !slices.Equal(ConfigWindow(s.entries), blocks):
+	case !slices.Equal(ConfigWindow(s.entries, s.positions), blocks):
 		res.Reseeded = true
 		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace).WithSource(ReseedSource+configured[0].Source))
 		for _, b := range configured[1:] {
@@ -462,7 +439,11 @@ const ReseedSource = "panto re-seed: "
 // the first entry when there is none (spec amendment 3). It is what resume
 // reconciliation compares the configured blocks with;
 // docs/system-prompt.md explains the rule with a worked log.
-func ConfigWindow(entries []sessionlog.Entry) []string {
+//
+// positions, when not nil, are the entries' places on the branch (as
+// sessionlog.Loaded gives them, which leaves messages out before a
+// compaction's cut): a gap between two entries ends the run too.
+func ConfigWindow(entries []sessionlog.Entry, positions []int) []string {
 	anchor := 0
 	for i, e := range entries {
 		if b, ok := systemBlock(e); ok && b.Mode == conversation.ModeReplace && reseeded(entries, i, b) {
@@ -470,10 +451,13 @@ func ConfigWindow(entries []sessionlog.Entry) []string {
 		}
 	}
 	var out []string
-	for _, e := range entries[anchor:] {
+	for i, e := range entries[anchor:] {
 		m := e.Message
 		if m == nil || m.Role != conversation.RoleSystem {
 			break
+		}
+		if j := anchor + i; i > 0 && j < len(positions) && positions[j] != positions[j-1]+1 {
+			break // an entry that was not loaded stood between them
 		}
 		for _, b := range m.Content {
 			out = append(out, b.Text)

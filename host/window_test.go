@@ -55,7 +55,7 @@ func TestConfigWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, ConfigWindow(tt.entries))
+			require.Equal(t, tt.want, ConfigWindow(tt.entries, nil))
 		})
 	}
 }

@@ -4,7 +4,9 @@
 # project that have layered SYSTEM.md / APPEND_SYSTEM.md files, and shows
 # the recorded session log, a resume after a prompt file changed, and the
 # prompt as of any point of the log, and an extension (examples/plugins/
-# sysprompt) growing and then wiping the prompt mid-conversation.
+# sysprompt) growing and then wiping the prompt mid-conversation, and a
+# branch taken from before the wipe, which runs under the prompt as it was
+# there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PANTO="$PWD/bin/panto"
@@ -65,6 +67,22 @@ show "$PANTO" -c --extension "$SYSPROMPT" -p "/system-replace You are terse."
 show "$PANTO" prompt -c
 printf '\nThe log keeps every step, so the prompt just before the replace is still exact:\n'
 show "$PANTO" prompt -c --at 17
+
+step "The session tree: every branch, and who changed the prompt where (⚙)"
+show "$PANTO" session tree
+# The reply just before /system-replace: the last assistant row before
+# the replace's ⚙ row.
+before=$("$PANTO" session tree | awk '/assistant/ {id=$2} /replaced the system prompt/ {print id; exit}')
+
+step "Branch from before the replace: the new branch runs under the prompt as it was there"
+show "$PANTO" -c --from "$before" -p "Which prompt do I get on this branch?"
+show "$PANTO" session tree
+printf '
+The main line ends terse; this branch does not — the prompt is exact at every node:
+'
+show "$PANTO" prompt -c
+show "$PANTO" session export --format md -o "$tmp/session.md"
+printf '(exported the branch as Markdown: %s lines)\n' "$(wc -l < "$tmp/session.md")"
 
 step "Tools, offline: the echo provider calls the first-party tools extension"
 show "$PANTO" --no-session --extension "$(dirname "$PANTO")/extensions/tools" \

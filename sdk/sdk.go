@@ -306,5 +306,11 @@ func Events(ext Extension) []string {
 	if _, ok := ext.(BeforeRequester); ok {
 		out = append(out, EventBeforeRequest)
 	}
+	if _, ok := ext.(BeforeMover); ok {
+		out = append(out, EventBeforeMove)
+	}
+	if _, ok := ext.(AfterMover); ok {
+		out = append(out, EventAfterMove)
+	}
 	return out
 }

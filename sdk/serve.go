@@ -297,6 +297,13 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 			return &pb.EventResponse{Error: errMsg(err), Amend: ch.Amend, Content: ch.Result.Content, IsError: ch.Result.IsError}, nil
 		}
 		return &pb.EventResponse{}, nil
+	case *pb.EventRequest_BeforeMove:
+		if h, ok := s.ext.(BeforeMover); ok {
+			ev := p.BeforeMove
+			r, err := h.BeforeMove(ctx, s.host.Load().Host, BeforeMoveEvent{From: ev.GetFrom(), To: ev.GetTo(), Summarize: ev.GetSummarize(), Left: int(ev.GetLeft())})
+			return &pb.EventResponse{Error: errMsg(err), Block: r.Veto, BlockReason: r.Reason, Summary: r.Summary}, nil
+		}
+		return &pb.EventResponse{}, nil
 	case *pb.EventRequest_BeforeRequest:
 		if h, ok := s.ext.(BeforeRequester); ok {
 			r, err := h.BeforeRequest(ctx, s.host.Load().Host, BeforeRequestEvent{Tools: p.BeforeRequest.GetTools(), Step: int(p.BeforeRequest.GetStep())})
@@ -354,6 +361,11 @@ func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {
 			_, err = x.SystemPromptChanged(ctx, h, SystemPromptChangedEvent{
 				Mode: conversation.Mode(ev.Mode), Text: ev.Text, By: ev.By, Key: ev.Key, Source: ev.Source,
 			})
+		}
+	case *pb.EventRequest_AfterMove:
+		if x, ok := s.ext.(AfterMover); ok {
+			ev := p.AfterMove
+			_, err = x.AfterMove(ctx, h, AfterMoveEvent{From: ev.GetFrom(), To: ev.GetTo(), Summary: ev.GetSummary()})
 		}
 	case *pb.EventRequest_SessionEnd:
 		if x, ok := s.ext.(SessionEnder); ok {

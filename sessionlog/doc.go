@@ -9,13 +9,20 @@
 // The file's first line is a Header; every later line is an Entry with an
 // id and its parent's id, so the entries form a tree. The current leaf is
 // the last entry of the file, and the conversation is the messages on the
-// chain from the root to that leaf (Log.Messages). The format, with
-// examples, is in docs/session-format.md.
+// chain from the root to that leaf (Log.Messages). Moving in the tree,
+// labelling entries and summarising a branch left are entries too
+// (MoveEntry, LabelEntry, BranchSummaryEntry). The format, with examples,
+// is in docs/session-format.md.
 //
-// Read and Decode parse a log without changing it (a reader may run while a
-// writer appends). A Writer, from Create or Open, is the one writer of a
-// session: it holds an exclusive lock on a sidecar "<log>.lock" file for
-// its lifetime, appends entries with one write and one fsync per call, and
+// Read and Decode parse a whole log without changing it (a reader may run
+// while a writer appends). For a large log, Scan reads only its shape (a
+// Tree: ids, parents, types, labels, where each line is), Load what
+// resuming needs (Loaded: the system messages, the state entries and the
+// messages from the latest compaction on), and Summarize a session list's
+// row, which CachedSummary keeps in a derived "<log>.summary" sidecar. A
+// Writer, from Create, Open or OpenLoaded, is the one writer of a session:
+// it holds an exclusive lock on a sidecar "<log>.lock" file for its
+// lifetime, appends entries with one write and one fsync per call, and
 // repairs a last line torn by a crash when it opens the file.
 //
 // What does not belong here: the derivation of the effective system prompt

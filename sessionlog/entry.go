@@ -29,9 +29,13 @@ type wireEntry struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
 
-	Summary      string `json:"summary"`
+	Summary      string `json:"summary"` // compaction, branch_summary
 	FirstKeptID  string `json:"first_kept_id"`
 	TokensBefore int    `json:"tokens_before"`
+
+	From   string `json:"from"` // move, branch_summary
+	Target string `json:"target"`
+	Label  string `json:"label"`
 }
 
 // rawHead is what an entry of an unknown type must have.
@@ -114,6 +118,24 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 			return fmt.Errorf("compaction entry %s without summary and first_kept_id", w.ID)
 		}
 		e.Compaction = &Compaction{Summary: w.Summary, FirstKeptID: w.FirstKeptID, TokensBefore: w.TokensBefore}
+	case TypeMove:
+		switch {
+		case w.ParentID == "":
+			return fmt.Errorf("move entry %s without a target (its parent_id)", w.ID)
+		case w.From == "":
+			return fmt.Errorf("move entry %s without from (the leaf it left)", w.ID)
+		}
+		e.Move = &Move{From: w.From}
+	case TypeLabel:
+		if w.Target == "" {
+			return fmt.Errorf("label entry %s without a target", w.ID)
+		}
+		e.Label = &Label{Target: w.Target, Text: w.Label}
+	case TypeBranchSummary:
+		if w.Summary == "" || w.From == "" {
+			return fmt.Errorf("branch_summary entry %s without summary and from", w.ID)
+		}
+		e.BranchSummary = &BranchSummary{Summary: w.Summary, From: w.From}
 	}
 	return nil
 }

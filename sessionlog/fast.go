@@ -84,6 +84,18 @@ func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 		case "model":
 			bit = 1 << 11
 			w.Model, ok = d.str()
+		case "summary":
+			bit = 1 << 12
+			w.Summary, ok = d.str()
+		case "from":
+			bit = 1 << 13
+			w.From, ok = d.strOr(d.prevID)
+		case "target":
+			bit = 1 << 14
+			w.Target, ok = d.str()
+		case "label":
+			bit = 1 << 15
+			w.Label, ok = d.str()
 		}
 		return once(&seen, bit) && ok
 	})
@@ -349,6 +361,12 @@ func (d *fastDecoder) word() (string, bool) {
 		return "model_change", true
 	case "compaction":
 		return "compaction", true
+	case "move":
+		return "move", true
+	case "label":
+		return "label", true
+	case "branch_summary":
+		return "branch_summary", true
 	case "started":
 		return "started", true
 	case "resumed":

@@ -33,6 +33,13 @@ type Header struct {
 	Created time.Time
 	// Cwd is the absolute working directory the session was started in.
 	Cwd string
+	// ParentSession is, for a session forked from another, the id of the
+	// session it was forked from; "" otherwise. Written only when set.
+	ParentSession string
+	// ParentEntry is, for a forked session, the id of the entry of
+	// ParentSession's log it was forked at; "" otherwise. Written only
+	// when set.
+	ParentEntry string
 }
 
 // EntryType names the kind of an entry (its "type" field).
@@ -55,6 +62,14 @@ const (
 	// TypeCompaction records a summary of the messages before
 	// FirstKeptID, which requests send in their place (Entry.Compaction).
 	TypeCompaction EntryType = "compaction"
+	// TypeMove records that the user moved to another point of the tree:
+	// its parent is the point moved to (Entry.Move).
+	TypeMove EntryType = "move"
+	// TypeLabel gives an entry a label, or removes it (Entry.Label).
+	TypeLabel EntryType = "label"
+	// TypeBranchSummary summarises a branch the user left, on the path
+	// taken instead (Entry.BranchSummary).
+	TypeBranchSummary EntryType = "branch_summary"
 )
 
 // headerType is the "type" of the header line; no entry may use it.
@@ -62,7 +77,8 @@ const headerType = "session"
 
 func (t EntryType) known() bool {
 	switch t {
-	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction:
+	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction,
+		TypeMove, TypeLabel, TypeBranchSummary:
 		return true
 	}
 	return false
@@ -94,6 +110,12 @@ type Entry struct {
 	ModelChange *ModelChange
 	// Compaction is the payload of a TypeCompaction entry.
 	Compaction *Compaction
+	// Move is the payload of a TypeMove entry.
+	Move *Move
+	// Label is the payload of a TypeLabel entry.
+	Label *Label
+	// BranchSummary is the payload of a TypeBranchSummary entry.
+	BranchSummary *BranchSummary
 
 	// Raw is the whole line of an entry of a type this version does not
 	// know, kept so it can be written back byte for byte: Append writes
@@ -150,6 +172,51 @@ type Compaction struct {
 // CompactionEntry returns an entry recording a compaction.
 func CompactionEntry(summary, firstKeptID string, tokensBefore int) Entry {
 	return Entry{Type: TypeCompaction, Compaction: &Compaction{Summary: summary, FirstKeptID: firstKeptID, TokensBefore: tokensBefore}}
+}
+
+// Move records that the user moved to another point of the tree. The
+// point moved to is the entry's parent, so the chain from the root to the
+// move is the conversation from then on, and the next entry follows the
+// move. Nothing else is needed to read a log with moves: the last entry
+// is still the current leaf.
+type Move struct {
+	// From is the leaf the user left.
+	From string
+}
+
+// MoveEntry returns an entry recording a move to the entry target from
+// the leaf from: its ParentID is target.
+func MoveEntry(target, from string) Entry {
+	return Entry{Type: TypeMove, ParentID: target, Move: &Move{From: from}}
+}
+
+// Label gives the entry Target the label Text; an empty Text removes
+// its label. The latest label entry of a target wins. A label entry is
+// placed in the tree like any other (its parent is the current leaf); its
+// target may be anywhere.
+type Label struct {
+	Target string
+	Text   string
+}
+
+// LabelEntry returns an entry labelling the entry target with text (""
+// removes its label).
+func LabelEntry(target, text string) Entry {
+	return Entry{Type: TypeLabel, Label: &Label{Target: target, Text: text}}
+}
+
+// BranchSummary summarises the branch the user left (ending at the entry
+// From) on the path taken instead, so that the model knows what was
+// tried there. The host sends it as a user message.
+type BranchSummary struct {
+	Summary string
+	From    string
+}
+
+// BranchSummaryEntry returns an entry summarising the branch that ends at
+// the entry from.
+func BranchSummaryEntry(summary, from string) Entry {
+	return Entry{Type: TypeBranchSummary, BranchSummary: &BranchSummary{Summary: summary, From: from}}
 }
 
 // ModelChange records that later requests go to Model of Provider.
@@ -217,11 +284,13 @@ func newEntryID() string {
 // The JSON shapes of the lines. Field order here is the order on disk.
 
 type headerLine struct {
-	Type    string `json:"type"`
-	Version int    `json:"version"`
-	ID      string `json:"id"`
-	Created string `json:"created"`
-	Cwd     string `json:"cwd"`
+	Type          string `json:"type"`
+	Version       int    `json:"version"`
+	ID            string `json:"id"`
+	Created       string `json:"created"`
+	Cwd           string `json:"cwd"`
+	ParentSession string `json:"parent_session,omitempty"`
+	ParentEntry   string `json:"parent_entry,omitempty"`
 }
 
 type lineHead struct {
@@ -258,6 +327,23 @@ type compactionLine struct {
 	TokensBefore int    `json:"tokens_before,omitempty"`
 }
 
+type moveLine struct {
+	lineHead
+	From string `json:"from"`
+}
+
+type labelLine struct {
+	lineHead
+	Target string `json:"target"`
+	Label  string `json:"label"`
+}
+
+type branchSummaryLine struct {
+	lineHead
+	Summary string `json:"summary"`
+	From    string `json:"from"`
+}
+
 type modelChangeLine struct {
 	lineHead
 	Provider string `json:"provider"`
@@ -278,6 +364,7 @@ func newEncoder(buf *bytes.Buffer) *json.Encoder {
 func appendHeader(buf *bytes.Buffer, h Header) error {
 	return newEncoder(buf).Encode(headerLine{
 		Type: headerType, Version: h.Version, ID: h.ID, Created: formatTime(h.Created), Cwd: h.Cwd,
+		ParentSession: h.ParentSession, ParentEntry: h.ParentEntry,
 	})
 }
 
@@ -310,6 +397,12 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 		v = modelChangeLine{head, e.ModelChange.Provider, e.ModelChange.Model}
 	case TypeCompaction:
 		v = compactionLine{head, e.Compaction.Summary, e.Compaction.FirstKeptID, e.Compaction.TokensBefore}
+	case TypeMove:
+		v = moveLine{head, e.Move.From}
+	case TypeLabel:
+		v = labelLine{head, e.Label.Target, e.Label.Text}
+	case TypeBranchSummary:
+		v = branchSummaryLine{head, e.BranchSummary.Summary, e.BranchSummary.From}
 	default:
 		return appendRaw(buf, e.Raw)
 	}
@@ -369,6 +462,24 @@ func checkEntry(e *Entry) error {
 	case TypeCompaction:
 		if e.Compaction == nil || e.Compaction.Summary == "" || e.Compaction.FirstKeptID == "" {
 			return errors.New("compaction entry without summary and first_kept_id")
+		}
+		return nil
+	case TypeMove:
+		if e.Move == nil || e.Move.From == "" {
+			return errors.New("move entry without from (the leaf it left)")
+		}
+		if e.ParentID == "" {
+			return errors.New("move entry without a target (its parent_id)")
+		}
+		return nil
+	case TypeLabel:
+		if e.Label == nil || e.Label.Target == "" {
+			return errors.New("label entry without a target")
+		}
+		return nil
+	case TypeBranchSummary:
+		if e.BranchSummary == nil || e.BranchSummary.Summary == "" || e.BranchSummary.From == "" {
+			return errors.New("branch_summary entry without summary and from")
 		}
 		return nil
 	case headerType:

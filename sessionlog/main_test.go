@@ -21,12 +21,17 @@ import (
 const (
 	helperEnv    = "SESSIONLOG_TEST_HELPER"
 	helperLogEnv = "SESSIONLOG_TEST_LOG"
+	helperArgEnv = "SESSIONLOG_TEST_ARG"
 )
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		removeBigLogs()
+		os.Exit(code)
+	case "bench":
+		os.Exit(helperBench(os.Getenv(helperLogEnv), os.Getenv(helperArgEnv)))
 	case "append":
 		os.Exit(helperAppend(os.Getenv(helperLogEnv)))
 	case "hold":

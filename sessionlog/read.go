@@ -120,7 +120,8 @@ func parseHeader(line []byte, path string) (Header, error) {
 	if !writableTime(created) {
 		return garbled("created %s is out of range", h.Created)
 	}
-	return Header{Version: h.Version, ID: h.ID, Created: created.UTC(), Cwd: h.Cwd}, nil
+	return Header{Version: h.Version, ID: h.ID, Created: created.UTC(), Cwd: h.Cwd,
+		ParentSession: h.ParentSession, ParentEntry: h.ParentEntry}, nil
 }
 
 // writableTime reports whether t, in UTC, has a four-digit year, so that
@@ -142,6 +143,9 @@ type decoded struct {
 	// noNewline is true when the file's last line is complete but lacks
 	// its newline.
 	noNewline bool
+	// skipped maps the id of each entry skipped for its place in the tree
+	// (see linker.link) to its line.
+	skipped map[string]int
 }
 
 // span is one non-blank line of a chunk: chunk[start:end], without its
@@ -234,15 +238,21 @@ func decode(r io.Reader, name string) (*decoded, error) {
 			l.reserve(cap(entries))
 			dst := entries[len(entries) : len(entries)+len(spans)]
 			bad, err := decodeEntries(buf[:end], spans, name, fds, dst)
+			kept := 0
 			for i := range bad { // the lines before a bad one may be bad first
-				if lerr := l.link(&dst[i], spans[i].line); lerr != nil {
+				skip, lerr := l.link(&dst[i], spans[i].line)
+				if lerr != nil {
 					return nil, lerr
+				}
+				if !skip {
+					dst[kept] = dst[i]
+					kept++
 				}
 			}
 			if err != nil {
 				return nil, err
 			}
-			entries = entries[:len(entries)+len(spans)]
+			entries = entries[:len(entries)+kept]
 		}
 		copy(buf, buf[end:n])
 		n -= end
@@ -258,7 +268,9 @@ func decode(r io.Reader, name string) (*decoded, error) {
 		return nil, fmt.Errorf("session log %s: missing or garbled header: the file is empty", name)
 	}
 	d.log.Entries = slices.Clip(entries) // an append copies, as before
+	d.log.Warnings = l.warnings
 	d.log.index = l.index
+	d.skipped = l.skipped
 	if d.log.index == nil {
 		d.log.index = map[string]int{}
 	}
@@ -315,6 +327,16 @@ func reserve(es []Entry, k int, read int64, hint int, eof bool) []Entry {
 // line is bad, it returns the first bad line's index and error (entries
 // before it are decoded); otherwise len(spans).
 func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder, entries []Entry) (int, error) {
+	bad, err := decodeSpans(chunk, spans, fds, entries)
+	if err != nil {
+		err = fmt.Errorf("session log %s line %d: %w", path, spans[bad].line, err)
+	}
+	return bad, err
+}
+
+// decodeSpans is decodeEntries with the error of the bad line as the
+// decoder gave it.
+func decodeSpans(chunk []byte, spans []span, fds []fastDecoder, entries []Entry) (int, error) {
 	workers := max(1, min(len(fds), len(spans)/linesPerWorker))
 	per := (len(spans) + workers - 1) / workers
 	bad := make([]int, workers)
@@ -330,7 +352,7 @@ func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder, e
 			for i := lo; i < hi; i++ {
 				s := spans[i]
 				if err := decodeEntry(&fds[w], chunk[s.start:s.end], &entries[i], &msgs[i-lo]); err != nil {
-					bad[w], errs[w] = i, fmt.Errorf("session log %s line %d: %w", path, s.line, err)
+					bad[w], errs[w] = i, err
 					return
 				}
 			}
@@ -346,13 +368,25 @@ func decodeEntries(chunk []byte, spans []span, path string, fds []fastDecoder, e
 }
 
 // linker checks the tree as entries come, in file order: ids unique, the
-// first entry the only one without a parent, every parent an earlier
-// entry. It builds the index of ids.
+// first entry the only one without a parent, every parent (and a label's
+// target) an earlier entry. It builds the index of ids.
+//
+// An entry of another type than message that names no earlier entry (as
+// parent or target) is skipped with a warning rather than refused: it is
+// what a writer interrupted between deciding on a move or a label and
+// recording its target would leave, it carries nothing the model sees,
+// and skipping it keeps the session usable without rewriting the file (a
+// writer continues from the entry before it). A later entry that names a
+// skipped one is then in the same case. A message naming no earlier entry
+// is an error: skipping it would lose part of the conversation.
 type linker struct {
 	path  string
 	index map[string]int
 	lines []int // the line of each entry
 	prev  string
+	// skipped maps the id of a skipped entry to its line.
+	skipped  map[string]int
+	warnings []string
 }
 
 // reserve sizes the index and the lines for n entries, once: the first
@@ -364,27 +398,80 @@ func (l *linker) reserve(n int) {
 	}
 }
 
-func (l *linker) link(e *Entry, line int) error {
+// link places e, read on line, in the tree. It reports whether e was
+// skipped instead.
+func (l *linker) link(e *Entry, line int) (skipped bool, err error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("session log %s line %d: %s", l.path, line, fmt.Sprintf(format, args...))
 	}
 	if j, dup := l.index[e.ID]; dup {
-		return fail("duplicate entry id %q (first used on line %d)", e.ID, l.lines[j])
+		return false, fail("duplicate entry id %q (first used on line %d)", e.ID, l.lines[j])
+	}
+	if j, dup := l.skipped[e.ID]; dup {
+		return false, fail("duplicate entry id %q (first used on line %d)", e.ID, j)
 	}
 	n := len(l.lines)
+	fault := ""
 	switch {
 	case e.ParentID == "":
 		if n > 0 {
-			return fail("entry %s has no parent_id (only the first entry may lack one)", e.ID)
+			return false, fail("entry %s has no parent_id (only the first entry may lack one)", e.ID)
 		}
 	case n > 0 && l.prev == e.ParentID:
 	default:
 		if _, ok := l.index[e.ParentID]; !ok {
-			return fail("entry %s: parent_id %q names no earlier entry", e.ID, e.ParentID)
+			fault = unknownRef("parent_id", e.ParentID, l.skipped)
 		}
+	}
+	if fault == "" && e.Type == TypeLabel {
+		if _, ok := l.index[e.Label.Target]; !ok {
+			fault = unknownRef("target", e.Label.Target, l.skipped)
+		}
+	}
+	if fault != "" {
+		if e.Type == TypeMessage {
+			return false, fail("entry %s: %s", e.ID, fault)
+		}
+		if l.skipped == nil {
+			l.skipped = map[string]int{}
+		}
+		l.skipped[e.ID] = line
+		l.warnings = append(l.warnings, skippedWarning(l.path, line, e.Type, e.ID, fault))
+		return true, nil
 	}
 	l.index[e.ID] = n
 	l.lines = append(l.lines, line)
 	l.prev = e.ID
-	return nil
+	return false, nil
+}
+
+// unknownRef says that field names id, which is no earlier entry.
+func unknownRef(field, id string, skipped map[string]int) string {
+	if line, ok := skipped[id]; ok {
+		return fmt.Sprintf("%s %q names the entry skipped on line %d", field, id, line)
+	}
+	return fmt.Sprintf("%s %q names no earlier entry", field, id)
+}
+
+// skippedWarning is the warning for an entry skipped for its place in the
+// tree.
+func skippedWarning(path string, line int, typ EntryType, id, fault string) string {
+	return fmt.Sprintf("session log %s line %d: skipped %s entry %s: %s (it carries no message; the session continues without it, and nothing is rewritten)",
+		path, line, typ, id, fault)
+}
+
+// logIDs is the id set of a Log as read, for its Writer.
+type logIDs struct {
+	index   map[string]int
+	skipped map[string]int
+}
+
+func (s logIDs) has(id string) bool {
+	_, ok := s.index[id]
+	return ok
+}
+
+func (s logIDs) taken(id string) bool {
+	_, ok := s.skipped[id]
+	return ok || s.has(id)
 }

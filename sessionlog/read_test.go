@@ -53,12 +53,11 @@ func TestReadErrors(t *testing.T) {
 		{"second header", testHeader + "\n" + testHeader + "\n", "line 2: a second session header"},
 		{"no type", testHeader + "\n" + `{"id":"e1"}` + "\n", "line 2: entry without a type"},
 		{"no id", testHeader + "\n" + `{"type":"message","time":"2026-01-01T00:00:01Z","message":` + userHi + `}` + "\n", "line 2: message entry without an id"},
-		{"unknown type without id", testHeader + "\n" + `{"type":"label","name":"x"}` + "\n", `line 2: entry of type "label" without an id`},
+		{"unknown type without id", testHeader + "\n" + `{"type":"bookmark","name":"x"}` + "\n", `line 2: entry of type "bookmark" without an id`},
 		{"no time", testHeader + "\n" + `{"type":"message","id":"e1","message":` + userHi + `}` + "\n", "line 2: message entry e1 without a time"},
 		{"bad time", testHeader + "\n" + `{"type":"message","id":"e1","time":"noon","message":` + userHi + `}` + "\n", "line 2: time:"},
 		{"unknown parent", testHeader + "\n" + ok1 + "\n" + line("e2", "zz", userHi) + "\n", `line 3: entry e2: parent_id "zz" names no earlier entry`},
 		{"parent after child", testHeader + "\n" + ok1 + "\n" + line("e2", "e3", userHi) + "\n" + line("e3", "e1", userHi) + "\n", `line 3: entry e2: parent_id "e3" names no earlier entry`},
-		{"unknown type with unknown parent", testHeader + "\n" + ok1 + "\n" + `{"type":"label","id":"l1","parent_id":"zz"}` + "\n", `line 3: entry l1: parent_id "zz"`},
 		{"second root", testHeader + "\n" + ok1 + "\n" + line("e2", "", userHi) + "\n", "line 3: entry e2 has no parent_id (only the first entry may lack one)"},
 		{"duplicate id", testHeader + "\n" + ok1 + "\n" + line("e1", "e1", userHi) + "\n", `line 3: duplicate entry id "e1" (first used on line 2)`},
 		{"message missing", testHeader + "\n" + `{"type":"message","id":"e1","time":"2026-01-01T00:00:01Z"}` + "\n", "line 2: message entry e1 without a message"},
@@ -159,7 +158,7 @@ func TestUnknownEntryType(t *testing.T) {
 
 	label := log.Find("a000000000000005")
 	require.NotNil(t, label)
-	require.Equal(t, EntryType("label"), label.Type)
+	require.Equal(t, EntryType("bookmark"), label.Type)
 	require.Equal(t, "a000000000000004", label.ParentID)
 	require.Equal(t, "2026-02-01T10:00:05Z", formatTime(label.Time))
 	require.Nil(t, label.Message, "the unknown type's \"message\" field is not read as a message")

@@ -2,6 +2,7 @@ package sessionlog
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/panto-dev/panto/conversation"
 )
@@ -26,6 +27,10 @@ type Log struct {
 
 	// index maps an entry id to its position in Entries.
 	index map[string]int
+	// tree is Tree's result, for the Entries it was built from; treeMu
+	// guards it, so Tree may be called from several goroutines.
+	treeMu sync.Mutex
+	tree   *Tree
 }
 
 // Leaf returns the current leaf, the last entry of the file, or nil when
@@ -200,3 +205,49 @@ func hasText(m *conversation.Message) bool {
 	}
 	return false
 }
+
+// Tree returns the shape of the log (see Tree): every entry, in file
+// order, with the effective labels. It is built once, in time linear in
+// the entries, and describes Entries as they were then. An entry whose
+// parent is missing or not earlier (only in a Log built or changed by
+// hand) counts as a root.
+func (l *Log) Tree() *Tree {
+	l.treeMu.Lock()
+	defer l.treeMu.Unlock()
+	if t := l.tree; t != nil && t.Len() == len(l.Entries) && (len(l.Entries) == 0 || t.Leaf() == l.Entries[len(l.Entries)-1].ID) {
+		return t
+	}
+	t := newTree(l.Path)
+	t.log = l
+	t.table.reserve(&t.nodes, len(l.Entries))
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		parent := int32(-1)
+		if e.ParentID != "" {
+			if j, ok := t.find(e.ParentID); ok {
+				parent = j
+			}
+		}
+		r := roleUnknown
+		if e.Message != nil {
+			r = roleOf(string(e.Message.Role))
+		}
+		id, isHex := packID(e.ID)
+		t.add(e.ID, id, isHex, -1, kindOf(e.Type), e.Type, r, parent, int64(i), 0)
+		if e.Label != nil && e.Type == TypeLabel {
+			if j, ok := t.find(e.Label.Target); ok {
+				t.setLabel(j, e.Label.Text)
+			}
+		}
+	}
+	l.tree = t
+	return t
+}
+
+// Labels returns the effective labels of the log's entries: each labelled
+// entry's id and its label (Tree.Labels).
+func (l *Log) Labels() map[string]string { return l.Tree().Labels() }
+
+// Resolve returns the id of the entry ref names: its id or a unique
+// prefix of it (Tree.Resolve).
+func (l *Log) Resolve(ref string) (string, error) { return l.Tree().Resolve(ref) }

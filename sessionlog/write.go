@@ -22,14 +22,26 @@ type Writer struct {
 	header Header
 	lock   *fileLock
 
-	mu     sync.Mutex
-	f      logFile
-	size   int64 // bytes of the file that are acknowledged
-	leaf   string
+	mu   sync.Mutex
+	f    logFile
+	size int64 // bytes of the file that are acknowledged
+	leaf string
+	// base holds the ids the log had when it was opened (nil for a new
+	// log): the index of the Log or Tree it was read into, so that no id
+	// is held twice. ids holds the ids appended since.
+	base   idSet
 	ids    map[string]struct{}
 	broken error // set when the file may hold bytes that were not acknowledged
 	closed bool
 	buf    bytes.Buffer
+}
+
+// idSet is a set of entry ids: has reports whether id names an entry
+// (taken reports whether it is used at all, by an entry or by a line
+// that was skipped, so that no later entry takes it).
+type idSet interface {
+	has(id string) bool
+	taken(id string) bool
 }
 
 // logFile is what a Writer needs of its file (tests inject failures).
@@ -65,6 +77,9 @@ func Create(path string, h Header) (*Writer, error) {
 	}
 	if !filepath.IsAbs(h.Cwd) {
 		return nil, fail(fmt.Errorf("header cwd %q is not an absolute path", h.Cwd))
+	}
+	if h.ParentEntry != "" && h.ParentSession == "" {
+		return nil, fail(fmt.Errorf("header parent entry %q without a parent session", h.ParentEntry))
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -136,7 +151,28 @@ func open(path string, lock *fileLock) (*Writer, *Log, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, size := d.log, d.size
+	log := d.log
+	size, warn, err := repairTail(f, path, d.size, d.tornAt, d.tornLine, d.noNewline)
+	if err != nil {
+		return nil, nil, err
+	}
+	if warn != "" {
+		log.Warnings = append(log.Warnings, warn)
+	}
+	w := &Writer{path: path, header: log.Header, lock: lock, f: f, size: size, ids: map[string]struct{}{},
+		base: logIDs{log.index, d.skipped}}
+	if leaf := log.Leaf(); leaf != nil {
+		w.leaf = leaf.ID
+	}
+	ok = true
+	return w, log, nil
+}
+
+// repairTail repairs the end of a log of size bytes opened for writing: it
+// cuts a torn last line (at tornAt, line tornLine; -1 for none) or ends a
+// last line that lacks its newline, and fsyncs. It returns the size after
+// the repair and a warning saying what it did ("" for nothing).
+func repairTail(f *os.File, path string, size, tornAt int64, tornLine int, noNewline bool) (int64, string, error) {
 	repair := func(what string, fix func() error) error {
 		if err := fix(); err != nil {
 			return fmt.Errorf("open session log %s: %s: %w", path, what, err)
@@ -147,32 +183,20 @@ func open(path string, lock *fileLock) (*Writer, *Log, error) {
 		return nil
 	}
 	switch {
-	case d.tornAt >= 0:
-		cut := size - d.tornAt
-		if err := repair("cut torn last line", func() error { return f.Truncate(d.tornAt) }); err != nil {
-			return nil, nil, err
+	case tornAt >= 0:
+		if err := repair("cut torn last line", func() error { return f.Truncate(tornAt) }); err != nil {
+			return 0, "", err
 		}
-		size = d.tornAt
-		log.Warnings = append(log.Warnings, fmt.Sprintf(
+		return tornAt, fmt.Sprintf(
 			"session log %s line %d: repaired torn last line: cut %d bytes that were not valid JSON (an interrupted write); everything before it is intact",
-			path, d.tornLine, cut))
-	case d.noNewline:
+			path, tornLine, size-tornAt), nil
+	case noNewline:
 		if err := repair("end last line", func() error { _, err := f.Write([]byte{'\n'}); return err }); err != nil {
-			return nil, nil, err
+			return 0, "", err
 		}
-		size++
-		log.Warnings = append(log.Warnings, fmt.Sprintf(
-			"session log %s: added the missing newline at the end of the last line", path))
+		return size + 1, fmt.Sprintf("session log %s: added the missing newline at the end of the last line", path), nil
 	}
-	w := &Writer{path: path, header: log.Header, lock: lock, f: f, size: size, ids: make(map[string]struct{}, len(log.Entries))}
-	for i := range log.Entries {
-		w.ids[log.Entries[i].ID] = struct{}{}
-	}
-	if leaf := log.Leaf(); leaf != nil {
-		w.leaf = leaf.ID
-	}
-	ok = true
-	return w, log, nil
+	return size, "", nil
 }
 
 // Append records entries, in order, and returns them as recorded. A
@@ -260,17 +284,22 @@ func (w *Writer) prepare(e *Entry, leaf string, added map[string]struct{}, now t
 		return err
 	}
 	known := func(id string) bool {
-		_, a := w.ids[id]
-		_, b := added[id]
-		return a || b
+		if _, ok := w.ids[id]; ok {
+			return true
+		}
+		if _, ok := added[id]; ok {
+			return true
+		}
+		return w.base != nil && w.base.has(id)
 	}
+	taken := func(id string) bool { return known(id) || w.base != nil && w.base.taken(id) }
 	if !e.Type.known() {
-		return prepareRaw(e, leaf, known)
+		return prepareRaw(e, leaf, known, taken)
 	}
 	if e.ID == "" {
-		for e.ID = newEntryID(); known(e.ID); e.ID = newEntryID() {
+		for e.ID = newEntryID(); taken(e.ID); e.ID = newEntryID() {
 		}
-	} else if known(e.ID) {
+	} else if taken(e.ID) {
 		return fmt.Errorf("id %q is already used", e.ID)
 	}
 	switch {
@@ -278,6 +307,17 @@ func (w *Writer) prepare(e *Entry, leaf string, added map[string]struct{}, now t
 		e.ParentID = leaf
 	case !known(e.ParentID):
 		return fmt.Errorf("entry %s: parent_id %q names no entry of the log", e.ID, e.ParentID)
+	}
+	// A forked log holds moves and summaries whose "from" is an entry of
+	// the session it was forked from, on a branch the fork left out.
+	forked := w.header.ParentSession != ""
+	switch {
+	case e.Type == TypeLabel && !known(e.Label.Target):
+		return fmt.Errorf("label entry %s: target %q names no entry of the log", e.ID, e.Label.Target)
+	case e.Type == TypeMove && !forked && !known(e.Move.From):
+		return fmt.Errorf("move entry %s: from %q names no entry of the log", e.ID, e.Move.From)
+	case e.Type == TypeBranchSummary && !forked && !known(e.BranchSummary.From):
+		return fmt.Errorf("branch_summary entry %s: from %q names no entry of the log", e.ID, e.BranchSummary.From)
 	}
 	if e.Time.IsZero() {
 		e.Time = now
@@ -291,7 +331,7 @@ func (w *Writer) prepare(e *Entry, leaf string, added map[string]struct{}, now t
 
 // prepareRaw checks an entry of an unknown type, which is written as its
 // Raw line untouched: the line's own type, id and parent_id are the truth.
-func prepareRaw(e *Entry, leaf string, known func(string) bool) error {
+func prepareRaw(e *Entry, leaf string, known, taken func(string) bool) error {
 	var h rawHead
 	if err := json.Unmarshal(e.Raw, &h); err != nil {
 		return fmt.Errorf("raw entry of type %q: %s", e.Type, describeJSONError(err))
@@ -303,7 +343,7 @@ func prepareRaw(e *Entry, leaf string, known func(string) bool) error {
 		return fmt.Errorf("raw entry of type %q: its line has no id", e.Type)
 	case e.ID != "" && e.ID != h.ID, e.ParentID != "" && e.ParentID != h.ParentID:
 		return fmt.Errorf("raw entry %s: ID and ParentID must match its line's id and parent_id", h.ID)
-	case known(h.ID):
+	case taken(h.ID):
 		return fmt.Errorf("id %q is already used", h.ID)
 	case h.ParentID == "" && leaf != "":
 		return fmt.Errorf("raw entry %s: its line has no parent_id (only the first entry may lack one)", h.ID)

@@ -33,7 +33,10 @@ type chat struct {
 	// drained is closed once the session's own events (those between
 	// turns) are all shown; once starts showing them.
 	drained chan struct{}
-	once    sync.Once
+	once    *sync.Once
+	// reopen opens the session of another log in this one's place, with
+	// the same flags and extensions (/fork switches to the fork).
+	reopen func(ctx context.Context, path string) (*host.Session, error)
 }
 
 // view shows a session's events.
@@ -118,11 +121,15 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 	if err != nil {
 		return nil, err
 	}
-	c := &chat{ctx: ctx, e: e, app: a, view: v, drained: make(chan struct{})}
+	c := &chat{ctx: ctx, e: e, app: a, view: v, drained: make(chan struct{}), once: new(sync.Once)}
 	path, id, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
 	if err != nil {
 		a.close()
 		return nil, err
+	}
+	if o.from != "" && (path == "" || id != "") {
+		a.close()
+		return nil, usageErrorf("--from %s: name the session to continue (--session FILE, -c or --resume ID)", o.from)
 	}
 	prov, err := a.newProvider(e)
 	if err != nil {
@@ -134,13 +141,26 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 		a.close()
 		return nil, err
 	}
-	cfg := a.hostConfig(e, o, host.Log{Path: path, ID: id}, specs, prov)
-	// The line loop asks the user what extensions ask; print mode cannot.
-	cfg.Interactive = interactive
-	c.sess, err = host.Open(ctx, cfg)
+	open := func(ctx context.Context, l host.Log) (*host.Session, error) {
+		cfg := a.hostConfig(e, o, l, specs, prov)
+		// The line loop asks the user what extensions ask; print mode
+		// cannot.
+		cfg.Interactive = interactive
+		return host.Open(ctx, cfg)
+	}
+	c.reopen = func(ctx context.Context, path string) (*host.Session, error) { return open(ctx, host.Log{Path: path}) }
+	c.sess, err = open(ctx, host.Log{Path: path, ID: id})
 	if err != nil {
 		a.close()
 		return nil, err
+	}
+	if o.from != "" {
+		// -p TEXT --from ID: continue from that entry, as a new branch.
+		// Print mode never writes a branch summary.
+		if _, err := c.sess.MoveTo(ctx, o.from, host.MoveOptions{}); err != nil && !errors.Is(err, host.ErrAlreadyThere) {
+			c.close()
+			return nil, fmt.Errorf("--from %s: %w", o.from, err)
+		}
 	}
 	if jv, ok := v.(*jsonView); ok {
 		jv.session(c.sess.Info())
@@ -240,6 +260,10 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 	"session": (*chat).showSession,
 	"compact": (*chat).compact,
 	"model":   (*chat).model,
+	"tree":    (*chat).tree,
+	"label":   (*chat).label,
+	"fork":    (*chat).fork,
+	"resume":  (*chat).resume,
 }
 
 // slashCommand splits "/name args". A first word with another slash in it
@@ -257,6 +281,11 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /session   show the session log in use
   /compact   summarise older messages to free context (the prompt stays)
   /model [NAME]  show the models to choose from, or switch to NAME
+  /tree      show the session tree: short ids, labels, prompt changes
+  /tree ID   continue from entry ID as a new branch (--summary, --no-summary)
+  /label [ID] TEXT  label an entry (the current one without ID; empty TEXT removes it)
+  /fork [ID]  copy the path up to ID (or here) to a new session, and switch to it
+  /resume [N|ID]  list this directory's sessions, or switch to one
   /help      this help
   /quit      leave (or Ctrl-D)
 Ctrl-C stops a reply that is streaming.
@@ -363,7 +392,7 @@ func (c *chat) showSession(_ context.Context, _ string, out io.Writer) error {
 		fmt.Fprintf(out, "session %s is not recorded (--no-session)\n", info.ID)
 		return nil
 	}
-	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", info.ID, info.Path, len(c.sess.Messages()))
+	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", info.ID, info.Path, c.sess.MessageCount())
 	return nil
 }
 

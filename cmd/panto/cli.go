@@ -40,6 +40,7 @@ type options struct {
 	session      string
 	continueLast bool
 	resume       string
+	from         string
 	noSession    bool
 	systemPrompt string
 	appendSystem []string
@@ -54,6 +55,11 @@ func (o *options) sessionFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.session, "session", "", "record the session in `FILE` (resumed when it exists)")
 	fs.BoolVarP(&o.continueLast, "continue", "c", false, "continue this directory's most recent session")
 	fs.StringVar(&o.resume, "resume", "", "resume the session with this `ID` (or a unique prefix)")
+}
+
+// fromFlag registers --from, which continues a session from an entry.
+func (o *options) fromFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&o.from, "from", "", "continue the session from entry `ID` (or a unique prefix; see panto session tree) as a new branch")
 }
 
 // promptFlags registers the flags that shape the system prompt.
@@ -86,6 +92,7 @@ const rootExample = `  panto                                   interactive sessi
   panto -p "What does this project do?"    one turn, the reply on stdout
   git diff | panto -p "Review this:"       piped stdin is appended
   panto -c                                continue this directory's last session
+  panto -c -p "again" --from 3fa2c1d0     continue from an earlier entry, as a new branch
   panto --provider echo -p hi              offline: no key, no network
   panto -p hi --mode json                  every event as a JSON line`
 
@@ -117,6 +124,7 @@ func newRoot(ctx context.Context, e *env) *cobra.Command {
 	f.BoolVar(&o.noSession, "no-session", false, "write no session log")
 	f.BoolVar(&o.plain, "plain", false, "run the interactive session as a line loop, not full screen")
 	o.sessionFlags(f)
+	o.fromFlag(f)
 	o.promptFlags(f)
 	o.extensionFlags(f)
 	f.SortFlags = false

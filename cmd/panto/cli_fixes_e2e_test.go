@@ -270,7 +270,7 @@ func TestMessageCountsAgreeAndNegativeAt(t *testing.T) {
 	h.ok("prompt", "-c", "--at", listed)
 	r = h.run("", "prompt", "-c", "--at", itoa(n+1))
 	require.Equal(t, 1, r.code)
-	require.Contains(t, r.stderr, "has only "+listed+" messages")
+	require.Contains(t, r.stderr, "the current branch has "+listed+" messages")
 
 	r = h.run("", "prompt", "-c", "--at", "-5")
 	require.Equal(t, 2, r.code, r.stderr)

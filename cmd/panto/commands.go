@@ -9,12 +9,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/sessionlog"
@@ -27,8 +32,13 @@ the extensions' blocks included (they are started, as a session starts
 them; --no-extensions shows the files' blocks only). With a session
 (--session, -c, --resume): the prompt its next request will carry, as
 resuming it now would make it, without recording anything. With --at N:
-the prompt as it was recorded after the log's first N messages (panto
-session list shows how many a log has).`
+the prompt as it was recorded after the current branch's first N
+messages (panto session list shows how many it has); with --at ID: as of
+the entry ID or a unique prefix of it, on any branch (panto session tree
+shows the ids). A number of up to 5 digits is a count; anything else an
+id. Each block then names the entry that recorded it. --at reads the log
+alone, by an index scan: no extension starts, and a large log is not
+read whole.`
 
 // promptBlock is one block of panto prompt --json.
 type promptBlock struct {
@@ -41,6 +51,8 @@ type promptBlock struct {
 	// Message is the 1-based position of the system message the block's
 	// text comes from.
 	Message int `json:"message"`
+	// Entry is the id of that message's log entry (with --at).
+	Entry string `json:"entry,omitempty"`
 }
 
 func blocksOf(sys []conversation.SystemText) []promptBlock {
@@ -68,12 +80,15 @@ func (b promptBlock) from() string {
 	if b.Key != "" {
 		from += " · section " + b.Key
 	}
+	if b.Entry != "" {
+		from += fmt.Sprintf(" · entry %s (message %d)", treeview.Short(b.Entry), b.Message)
+	}
 	return from
 }
 
 func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	var o options
-	at := -1
+	var at string
 	asJSON := false
 	cmd := &cobra.Command{
 		Use:   "prompt [flags]",
@@ -81,34 +96,32 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 		Long:  promptLong,
 		Example: `  panto prompt                      a fresh session's prompt
   panto prompt -c                   this directory's last session, as resuming it would send
-  panto prompt --session s.jsonl --at 12 --json`,
+  panto prompt --session s.jsonl --at 12 --json
+  panto prompt -c --at 3fa2c1d0       as of that entry (panto session tree shows the ids)`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.logLevel = root.logLevel
-			switch {
-			case !cmd.Flags().Changed("at"):
-				at = -1
-			case at < 0:
-				return usageErrorf("--at %d: want the number of messages, 0 or more", at)
+			if cmd.Flags().Changed("at") && (strings.TrimSpace(at) == "" || strings.HasPrefix(strings.TrimSpace(at), "-")) {
+				return usageErrorf("--at %s: want the number of messages, 0 or more, or an entry ID", at)
 			}
-			return runPrompt(ctx, e, &o, at, asJSON)
+			return runPrompt(ctx, e, &o, strings.TrimSpace(at), asJSON)
 		},
 	}
 	f := cmd.Flags()
 	o.sessionFlags(f)
 	o.promptFlags(f)
 	o.extensionFlags(f)
-	f.IntVar(&at, "at", 0, "the prompt as recorded after the log's first `N` messages")
+	f.StringVar(&at, "at", "", "the prompt as recorded after the current branch's first `N|ID` messages, or as of entry ID (or a unique prefix)")
 	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "key", "message"}]}`)
 	return cmd
 }
 
-func runPrompt(ctx context.Context, e *env, o *options, at int, asJSON bool) error {
+func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) error {
 	if err := checkPromptFlags(o); err != nil {
 		return err
 	}
 	fromLog := o.session != "" || o.continueLast || o.resume != ""
-	if at >= 0 && !fromLog {
+	if at != "" && !fromLog {
 		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
 	}
 	a, err := loadApp(e, o)
@@ -117,24 +130,16 @@ func runPrompt(ctx context.Context, e *env, o *options, at int, asJSON bool) err
 	}
 	defer a.close()
 	var blocks []promptBlock
-	if at >= 0 {
-		// What was recorded: the log alone, no extension started.
+	if at != "" {
+		// What was recorded: the log alone, no extension started; an
+		// index scan, and only the system messages of the path decoded.
 		path, _, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
 		if err != nil {
 			return err
 		}
-		log, err := sessionlog.Read(path)
-		if err != nil {
+		if blocks, err = promptAt(path, at, e.stderr); err != nil {
 			return err
 		}
-		for _, w := range log.Warnings {
-			fmt.Fprintf(e.stderr, "panto: warning: %s\n", w)
-		}
-		msgs := log.Messages()
-		if at > len(msgs) {
-			return fmt.Errorf("--at %d: session %s has only %d messages", at, path, len(msgs))
-		}
-		blocks = blocksOf(conversation.EffectiveSystem(msgs[:at]))
 	} else {
 		// What the next request would carry: a session opened as a run
 		// would open it, in memory.
@@ -193,20 +198,23 @@ func sessionCommand(_ context.Context, e *env, _ *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "session",
 		Aliases: []string{"sessions"},
-		Short:   "List and inspect this directory's sessions",
+		Short:   "List, inspect, fork, label and export sessions",
 		Args:    cobra.ArbitraryArgs,
 		RunE:    groupArgs,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List this directory's sessions, newest first",
-		Long: `List this directory's sessions, newest first: id, last change, message
-count (system messages included, as panto prompt --at N counts them; "-"
-for a log too large to count without reading it whole) and the first user
-line. Resume one with panto --resume ID.`,
+		Long: `List this directory's sessions, newest first: id, last change, the
+current branch's message count (system messages included, as panto prompt
+--at N counts them), the number of branches, the labels, and the first
+user line. Resume one with panto --resume ID. Each row comes from a small
+summary cached beside the log (<log>.summary), rebuilt when the log
+changes, so listing never reads whole logs.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runSessionList(e) },
 	})
+	cmd.AddCommand(sessionTreeCommands(e)...)
 	return cmd
 }
 
@@ -223,44 +231,133 @@ func runSessionList(e *env) error {
 		fmt.Fprintf(e.stdout, "no sessions in %s\n", dirs.CWD)
 		return nil
 	}
+	sums := summaries(list)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tFIRST MESSAGE")
-	var buf []byte // reused from log to log
-	for _, s := range list {
-		// Each row reads the log's header and its start, never the
-		// whole of a large log (summarize). An unreadable log keeps its
-		// row, marked, and hides nothing after it.
-		err := s.headerErr
-		var sum summary
-		if err == nil {
-			sum, buf, err = summarize(s.path, buf)
-		}
+	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tBRANCHES\tLABELS\tFIRST MESSAGE")
+	for i, s := range list {
+		// Each row comes from the log's summary: its sidecar cache when
+		// the log has not changed since, else one index scan of it. An
+		// unreadable log keeps its row, marked, and hides nothing after it.
+		sum, err := sums[i].sum, sums[i].err
 		if err != nil {
 			// The id names the file; the reason need not repeat its path.
 			why := err.Error()
 			if rest, ok := strings.CutPrefix(why, "session log "+s.path); ok {
 				why = strings.TrimLeft(rest, ": ")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t?\t(unreadable: %s)\n", s.id, s.modTime.Local().Format("2006-01-02 15:04"), oneLine(why, 160))
+			fmt.Fprintf(tw, "%s\t%s\t?\t?\t\t(unreadable: %s)\n", s.id, s.modTime.Local().Format("2006-01-02 15:04"), oneLine(why, 160))
 			continue
 		}
 		first := "(none)"
-		switch {
-		case sum.first != "":
-			first = oneLine(sum.first, 60)
-		case sum.count < 0:
-			first = "(none in the first 1 MiB)"
+		if sum.FirstUserText != "" {
+			first = oneLine(sum.FirstUserText, 60)
 		}
-		// Every message counts, system ones too, as in /session and
-		// --at N: the count given to --at shows the whole conversation.
-		// A log too large to read whole shows "-" (/session counts it).
-		count := "-"
-		if sum.count >= 0 {
-			count = fmt.Sprint(sum.count)
+		updated := s.modTime
+		if !sum.LastTime.IsZero() {
+			updated = sum.LastTime
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.header.ID, s.modTime.Local().Format("2006-01-02 15:04"), count, first)
+		labels := make([]string, 0, len(sum.Labels))
+		for _, l := range sum.Labels {
+			labels = append(labels, l)
+		}
+		slices.Sort(labels)
+		// Every message of the current branch counts, system ones too, as
+		// in /session and --at N: the count given to --at shows the whole
+		// conversation.
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.header.ID, updated.Local().Format("2006-01-02 15:04"),
+			sum.Messages, sum.Branches, oneLine(strings.Join(labels, ", "), 40), first)
 	}
 	return tw.Flush()
+}
+
+// rowSummary is one log's summary for panto session list.
+type rowSummary struct {
+	sum sessionlog.Summary
+	err error
+}
+
+// summaries reads the summaries of list's logs, on every core.
+func summaries(list []sessionFile) []rowSummary {
+	out := make([]rowSummary, len(list))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(list)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if err := list[i].headerErr; err != nil {
+					out[i].err = err
+					continue
+				}
+				out[i].sum, out[i].err = sessionlog.CachedSummary(list[i].path)
+			}
+		}()
+	}
+	for i := range list {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
+}
+
+// atCount reports whether an --at value is a message count: a decimal
+// number of at most 5 digits. Anything else names an entry.
+func atCount(at string) (int, bool) {
+	if len(at) > 5 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(at)
+	return n, err == nil && n >= 0 && !strings.HasPrefix(at, "+")
+}
+
+// promptAt is the prompt recorded in the log at path as of --at: after
+// the current branch's first N messages, or as of an entry.
+func promptAt(path, at string, stderr io.Writer) ([]promptBlock, error) {
+	tree, err := sessionlog.Scan(path)
+	if err != nil {
+		return nil, err
+	}
+	var id string
+	if n, ok := atCount(at); ok {
+		if n > 0 {
+			if id, err = tree.NthMessage(n); err != nil {
+				return nil, fmt.Errorf("--at %d: %w", n, err)
+			}
+		}
+	} else if id, err = tree.Resolve(at); err != nil {
+		return nil, fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+	}
+	if id == "" {
+		return nil, nil // before the first message: no prompt
+	}
+	sys, err := tree.SystemAt(id)
+	if err != nil {
+		return nil, err
+	}
+	// Each block's entry: the chain's messages, numbered as Positions
+	// number them.
+	chain, err := tree.Chain(id)
+	if err != nil {
+		return nil, err
+	}
+	var msgIDs []string
+	for _, c := range chain {
+		if n, err := tree.Node(c); err == nil && n.Type == sessionlog.TypeMessage {
+			msgIDs = append(msgIDs, c)
+		}
+	}
+	var out []promptBlock
+	for _, b := range conversation.EffectiveSystem(sys.Messages) {
+		pos := sys.Positions[b.Index]
+		pb := promptBlock{Text: b.Text, Source: b.Source, Key: b.Key, Message: pos + 1}
+		if pos < len(msgIDs) {
+			pb.Entry = msgIDs[pos]
+		}
+		out = append(out, pb)
+	}
+	return out, nil
 }
 
 func dirsCommand(e *env) *cobra.Command {

@@ -363,7 +363,7 @@ func TestPromptCommand(t *testing.T) {
 	require.Equal(t, []string{"late replace"}, texts())
 	r = h.run("", "prompt", "--session", log, "--at", "99")
 	require.Equal(t, 1, r.code)
-	require.Contains(t, r.stderr, "has only 7 messages")
+	require.Contains(t, r.stderr, "the current branch has 7 messages")
 }
 
 func TestSessionListContinueResume(t *testing.T) {

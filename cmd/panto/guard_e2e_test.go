@@ -99,6 +99,7 @@ func (h *harness) lineLoop(stdin io.Reader, args ...string) (string, string) {
 	e := &env{
 		stdin: stdin, stdout: &out, stderr: &errb,
 		getenv:   func(k string) string { return h.env[k] },
+		environ:  h.environ,
 		cwd:      h.project,
 		terminal: true,
 	}

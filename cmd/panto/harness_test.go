@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	}
 	pantoBin = filepath.Join(dir, "panto")
 	pluginDir = dir
-	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "./testdata/varext", "./testdata/blocker", "../../examples/plugins/guard", "./testdata/watcher", "./testdata/guide", "../../extensions/tools", "../../host/extension/testdata/plugins/sdkplug")
+	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "./testdata/varext", "./testdata/blocker", "./testdata/mover", "../../examples/plugins/guard", "./testdata/watcher", "./testdata/guide", "../../extensions/tools", "../../host/extension/testdata/plugins/sdkplug")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build panto:", err)

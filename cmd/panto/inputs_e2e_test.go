@@ -234,38 +234,63 @@ func writeBigLog(t testing.TB, h *harness, size int) string {
 	return path
 }
 
-// session list reads each log's header and a bounded start, not the whole
-// log: a session's row shows the first user message whatever the log's
-// size, and the message count only for a log small enough to read whole.
-func TestSessionListReadsOnlyTheStart(t *testing.T) {
+// session list's rows come from each log's summary, cached beside it
+// (<log>.summary): a log that has not changed is not read again, whatever
+// its size, and the count is exact.
+func TestSessionListComesFromTheSummaryCache(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.ok("-p", "a small one", "--provider", "echo")
 	small := h.sessionFiles()[0]
 	big := writeBigLog(t, h, 8<<20)
-	// Past the part list reads, the log is garbage: reading it whole
-	// would fail (and did: the row said unreadable).
-	f, err := os.OpenFile(big, os.O_WRONLY|os.O_APPEND, 0)
-	require.NoError(t, err)
-	_, err = f.WriteString("not json\n")
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 
 	r := h.ok("session", "list")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 3, r.stdout)
-	require.Equal(t, []string{"ID", "UPDATED", "MESSAGES", "FIRST", "MESSAGE"}, strings.Fields(lines[0]))
-	var bigRow, smallRow []string
+	require.Equal(t, []string{"ID", "UPDATED", "MESSAGES", "BRANCHES", "LABELS", "FIRST", "MESSAGE"}, strings.Fields(lines[0]))
+	rows := map[string][]string{}
 	for _, l := range lines[1:] {
-		if strings.HasPrefix(l, "b1b1b1b1") {
-			bigRow = strings.Fields(l)
-		} else {
-			smallRow = strings.Fields(l)
+		f := strings.Fields(l)
+		rows[f[0]] = f
+	}
+	bigRow := rows["b1b1b1b1-0000-4000-8000-000000000000"]
+	require.NotNil(t, bigRow, lines)
+	require.Equal(t, "1", bigRow[4], "one branch")
+	require.Equal(t, []string{"the", "big", "question"}, bigRow[5:], lines)
+	require.Equal(t, itoa(len(logMessages(t, big))), bigRow[3], "the count is exact, even for a large log")
+	var smallRow []string
+	for id, f := range rows {
+		if id != bigRow[0] {
+			smallRow = f
 		}
 	}
-	require.Equal(t, []string{"-", "the", "big", "question"}, bigRow[3:], lines)
-	require.Equal(t, []string{"a", "small", "one"}, smallRow[4:], lines)
 	require.Equal(t, itoa(len(logMessages(t, small))), smallRow[3])
+	require.Equal(t, []string{"1", "a", "small", "one"}, smallRow[4:])
+
+	// The second listing reads the sidecar, not the log: doctor the
+	// sidecar (the log unchanged) and the row follows it.
+	side := big + ".summary"
+	data, err := os.ReadFile(side)
+	require.NoError(t, err, "listing left the summary beside the log")
+	require.NoError(t, os.WriteFile(side, bytes.Replace(data, []byte("the big question"), []byte("from the cache"), 1), 0o600))
+	require.Contains(t, h.ok("session", "list").stdout, "from the cache")
+
+	// A log that changed is summarised again.
+	f, err := os.OpenFile(big, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"label","id":"ffffffffffffff01","parent_id":"` + lastID(t, big) + `","time":"2026-03-14T10:05:01Z","target":"` + lastID(t, big) + `","label":"big one"}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	out := h.ok("session", "list").stdout
+	require.NotContains(t, out, "from the cache")
+	require.Contains(t, out, "big one")
+}
+
+// lastID is the id of the last entry of the log at path.
+func lastID(t *testing.T, path string) string {
+	t.Helper()
+	lines := logLines(t, path)
+	return lines[len(lines)-1]["id"].(string)
 }
 
 // Config values out of range, NaN or infinite are errors at load naming

@@ -122,6 +122,13 @@ type (
 		// By names the extension that sent it; absent for panto's own.
 		By string `json:"by,omitempty"`
 	}
+	jsonMoved struct {
+		jsonHead
+		From    string `json:"from"`
+		To      string `json:"to"`
+		Left    int    `json:"left"`
+		Summary string `json:"summary,omitempty"`
+	}
 	jsonModel struct {
 		jsonHead
 		Provider string `json:"provider"`
@@ -196,6 +203,8 @@ func (v *jsonView) show(ev host.Event) {
 		v.write(jsonUsage{h, ev.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens})
 	case host.Notice:
 		v.write(jsonNotice{h, string(ev.Level), ev.Text, ev.By})
+	case host.Moved:
+		v.write(jsonMoved{h, ev.From, ev.To, ev.Left, ev.Summary})
 	case host.ModelChanged:
 		v.write(jsonModel{h, ev.Provider, ev.Model})
 	case host.Status:

@@ -146,17 +146,19 @@ func TestPromptSaysWhereEachBlockCameFrom(t *testing.T) {
 	log := h.sessionFiles()[0]
 	r := h.ok("prompt", "--session", log, "--at", itoa(len(messagesIn(t, log))))
 	for _, want := range []string{
-		"--- block 1 · project " + filepath.Join(h.projectDir(), "SYSTEM.md") + " ---\nproject seed",
-		"--- block 2 · --append-system-prompt ---\nfrom the flag",
-		"--- block 3 · project " + filepath.Join(h.projectDir(), "APPEND_SYSTEM.md") + " ---",
-		"--- block 4 · user " + filepath.Join(h.userDir(), "APPEND_SYSTEM.md") + " ---",
-		"--- block 5 · base " + filepath.Join(h.baseDir(), "APPEND_SYSTEM.md") + " ---",
-		"· extension sysprompt ---\nby hand",
+		"--- block 1 · project " + filepath.Join(h.projectDir(), "SYSTEM.md") + " · entry ",
+		" (message 1) ---\nproject seed",
+		"--- block 2 · --append-system-prompt · entry ",
+		" (message 2) ---\nfrom the flag",
+		"--- block 3 · project " + filepath.Join(h.projectDir(), "APPEND_SYSTEM.md") + " · entry ",
+		"--- block 4 · user " + filepath.Join(h.userDir(), "APPEND_SYSTEM.md") + " · entry ",
+		"--- block 5 · base " + filepath.Join(h.baseDir(), "APPEND_SYSTEM.md") + " · entry ",
+		"· extension sysprompt · entry ",
 	} {
 		require.Contains(t, r.stdout, want)
 	}
 	require.NotContains(t, r.stdout, "extension guide", "guide is not loaded in the last run: its guidance was removed")
-	require.Contains(t, h.ok("prompt", "--session", log, "--at", "7").stdout, "· extension guide · section guide:guidance ---")
+	require.Contains(t, h.ok("prompt", "--session", log, "--at", "7").stdout, "· extension guide · section guide:guidance · entry ")
 }
 
 // An extension disabled mid-session (it crashed) has its sections

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -113,88 +111,6 @@ func dirSessions(d layers.Dirs, warn func(string)) ([]sessionFile, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// listScan bounds what panto session list reads of one log beyond its
-// header. A log of at most this size is read whole, and its row shows its
-// message count; of a larger one, only the start, until the first user
-// message or this many bytes, and its count shows as "-". So listing costs
-// the same whatever the size of the logs. (A session index would give
-// every count cheaply.)
-const listScan = 1 << 20
-
-// listFirstScan is how much of a large log is read first: usually enough
-// for the seed, the appends and the first user message.
-const listFirstScan = 64 << 10
-
-// summary is what a row of panto session list shows of a log.
-type summary struct {
-	// first is the text of the first user message; "" when none was
-	// found.
-	first string
-	// count is the number of messages on the current branch, or -1 when
-	// the log is larger than listScan and was not read whole.
-	count int
-}
-
-// summarize reads the start of the log at path for its row. buf is
-// scratch space, reused from log to log; the grown one is returned.
-func summarize(path string, buf []byte) (summary, []byte, error) {
-	f, st, err := layers.OpenRegular(path)
-	if err != nil {
-		return summary{}, buf, err
-	}
-	defer f.Close()
-	buf = buf[:0]
-	if size := int(st.Size()); size <= listScan {
-		buf, err = readUpTo(f, buf, size+1) // a byte more: has it grown?
-		if err == nil && len(buf) > size {
-			buf, err = readUpTo(f, buf, listScan+1)
-		}
-		if err != nil {
-			return summary{}, buf, fmt.Errorf("read session log %s: %w", path, err)
-		}
-		if len(buf) <= listScan {
-			log, err := sessionlog.Decode(bytes.NewReader(buf), path)
-			if err != nil {
-				return summary{}, buf, err
-			}
-			return summary{first: log.FirstUserText(), count: log.MessageCount()}, buf, nil
-		}
-	}
-	// A prefix of a log that ends at a line's end is a log: the entries
-	// are appended, each after its parent.
-	for _, n := range []int{listFirstScan, listScan} {
-		if len(buf) < n {
-			if buf, err = readUpTo(f, buf, n); err != nil {
-				return summary{}, buf, fmt.Errorf("read session log %s: %w", path, err)
-			}
-		}
-		end := bytes.LastIndexByte(buf[:min(n, len(buf))], '\n') + 1
-		if end == 0 {
-			continue // the header alone is longer
-		}
-		log, err := sessionlog.Decode(bytes.NewReader(buf[:end]), path)
-		if err != nil {
-			return summary{}, buf, err
-		}
-		if first := log.FirstUserText(); first != "" {
-			return summary{first: first, count: -1}, buf, nil
-		}
-	}
-	return summary{count: -1}, buf, nil
-}
-
-// readUpTo reads from r, appending to buf, until buf holds n bytes or r
-// ends.
-func readUpTo(r io.Reader, buf []byte, n int) ([]byte, error) {
-	buf = slices.Grow(buf, n-len(buf))
-	k, err := io.ReadFull(r, buf[len(buf):n])
-	buf = buf[:len(buf)+k]
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	return buf, err
 }
 
 // pickSession turns the session flags into a log path (empty with

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/host"
 )
 
@@ -63,6 +64,8 @@ func (e *unsentError) Error() string {
 // notices on stderr.
 type textView struct {
 	out, progress, errw io.Writer
+	// interactive is set in the line loop.
+	interactive bool
 
 	mu sync.Mutex
 	// atLineStart is set when what was written to out ends a line.
@@ -72,7 +75,7 @@ type textView struct {
 }
 
 func newTextView(e *env, interactive bool) *textView {
-	v := &textView{out: e.stdout, progress: e.stderr, errw: e.stderr, atLineStart: true}
+	v := &textView{out: e.stdout, progress: e.stderr, errw: e.stderr, atLineStart: true, interactive: interactive}
 	if interactive {
 		v.progress = e.stdout
 	}
@@ -120,6 +123,12 @@ func (v *textView) show(ev host.Event) {
 		default:
 			fmt.Fprintf(v.errw, "panto: compacted: the next request is ~%d tokens; the system prompt is unchanged\n", ev.Tokens)
 		}
+	case host.Moved:
+		if v.interactive {
+			break // /tree ID says so itself
+		}
+		v.endLine()
+		fmt.Fprintf(v.errw, "panto: continuing from entry %s, as a new branch\n", treeview.Short(ev.To))
 	case host.Notice:
 		v.endLine()
 		by := "panto"

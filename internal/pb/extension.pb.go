@@ -471,6 +471,8 @@ type EventRequest struct {
 	//	*EventRequest_ToolCall
 	//	*EventRequest_ToolResult
 	//	*EventRequest_BeforeRequest
+	//	*EventRequest_BeforeMove
+	//	*EventRequest_AfterMove
 	Payload       isEventRequest_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -592,6 +594,24 @@ func (x *EventRequest) GetBeforeRequest() *BeforeRequest {
 	return nil
 }
 
+func (x *EventRequest) GetBeforeMove() *BeforeMove {
+	if x != nil {
+		if x, ok := x.Payload.(*EventRequest_BeforeMove); ok {
+			return x.BeforeMove
+		}
+	}
+	return nil
+}
+
+func (x *EventRequest) GetAfterMove() *AfterMove {
+	if x != nil {
+		if x, ok := x.Payload.(*EventRequest_AfterMove); ok {
+			return x.AfterMove
+		}
+	}
+	return nil
+}
+
 type isEventRequest_Payload interface {
 	isEventRequest_Payload()
 }
@@ -628,6 +648,14 @@ type EventRequest_BeforeRequest struct {
 	BeforeRequest *BeforeRequest `protobuf:"bytes,9,opt,name=before_request,json=beforeRequest,proto3,oneof"`
 }
 
+type EventRequest_BeforeMove struct {
+	BeforeMove *BeforeMove `protobuf:"bytes,10,opt,name=before_move,json=beforeMove,proto3,oneof"`
+}
+
+type EventRequest_AfterMove struct {
+	AfterMove *AfterMove `protobuf:"bytes,11,opt,name=after_move,json=afterMove,proto3,oneof"`
+}
+
 func (*EventRequest_SessionStart) isEventRequest_Payload() {}
 
 func (*EventRequest_BeforeTurn) isEventRequest_Payload() {}
@@ -643,6 +671,10 @@ func (*EventRequest_ToolCall) isEventRequest_Payload() {}
 func (*EventRequest_ToolResult) isEventRequest_Payload() {}
 
 func (*EventRequest_BeforeRequest) isEventRequest_Payload() {}
+
+func (*EventRequest_BeforeMove) isEventRequest_Payload() {}
+
+func (*EventRequest_AfterMove) isEventRequest_Payload() {}
 
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1127,6 +1159,148 @@ func (*SessionEnd) Descriptor() ([]byte, []int) {
 	return file_sdk_extension_proto_rawDescGZIP(), []int{13}
 }
 
+// before_move (API v2): the user is about to move the session's leaf to
+// another entry of the tree (/tree ID, --from), so the next message
+// continues from there. Answer block (with block_reason) to veto it, or
+// summary to record as the summary of the branch being left (instead of
+// the model's, when the user asked for one; alone, when not).
+type BeforeMove struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// from is the leaf now; to the entry moving to.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	To   string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// summarize is set when the user asked for a summary of the branch
+	// being left.
+	Summarize bool `protobuf:"varint,3,opt,name=summarize,proto3" json:"summarize,omitempty"`
+	// left is the number of messages of the branch being left that the
+	// new path does not hold.
+	Left          uint32 `protobuf:"varint,4,opt,name=left,proto3" json:"left,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeforeMove) Reset() {
+	*x = BeforeMove{}
+	mi := &file_sdk_extension_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeforeMove) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeforeMove) ProtoMessage() {}
+
+func (x *BeforeMove) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeforeMove.ProtoReflect.Descriptor instead.
+func (*BeforeMove) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *BeforeMove) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *BeforeMove) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *BeforeMove) GetSummarize() bool {
+	if x != nil {
+		return x.Summarize
+	}
+	return false
+}
+
+func (x *BeforeMove) GetLeft() uint32 {
+	if x != nil {
+		return x.Left
+	}
+	return 0
+}
+
+// after_move (API v2): the leaf moved; the conversation and the system
+// prompt are now those of the path to the new leaf. Edits in the response
+// are recorded on the new path.
+type AfterMove struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	From  string                 `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	To    string                 `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// summary is the branch summary recorded, if any.
+	Summary       string `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AfterMove) Reset() {
+	*x = AfterMove{}
+	mi := &file_sdk_extension_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AfterMove) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AfterMove) ProtoMessage() {}
+
+func (x *AfterMove) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AfterMove.ProtoReflect.Descriptor instead.
+func (*AfterMove) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AfterMove) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *AfterMove) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *AfterMove) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
 type EventResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Error *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
@@ -1134,6 +1308,7 @@ type EventResponse struct {
 	// had called AddSystemMessage / ReplaceSystemMessage.
 	Edits []*SystemEdit `protobuf:"bytes,2,rep,name=edits,proto3" json:"edits,omitempty"`
 	// tool_call: block the call; the model sees block_reason as the result.
+	// before_move: veto the move; the user sees block_reason.
 	Block       bool   `protobuf:"varint,3,opt,name=block,proto3" json:"block,omitempty"`
 	BlockReason string `protobuf:"bytes,4,opt,name=block_reason,json=blockReason,proto3" json:"block_reason,omitempty"`
 	// tool_result: replace the result with this one when amend is set.
@@ -1142,15 +1317,18 @@ type EventResponse struct {
 	IsError bool   `protobuf:"varint,7,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
 	// before_request: offer only these tools when narrow is set (names not
 	// offered already are ignored; the tool set only ever shrinks).
-	Narrow        bool     `protobuf:"varint,8,opt,name=narrow,proto3" json:"narrow,omitempty"`
-	Tools         []string `protobuf:"bytes,9,rep,name=tools,proto3" json:"tools,omitempty"`
+	Narrow bool     `protobuf:"varint,8,opt,name=narrow,proto3" json:"narrow,omitempty"`
+	Tools  []string `protobuf:"bytes,9,rep,name=tools,proto3" json:"tools,omitempty"`
+	// before_move: block (above) vetoes the move; summary is recorded as the
+	// summary of the branch being left.
+	Summary       string `protobuf:"bytes,10,opt,name=summary,proto3" json:"summary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EventResponse) Reset() {
 	*x = EventResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[14]
+	mi := &file_sdk_extension_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1340,7 @@ func (x *EventResponse) String() string {
 func (*EventResponse) ProtoMessage() {}
 
 func (x *EventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[14]
+	mi := &file_sdk_extension_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1353,7 @@ func (x *EventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResponse.ProtoReflect.Descriptor instead.
 func (*EventResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{14}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EventResponse) GetError() *Error {
@@ -1241,6 +1419,13 @@ func (x *EventResponse) GetTools() []string {
 	return nil
 }
 
+func (x *EventResponse) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
 type ToolCallRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Call          *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
@@ -1250,7 +1435,7 @@ type ToolCallRequest struct {
 
 func (x *ToolCallRequest) Reset() {
 	*x = ToolCallRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[15]
+	mi := &file_sdk_extension_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1447,7 @@ func (x *ToolCallRequest) String() string {
 func (*ToolCallRequest) ProtoMessage() {}
 
 func (x *ToolCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[15]
+	mi := &file_sdk_extension_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1460,7 @@ func (x *ToolCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallRequest.ProtoReflect.Descriptor instead.
 func (*ToolCallRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{15}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ToolCallRequest) GetCall() *ToolCall {
@@ -1296,7 +1481,7 @@ type ToolCallResponse struct {
 
 func (x *ToolCallResponse) Reset() {
 	*x = ToolCallResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[16]
+	mi := &file_sdk_extension_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +1493,7 @@ func (x *ToolCallResponse) String() string {
 func (*ToolCallResponse) ProtoMessage() {}
 
 func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[16]
+	mi := &file_sdk_extension_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +1506,7 @@ func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallResponse.ProtoReflect.Descriptor instead.
 func (*ToolCallResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{16}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolCallResponse) GetContent() string {
@@ -1352,7 +1537,7 @@ type SystemEdit struct {
 
 func (x *SystemEdit) Reset() {
 	*x = SystemEdit{}
-	mi := &file_sdk_extension_proto_msgTypes[17]
+	mi := &file_sdk_extension_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1364,7 +1549,7 @@ func (x *SystemEdit) String() string {
 func (*SystemEdit) ProtoMessage() {}
 
 func (x *SystemEdit) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[17]
+	mi := &file_sdk_extension_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1377,7 +1562,7 @@ func (x *SystemEdit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEdit.ProtoReflect.Descriptor instead.
 func (*SystemEdit) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{17}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SystemEdit) GetMode() string {
@@ -1412,7 +1597,7 @@ type CommandRequest struct {
 
 func (x *CommandRequest) Reset() {
 	*x = CommandRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[18]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1424,7 +1609,7 @@ func (x *CommandRequest) String() string {
 func (*CommandRequest) ProtoMessage() {}
 
 func (x *CommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[18]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1437,7 +1622,7 @@ func (x *CommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
 func (*CommandRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{18}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CommandRequest) GetName() string {
@@ -1466,7 +1651,7 @@ type CommandResponse struct {
 
 func (x *CommandResponse) Reset() {
 	*x = CommandResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1663,7 @@ func (x *CommandResponse) String() string {
 func (*CommandResponse) ProtoMessage() {}
 
 func (x *CommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1676,7 @@ func (x *CommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
 func (*CommandResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CommandResponse) GetOutput() string {
@@ -1523,7 +1708,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1535,7 +1720,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1548,7 +1733,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
 }
 
 type ShutdownResponse struct {
@@ -1559,7 +1744,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1756,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1769,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
 }
 
 type SystemEditRequest struct {
@@ -1596,7 +1781,7 @@ type SystemEditRequest struct {
 
 func (x *SystemEditRequest) Reset() {
 	*x = SystemEditRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1608,7 +1793,7 @@ func (x *SystemEditRequest) String() string {
 func (*SystemEditRequest) ProtoMessage() {}
 
 func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1621,7 +1806,7 @@ func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditRequest.ProtoReflect.Descriptor instead.
 func (*SystemEditRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SystemEditRequest) GetText() string {
@@ -1640,7 +1825,7 @@ type SystemEditResponse struct {
 
 func (x *SystemEditResponse) Reset() {
 	*x = SystemEditResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1652,7 +1837,7 @@ func (x *SystemEditResponse) String() string {
 func (*SystemEditResponse) ProtoMessage() {}
 
 func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1665,7 +1850,7 @@ func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditResponse.ProtoReflect.Descriptor instead.
 func (*SystemEditResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SystemEditResponse) GetError() *Error {
@@ -1683,7 +1868,7 @@ type GetSystemPromptRequest struct {
 
 func (x *GetSystemPromptRequest) Reset() {
 	*x = GetSystemPromptRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1695,7 +1880,7 @@ func (x *GetSystemPromptRequest) String() string {
 func (*GetSystemPromptRequest) ProtoMessage() {}
 
 func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1708,7 +1893,7 @@ func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
 }
 
 type GetSystemPromptResponse struct {
@@ -1724,7 +1909,7 @@ type GetSystemPromptResponse struct {
 
 func (x *GetSystemPromptResponse) Reset() {
 	*x = GetSystemPromptResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1921,7 @@ func (x *GetSystemPromptResponse) String() string {
 func (*GetSystemPromptResponse) ProtoMessage() {}
 
 func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1934,7 @@ func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetSystemPromptResponse) GetBlocks() []string {
@@ -1777,7 +1962,7 @@ type Section struct {
 
 func (x *Section) Reset() {
 	*x = Section{}
-	mi := &file_sdk_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1789,7 +1974,7 @@ func (x *Section) String() string {
 func (*Section) ProtoMessage() {}
 
 func (x *Section) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1802,7 +1987,7 @@ func (x *Section) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Section.ProtoReflect.Descriptor instead.
 func (*Section) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Section) GetKey() string {
@@ -1836,7 +2021,7 @@ type SetSectionRequest struct {
 
 func (x *SetSectionRequest) Reset() {
 	*x = SetSectionRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +2033,7 @@ func (x *SetSectionRequest) String() string {
 func (*SetSectionRequest) ProtoMessage() {}
 
 func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2046,7 @@ func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSectionRequest.ProtoReflect.Descriptor instead.
 func (*SetSectionRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SetSectionRequest) GetKey() string {
@@ -1887,7 +2072,7 @@ type RemoveSectionRequest struct {
 
 func (x *RemoveSectionRequest) Reset() {
 	*x = RemoveSectionRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1899,7 +2084,7 @@ func (x *RemoveSectionRequest) String() string {
 func (*RemoveSectionRequest) ProtoMessage() {}
 
 func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1912,7 +2097,7 @@ func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSectionRequest.ProtoReflect.Descriptor instead.
 func (*RemoveSectionRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RemoveSectionRequest) GetKey() string {
@@ -1930,7 +2115,7 @@ type GetMessagesRequest struct {
 
 func (x *GetMessagesRequest) Reset() {
 	*x = GetMessagesRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1942,7 +2127,7 @@ func (x *GetMessagesRequest) String() string {
 func (*GetMessagesRequest) ProtoMessage() {}
 
 func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1955,7 +2140,7 @@ func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesRequest.ProtoReflect.Descriptor instead.
 func (*GetMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
 }
 
 type GetMessagesResponse struct {
@@ -1968,7 +2153,7 @@ type GetMessagesResponse struct {
 
 func (x *GetMessagesResponse) Reset() {
 	*x = GetMessagesResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2165,7 @@ func (x *GetMessagesResponse) String() string {
 func (*GetMessagesResponse) ProtoMessage() {}
 
 func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2178,7 @@ func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesResponse.ProtoReflect.Descriptor instead.
 func (*GetMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetMessagesResponse) GetMessages() []byte {
@@ -2013,7 +2198,7 @@ type AppendDataRequest struct {
 
 func (x *AppendDataRequest) Reset() {
 	*x = AppendDataRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2025,7 +2210,7 @@ func (x *AppendDataRequest) String() string {
 func (*AppendDataRequest) ProtoMessage() {}
 
 func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2038,7 +2223,7 @@ func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataRequest.ProtoReflect.Descriptor instead.
 func (*AppendDataRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AppendDataRequest) GetData() []byte {
@@ -2057,7 +2242,7 @@ type AppendDataResponse struct {
 
 func (x *AppendDataResponse) Reset() {
 	*x = AppendDataResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[32]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2069,7 +2254,7 @@ func (x *AppendDataResponse) String() string {
 func (*AppendDataResponse) ProtoMessage() {}
 
 func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[32]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2082,7 +2267,7 @@ func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataResponse.ProtoReflect.Descriptor instead.
 func (*AppendDataResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AppendDataResponse) GetError() *Error {
@@ -2103,7 +2288,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[33]
+	mi := &file_sdk_extension_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2300,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[33]
+	mi := &file_sdk_extension_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2313,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -2153,7 +2338,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[34]
+	mi := &file_sdk_extension_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2350,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[34]
+	mi := &file_sdk_extension_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2363,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
 }
 
 type ConfirmRequest struct {
@@ -2192,7 +2377,7 @@ type ConfirmRequest struct {
 
 func (x *ConfirmRequest) Reset() {
 	*x = ConfirmRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[35]
+	mi := &file_sdk_extension_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2204,7 +2389,7 @@ func (x *ConfirmRequest) String() string {
 func (*ConfirmRequest) ProtoMessage() {}
 
 func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[35]
+	mi := &file_sdk_extension_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2217,7 +2402,7 @@ func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ConfirmRequest) GetTitle() string {
@@ -2252,7 +2437,7 @@ type ConfirmResponse struct {
 
 func (x *ConfirmResponse) Reset() {
 	*x = ConfirmResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[36]
+	mi := &file_sdk_extension_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2449,7 @@ func (x *ConfirmResponse) String() string {
 func (*ConfirmResponse) ProtoMessage() {}
 
 func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[36]
+	mi := &file_sdk_extension_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2462,7 @@ func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ConfirmResponse) GetYes() bool {
@@ -2305,7 +2490,7 @@ type SelectRequest struct {
 
 func (x *SelectRequest) Reset() {
 	*x = SelectRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[37]
+	mi := &file_sdk_extension_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2317,7 +2502,7 @@ func (x *SelectRequest) String() string {
 func (*SelectRequest) ProtoMessage() {}
 
 func (x *SelectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[37]
+	mi := &file_sdk_extension_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2330,7 +2515,7 @@ func (x *SelectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectRequest.ProtoReflect.Descriptor instead.
 func (*SelectRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SelectRequest) GetTitle() string {
@@ -2365,7 +2550,7 @@ type SelectResponse struct {
 
 func (x *SelectResponse) Reset() {
 	*x = SelectResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[38]
+	mi := &file_sdk_extension_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2377,7 +2562,7 @@ func (x *SelectResponse) String() string {
 func (*SelectResponse) ProtoMessage() {}
 
 func (x *SelectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[38]
+	mi := &file_sdk_extension_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2390,7 +2575,7 @@ func (x *SelectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectResponse.ProtoReflect.Descriptor instead.
 func (*SelectResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SelectResponse) GetIndex() int32 {
@@ -2418,7 +2603,7 @@ type InputRequest struct {
 
 func (x *InputRequest) Reset() {
 	*x = InputRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[39]
+	mi := &file_sdk_extension_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2430,7 +2615,7 @@ func (x *InputRequest) String() string {
 func (*InputRequest) ProtoMessage() {}
 
 func (x *InputRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[39]
+	mi := &file_sdk_extension_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2443,7 +2628,7 @@ func (x *InputRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputRequest.ProtoReflect.Descriptor instead.
 func (*InputRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *InputRequest) GetTitle() string {
@@ -2477,7 +2662,7 @@ type InputResponse struct {
 
 func (x *InputResponse) Reset() {
 	*x = InputResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[40]
+	mi := &file_sdk_extension_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2489,7 +2674,7 @@ func (x *InputResponse) String() string {
 func (*InputResponse) ProtoMessage() {}
 
 func (x *InputResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[40]
+	mi := &file_sdk_extension_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2502,7 +2687,7 @@ func (x *InputResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputResponse.ProtoReflect.Descriptor instead.
 func (*InputResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InputResponse) GetText() string {
@@ -2530,7 +2715,7 @@ type NotifyRequest struct {
 
 func (x *NotifyRequest) Reset() {
 	*x = NotifyRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[41]
+	mi := &file_sdk_extension_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2542,7 +2727,7 @@ func (x *NotifyRequest) String() string {
 func (*NotifyRequest) ProtoMessage() {}
 
 func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[41]
+	mi := &file_sdk_extension_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2555,7 +2740,7 @@ func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyRequest.ProtoReflect.Descriptor instead.
 func (*NotifyRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *NotifyRequest) GetLevel() string {
@@ -2580,7 +2765,7 @@ type NotifyResponse struct {
 
 func (x *NotifyResponse) Reset() {
 	*x = NotifyResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[42]
+	mi := &file_sdk_extension_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2592,7 +2777,7 @@ func (x *NotifyResponse) String() string {
 func (*NotifyResponse) ProtoMessage() {}
 
 func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[42]
+	mi := &file_sdk_extension_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2605,7 +2790,7 @@ func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyResponse.ProtoReflect.Descriptor instead.
 func (*NotifyResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
 }
 
 type SetStatusRequest struct {
@@ -2620,7 +2805,7 @@ type SetStatusRequest struct {
 
 func (x *SetStatusRequest) Reset() {
 	*x = SetStatusRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[43]
+	mi := &file_sdk_extension_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2632,7 +2817,7 @@ func (x *SetStatusRequest) String() string {
 func (*SetStatusRequest) ProtoMessage() {}
 
 func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[43]
+	mi := &file_sdk_extension_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2645,7 +2830,7 @@ func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SetStatusRequest) GetKey() string {
@@ -2670,7 +2855,7 @@ type SetStatusResponse struct {
 
 func (x *SetStatusResponse) Reset() {
 	*x = SetStatusResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[44]
+	mi := &file_sdk_extension_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2682,7 +2867,7 @@ func (x *SetStatusResponse) String() string {
 func (*SetStatusResponse) ProtoMessage() {}
 
 func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[44]
+	mi := &file_sdk_extension_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2695,7 +2880,7 @@ func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
 func (*SetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{46}
 }
 
 var File_sdk_extension_proto protoreflect.FileDescriptor
@@ -2739,7 +2924,7 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\aCommand\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
-	"\x05usage\x18\x03 \x01(\tR\x05usage\"\xe3\x04\n" +
+	"\x05usage\x18\x03 \x01(\tR\x05usage\"\xe6\x05\n" +
 	"\fEventRequest\x12\x14\n" +
 	"\x05event\x18\x01 \x01(\tR\x05event\x12G\n" +
 	"\rsession_start\x18\x02 \x01(\v2 .panto.extension.v1.SessionStartH\x00R\fsessionStart\x12A\n" +
@@ -2752,7 +2937,12 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\ttool_call\x18\a \x01(\v2\x1c.panto.extension.v1.ToolCallH\x00R\btoolCall\x12A\n" +
 	"\vtool_result\x18\b \x01(\v2\x1e.panto.extension.v1.ToolResultH\x00R\n" +
 	"toolResult\x12J\n" +
-	"\x0ebefore_request\x18\t \x01(\v2!.panto.extension.v1.BeforeRequestH\x00R\rbeforeRequestB\t\n" +
+	"\x0ebefore_request\x18\t \x01(\v2!.panto.extension.v1.BeforeRequestH\x00R\rbeforeRequest\x12A\n" +
+	"\vbefore_move\x18\n" +
+	" \x01(\v2\x1e.panto.extension.v1.BeforeMoveH\x00R\n" +
+	"beforeMove\x12>\n" +
+	"\n" +
+	"after_move\x18\v \x01(\v2\x1d.panto.extension.v1.AfterMoveH\x00R\tafterMoveB\t\n" +
 	"\apayload\"D\n" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -2788,7 +2978,17 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x03key\x18\x04 \x01(\tR\x03key\x12\x16\n" +
 	"\x06source\x18\x05 \x01(\tR\x06source\"\f\n" +
 	"\n" +
-	"SessionEnd\"\xa8\x02\n" +
+	"SessionEnd\"b\n" +
+	"\n" +
+	"BeforeMove\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1c\n" +
+	"\tsummarize\x18\x03 \x01(\bR\tsummarize\x12\x12\n" +
+	"\x04left\x18\x04 \x01(\rR\x04left\"I\n" +
+	"\tAfterMove\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x18\n" +
+	"\asummary\x18\x03 \x01(\tR\asummary\"\xc2\x02\n" +
 	"\rEventResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\x124\n" +
 	"\x05edits\x18\x02 \x03(\v2\x1e.panto.extension.v1.SystemEditR\x05edits\x12\x14\n" +
@@ -2798,7 +2998,9 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\acontent\x18\x06 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\a \x01(\bR\aisError\x12\x16\n" +
 	"\x06narrow\x18\b \x01(\bR\x06narrow\x12\x14\n" +
-	"\x05tools\x18\t \x03(\tR\x05tools\"C\n" +
+	"\x05tools\x18\t \x03(\tR\x05tools\x12\x18\n" +
+	"\asummary\x18\n" +
+	" \x01(\tR\asummary\"C\n" +
 	"\x0fToolCallRequest\x120\n" +
 	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"G\n" +
 	"\x10ToolCallResponse\x12\x18\n" +
@@ -2915,7 +3117,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -2931,44 +3133,46 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*TurnEnd)(nil),                 // 11: panto.extension.v1.TurnEnd
 	(*SystemPromptChanged)(nil),     // 12: panto.extension.v1.SystemPromptChanged
 	(*SessionEnd)(nil),              // 13: panto.extension.v1.SessionEnd
-	(*EventResponse)(nil),           // 14: panto.extension.v1.EventResponse
-	(*ToolCallRequest)(nil),         // 15: panto.extension.v1.ToolCallRequest
-	(*ToolCallResponse)(nil),        // 16: panto.extension.v1.ToolCallResponse
-	(*SystemEdit)(nil),              // 17: panto.extension.v1.SystemEdit
-	(*CommandRequest)(nil),          // 18: panto.extension.v1.CommandRequest
-	(*CommandResponse)(nil),         // 19: panto.extension.v1.CommandResponse
-	(*ShutdownRequest)(nil),         // 20: panto.extension.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),        // 21: panto.extension.v1.ShutdownResponse
-	(*SystemEditRequest)(nil),       // 22: panto.extension.v1.SystemEditRequest
-	(*SystemEditResponse)(nil),      // 23: panto.extension.v1.SystemEditResponse
-	(*GetSystemPromptRequest)(nil),  // 24: panto.extension.v1.GetSystemPromptRequest
-	(*GetSystemPromptResponse)(nil), // 25: panto.extension.v1.GetSystemPromptResponse
-	(*Section)(nil),                 // 26: panto.extension.v1.Section
-	(*SetSectionRequest)(nil),       // 27: panto.extension.v1.SetSectionRequest
-	(*RemoveSectionRequest)(nil),    // 28: panto.extension.v1.RemoveSectionRequest
-	(*GetMessagesRequest)(nil),      // 29: panto.extension.v1.GetMessagesRequest
-	(*GetMessagesResponse)(nil),     // 30: panto.extension.v1.GetMessagesResponse
-	(*AppendDataRequest)(nil),       // 31: panto.extension.v1.AppendDataRequest
-	(*AppendDataResponse)(nil),      // 32: panto.extension.v1.AppendDataResponse
-	(*LogRequest)(nil),              // 33: panto.extension.v1.LogRequest
-	(*LogResponse)(nil),             // 34: panto.extension.v1.LogResponse
-	(*ConfirmRequest)(nil),          // 35: panto.extension.v1.ConfirmRequest
-	(*ConfirmResponse)(nil),         // 36: panto.extension.v1.ConfirmResponse
-	(*SelectRequest)(nil),           // 37: panto.extension.v1.SelectRequest
-	(*SelectResponse)(nil),          // 38: panto.extension.v1.SelectResponse
-	(*InputRequest)(nil),            // 39: panto.extension.v1.InputRequest
-	(*InputResponse)(nil),           // 40: panto.extension.v1.InputResponse
-	(*NotifyRequest)(nil),           // 41: panto.extension.v1.NotifyRequest
-	(*NotifyResponse)(nil),          // 42: panto.extension.v1.NotifyResponse
-	(*SetStatusRequest)(nil),        // 43: panto.extension.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),       // 44: panto.extension.v1.SetStatusResponse
-	nil,                             // 45: panto.extension.v1.InitResponse.VariablesEntry
+	(*BeforeMove)(nil),              // 14: panto.extension.v1.BeforeMove
+	(*AfterMove)(nil),               // 15: panto.extension.v1.AfterMove
+	(*EventResponse)(nil),           // 16: panto.extension.v1.EventResponse
+	(*ToolCallRequest)(nil),         // 17: panto.extension.v1.ToolCallRequest
+	(*ToolCallResponse)(nil),        // 18: panto.extension.v1.ToolCallResponse
+	(*SystemEdit)(nil),              // 19: panto.extension.v1.SystemEdit
+	(*CommandRequest)(nil),          // 20: panto.extension.v1.CommandRequest
+	(*CommandResponse)(nil),         // 21: panto.extension.v1.CommandResponse
+	(*ShutdownRequest)(nil),         // 22: panto.extension.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),        // 23: panto.extension.v1.ShutdownResponse
+	(*SystemEditRequest)(nil),       // 24: panto.extension.v1.SystemEditRequest
+	(*SystemEditResponse)(nil),      // 25: panto.extension.v1.SystemEditResponse
+	(*GetSystemPromptRequest)(nil),  // 26: panto.extension.v1.GetSystemPromptRequest
+	(*GetSystemPromptResponse)(nil), // 27: panto.extension.v1.GetSystemPromptResponse
+	(*Section)(nil),                 // 28: panto.extension.v1.Section
+	(*SetSectionRequest)(nil),       // 29: panto.extension.v1.SetSectionRequest
+	(*RemoveSectionRequest)(nil),    // 30: panto.extension.v1.RemoveSectionRequest
+	(*GetMessagesRequest)(nil),      // 31: panto.extension.v1.GetMessagesRequest
+	(*GetMessagesResponse)(nil),     // 32: panto.extension.v1.GetMessagesResponse
+	(*AppendDataRequest)(nil),       // 33: panto.extension.v1.AppendDataRequest
+	(*AppendDataResponse)(nil),      // 34: panto.extension.v1.AppendDataResponse
+	(*LogRequest)(nil),              // 35: panto.extension.v1.LogRequest
+	(*LogResponse)(nil),             // 36: panto.extension.v1.LogResponse
+	(*ConfirmRequest)(nil),          // 37: panto.extension.v1.ConfirmRequest
+	(*ConfirmResponse)(nil),         // 38: panto.extension.v1.ConfirmResponse
+	(*SelectRequest)(nil),           // 39: panto.extension.v1.SelectRequest
+	(*SelectResponse)(nil),          // 40: panto.extension.v1.SelectResponse
+	(*InputRequest)(nil),            // 41: panto.extension.v1.InputRequest
+	(*InputResponse)(nil),           // 42: panto.extension.v1.InputResponse
+	(*NotifyRequest)(nil),           // 43: panto.extension.v1.NotifyRequest
+	(*NotifyResponse)(nil),          // 44: panto.extension.v1.NotifyResponse
+	(*SetStatusRequest)(nil),        // 45: panto.extension.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),       // 46: panto.extension.v1.SetStatusResponse
+	nil,                             // 47: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
 	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	45, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	47, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -2977,59 +3181,61 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	6,  // 9: panto.extension.v1.EventRequest.tool_call:type_name -> panto.extension.v1.ToolCall
 	7,  // 10: panto.extension.v1.EventRequest.tool_result:type_name -> panto.extension.v1.ToolResult
 	8,  // 11: panto.extension.v1.EventRequest.before_request:type_name -> panto.extension.v1.BeforeRequest
-	6,  // 12: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
-	0,  // 13: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
-	17, // 14: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	6,  // 15: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
-	0,  // 16: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
-	17, // 17: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 18: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	26, // 19: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
-	0,  // 20: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 21: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 22: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 23: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 24: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 25: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	18, // 26: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	15, // 27: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	20, // 28: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	22, // 29: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	22, // 30: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	24, // 31: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	27, // 32: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
-	28, // 33: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
-	29, // 34: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	31, // 35: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	33, // 36: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	35, // 37: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
-	37, // 38: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
-	39, // 39: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
-	41, // 40: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
-	43, // 41: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
-	2,  // 42: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	14, // 43: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	19, // 44: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	16, // 45: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	21, // 46: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	23, // 47: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	23, // 48: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 49: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	23, // 50: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	23, // 51: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	30, // 52: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	32, // 53: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	34, // 54: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	36, // 55: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	38, // 56: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	40, // 57: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	42, // 58: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	44, // 59: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	42, // [42:60] is the sub-list for method output_type
-	24, // [24:42] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	14, // 12: panto.extension.v1.EventRequest.before_move:type_name -> panto.extension.v1.BeforeMove
+	15, // 13: panto.extension.v1.EventRequest.after_move:type_name -> panto.extension.v1.AfterMove
+	6,  // 14: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 15: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
+	19, // 16: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	6,  // 17: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 18: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
+	19, // 19: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	0,  // 20: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
+	28, // 21: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
+	0,  // 22: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 23: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 24: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 25: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 26: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 27: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	20, // 28: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	17, // 29: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	22, // 30: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	24, // 31: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	24, // 32: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	26, // 33: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	29, // 34: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	30, // 35: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	31, // 36: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	33, // 37: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	35, // 38: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	37, // 39: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
+	39, // 40: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
+	41, // 41: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
+	43, // 42: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
+	45, // 43: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
+	2,  // 44: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 45: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	21, // 46: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	18, // 47: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	23, // 48: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	25, // 49: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 50: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 51: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	25, // 52: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 53: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	32, // 54: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	34, // 55: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	36, // 56: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	38, // 57: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	40, // 58: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	42, // 59: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	44, // 60: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	46, // 61: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	44, // [44:62] is the sub-list for method output_type
+	26, // [26:44] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_sdk_extension_proto_init() }
@@ -3046,6 +3252,8 @@ func file_sdk_extension_proto_init() {
 		(*EventRequest_ToolCall)(nil),
 		(*EventRequest_ToolResult)(nil),
 		(*EventRequest_BeforeRequest)(nil),
+		(*EventRequest_BeforeMove)(nil),
+		(*EventRequest_AfterMove)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3053,7 +3261,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   46,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

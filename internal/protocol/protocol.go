@@ -77,4 +77,6 @@ const (
 	EventToolCall            = "tool_call"
 	EventToolResult          = "tool_result"
 	EventBeforeRequest       = "before_request"
+	EventBeforeMove          = "before_move"
+	EventAfterMove           = "after_move"
 )

@@ -1,8 +1,9 @@
 // Package testgen generates realistic conversations for tests and
 // benchmarks: the shape of a coding session (user text, assistant text
 // with tool calls, tool results of a few hundred bytes to a few KB, system
-// blocks now and then). It is deterministic: the same n gives the same
-// messages.
+// blocks now and then), and session logs of any size made of them
+// (WriteLog, streamed, for the 1 GB benchmarks). It is deterministic: the
+// same arguments give the same messages and bytes.
 package testgen
 
 import (

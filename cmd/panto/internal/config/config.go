@@ -67,6 +67,10 @@ type Config struct {
 	// OPENAI_API_KEY, ANTHROPIC_AUTH_TOKEN). Every layer's list counts;
 	// empty means no extension gets them.
 	ExtensionAPIKeys []string
+	// BranchSummary makes /tree summarise the branch left (with the
+	// compaction model when set) unless told not to; print mode never
+	// does.
+	BranchSummary bool
 	// Models are the models /model offers besides the one in use, every
 	// layer's, in order (for the configured provider).
 	Models []string
@@ -172,6 +176,7 @@ type file struct {
 	ExtAPIKeys       []string  `toml:"extension_api_keys"`
 	ConfirmDefault   *string   `toml:"confirm_default"`
 	Models           []string  `toml:"models"`
+	BranchSummary    *bool     `toml:"branch_summary"`
 	Theme            *string   `toml:"theme"`
 	Mouse            *bool     `toml:"mouse"`
 	// Prices is [prices."MODEL"] tables.
@@ -618,6 +623,7 @@ func (f file) mergeInto(c *Config) {
 	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
 	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
 	set(&c.ConfirmDefault, f.ConfirmDefault)
+	set(&c.BranchSummary, f.BranchSummary)
 	set(&c.Theme, f.Theme)
 	set(&c.Mouse, f.Mouse)
 	for model, p := range f.Prices {

@@ -36,16 +36,40 @@
 // is_error) are collapsed; so are system texts, compaction summaries,
 // extension data and entries of types this panto does not know (shown by
 // type, with their raw line). Lifecycle and model changes are one-line
-// events. Options.Labels are shown next to their entries.
+// events.
+//
+// The session tree's own entries (docs/session-format.md, "The tree"):
+//
+//   - The labels in effect, those of the log's label entries with the
+//     latest of each target winning (sessionlog.Tree.Labels), are shown
+//     next to their entries. Each label entry is an event line, "label
+//     “…” on entry N" or "removed the label of entry N", that links to
+//     its target and says when a later label entry replaced it.
+//   - A move is a one-line event, "moved back to entry N" (or "moved to"
+//     when its target is not on the branch it left), linking to its
+//     target and to the entry it left; that entry, when exported, says
+//     "left by the move at entry M".
+//   - A branch summary is a folded block, "summary of the branch left at
+//     entry N", where it stands: on the path taken instead, where the
+//     model gets it as a user message.
+//   - A forked session's header says which session and which entry of its
+//     log it was forked from, and links to that entry, which a fork keeps
+//     (id and all).
+//
+// A reference to an entry that is not exported (on a branch left out, or
+// not in the log at all) says so instead of linking.
 //
 // By default the export holds the active branch: the chain from the root
 // to the current leaf, the last entry of the log. With Options.All it holds
-// the whole tree, one section per branch (per leaf): the active branch
-// first and whole, then each other branch in the file order of its leaf,
-// starting after the entry it forks from, with a link to that entry (which
-// in turn links to every branch that forks after it). Every entry is
-// rendered once; a branch reads as its fork point's branch up to the fork,
-// then its own section.
+// the whole tree, one section per branch (per entry no other follows): the
+// active branch first and whole, then each other branch in the file order
+// of its end, starting after the entry it forks from, with a link to that
+// entry (which in turn links to every branch that forks after it). A move's
+// parent is its target, so the tree forks there: the branch the move left
+// is a section that forks after the target. Every entry is rendered once; a
+// branch reads as its fork point's branch up to the fork, then its own
+// section. A section with no message of its own (a move the user left
+// again before anything was said) is headed "(no messages)".
 //
 // # Markdown
 //
@@ -61,6 +85,8 @@
 // is shown fenced instead.
 //
 // Times are shown in UTC, as the log records them.
+//
+// HTML and Markdown never change the log.
 //
 // What does not belong here: reading the log (sessionlog), the prompt
 // derivation (conversation.EffectiveSystem is the one implementation),

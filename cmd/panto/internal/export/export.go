@@ -16,16 +16,13 @@ import (
 	"github.com/panto-dev/panto/sessionlog"
 )
 
-// Options say what to export.
+// Options say what to export. The labels shown are the log's own (its
+// label entries), so there is no option for them.
 type Options struct {
 	// All exports the whole tree, one section per branch; by default only
 	// the active branch (from the root to the current leaf, the log's
 	// last entry) is exported.
 	All bool
-	// Labels maps an entry id to its label (the session tree's labels),
-	// shown next to the entry. It may be nil; labels of entries that are
-	// not exported are ignored.
-	Labels map[string]string
 	// Title heads the document; empty means "panto session ID".
 	Title string
 }
@@ -62,6 +59,17 @@ type plan struct {
 	leaves int
 	// extData counts the exported extension_data entries.
 	extData int
+	// labels are the effective labels of the log (Tree.Labels): entry id
+	// to label.
+	labels map[string]string
+	// leftBy maps an entry's position to the moves (positions) that left
+	// it: the moves whose From it is.
+	leftBy map[int][]int
+	// enter and exit number each entry in a depth-first walk of the tree
+	// (an entry's subtree is the entries numbered from its enter to its
+	// exit), to tell whether a move went back up its branch; nil when the
+	// log has no move.
+	enter, exit []int32
 }
 
 // branch is one section of the export: the entries from Fork (exclusive)
@@ -162,6 +170,7 @@ func newPlan(log *sessionlog.Log, opt Options) (*plan, error) {
 		inBranch:  make([]int, n),
 		state:     make([]int, n),
 		forks:     map[int][]int{},
+		leftBy:    map[int][]int{},
 		changes:   map[int][]change{},
 		toolNames: map[string]string{},
 	}
@@ -182,6 +191,19 @@ func newPlan(log *sessionlog.Log, opt Options) (*plan, error) {
 		if _, dup := pos[e.ID]; !dup {
 			pos[e.ID] = i
 		}
+	}
+	p.labels = log.Tree().Labels()
+	moves := false
+	for i := range log.Entries {
+		if e := &log.Entries[i]; e.Type == sessionlog.TypeMove && e.Move != nil {
+			moves = true
+			if j, ok := pos[e.Move.From]; ok {
+				p.leftBy[j] = append(p.leftBy[j], i)
+			}
+		}
+	}
+	if moves {
+		p.number()
 	}
 	if n == 0 {
 		return p, nil
@@ -380,9 +402,88 @@ func (p *plan) scope() string {
 	return "the active branch: " + plural(n, "entry", "entries")
 }
 
-// label returns the label of the entry at position i, or "".
+// label returns the effective label of the entry at position i, or "".
 func (p *plan) label(i int) string {
-	return p.opt.Labels[p.log.Entries[i].ID]
+	return p.labels[p.log.Entries[i].ID]
+}
+
+// number fills in enter and exit with an iterative depth-first walk of
+// the tree (a log may be deeper than any stack), in time linear in the
+// entries.
+func (p *plan) number() {
+	n := len(p.parent)
+	first := make([]int32, n) // each entry's first child not walked yet, -1 for none
+	next := make([]int32, n)  // each entry's next sibling, -1 for none
+	for i := range first {
+		first[i] = -1
+	}
+	for i := n - 1; i >= 0; i-- {
+		next[i] = -1
+		if par := p.parent[i]; par >= 0 {
+			next[i] = first[par]
+			first[par] = int32(i)
+		}
+	}
+	p.enter, p.exit = make([]int32, n), make([]int32, n)
+	var stack []int32
+	var count int32
+	for r := range n {
+		if p.parent[r] >= 0 {
+			continue
+		}
+		p.enter[r] = count
+		count++
+		stack = append(stack[:0], int32(r))
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			if c := first[v]; c >= 0 {
+				first[v] = next[c]
+				p.enter[c] = count
+				count++
+				stack = append(stack, c)
+				continue
+			}
+			p.exit[v] = count - 1
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// movedBack reports whether the move at position i went back up the
+// branch it left: its target (its parent) is on the chain of its From.
+func (p *plan) movedBack(i int) bool {
+	t, f := p.parent[i], p.at(p.log.Entries[i].Move.From)
+	if t < 0 || f < 0 || p.enter == nil {
+		return false
+	}
+	return p.enter[t] <= p.enter[f] && p.enter[f] <= p.exit[t]
+}
+
+// moveVerb is what the move at position i did, before its target.
+func (p *plan) moveVerb(i int) string {
+	if p.movedBack(i) {
+		return "moved back to "
+	}
+	return "moved to "
+}
+
+// labelNote is what follows a label entry's line: whether a later label
+// entry changed it. target is the entry it labels, text its text.
+func (p *plan) labelNote(target, text string) string {
+	if p.labels[target] == text {
+		return ""
+	}
+	return " (replaced by a later label entry)"
+}
+
+// hasMessage reports whether the branch b holds a message of its own.
+func (p *plan) hasMessage(b branch) bool {
+	for _, i := range b.entries {
+		if p.log.Entries[i].Message != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // toolName returns the name of the tool call id answers, or "".
@@ -398,6 +499,25 @@ func (p *plan) find(id string) int {
 		return i
 	}
 	return -1
+}
+
+// at returns the position of the entry id in the log, exported or not,
+// or -1 when the log has none.
+func (p *plan) at(id string) int {
+	if i, ok := p.pos[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// elsewhere is what follows a reference to the entry at position i that
+// is not exported (i < 0: no such entry in the log), for a reader who
+// cannot follow it.
+func elsewhere(i int) string {
+	if i < 0 {
+		return " (not in this log)"
+	}
+	return " (on a branch not exported)"
 }
 
 // describe is a short reference to the entry at position i for a fork
@@ -455,6 +575,14 @@ func excerpt(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// orUnrecorded returns s, or "(not recorded)" when it is empty.
+func orUnrecorded(s string) string {
+	if s == "" {
+		return "(not recorded)"
 	}
 	return s
 }

@@ -14,13 +14,6 @@ import (
 	"golang.org/x/net/html"
 )
 
-// sessionLabels are the session tree's labels of testdata/session.jsonl.
-var sessionLabels = map[string]string{
-	"00000000000000a7": "bug report",
-	"00000000000000ad": "the fix",
-	"not-an-entry":     "ignored",
-}
-
 // The exports of the test logs, as reviewed: rewrite them with
 // go test ./cmd/panto/internal/export -update and read the diff.
 func TestGolden(t *testing.T) {
@@ -29,9 +22,10 @@ func TestGolden(t *testing.T) {
 		golden, log string
 		opt         Options
 	}{
-		{"session", "session", Options{Labels: sessionLabels}},
+		{"session", "session", Options{}},
 		{"branched", "branched", Options{}},
-		{"branched-all", "branched", Options{All: true, Labels: map[string]string{"b000000000000006": "port change"}, Title: "Port change, both tries"}},
+		{"branched-all", "branched", Options{All: true, Title: "Port change, both tries"}},
+		{"forked", "forked", Options{}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			t.Parallel()
@@ -52,13 +46,13 @@ func TestGolden(t *testing.T) {
 func TestHTMLSession(t *testing.T) {
 	t.Parallel()
 	l := readLog(t, "session")
-	d := parseHTML(t, exportHTML(t, l, Options{Labels: sessionLabels}))
+	d := parseHTML(t, exportHTML(t, l, Options{}))
 	checkSafe(t, d, false)
 	checkLinks(t, d)
 
 	// The header.
 	head := oneLine(all(d.root, "header", "")[0])
-	for _, s := range []string{"6f1c2a5e-3b7d-4c09-8e2f-1a2b3c4d5e6f", "2026-03-14 09:26:53 UTC", "/home/ann/lexer", "the active branch: 25 entries"} {
+	for _, s := range []string{"6f1c2a5e-3b7d-4c09-8e2f-1a2b3c4d5e6f", "2026-03-14 09:26:53 UTC", "/home/ann/lexer", "the active branch: 27 entries"} {
 		require.Contains(t, head, s)
 	}
 	require.Equal(t, "panto session 6f1c2a5e-3b7d-4c09-8e2f-1a2b3c4d5e6f", text(all(d.root, "title", "")[0]))
@@ -130,10 +124,14 @@ func TestHTMLSession(t *testing.T) {
 		require.False(t, hasAttr(det, "open"), "everything starts folded")
 	}
 
-	// Labels next to their entries.
+	// Labels, from the log's label entries, next to their entries; each
+	// label entry is an event line that links to the entry it labels.
 	require.Equal(t, "bug report", text(all(d.ids["e-7"], "mark", "")[0]))
 	require.Equal(t, "the fix", text(all(d.ids["e-13"], "mark", "")[0]))
 	require.Len(t, all(d.root, "mark", ""), 2)
+	require.Contains(t, oneLine(d.ids["e-26"]), "16:06:00 · label “bug report” on entry 7 (user · 2026-03-14 10:02: “The lexer test fails on `<<EOF` heredocs. Can you fix it?”)")
+	require.Equal(t, "#e-7", attr(all(d.ids["e-26"], "a", "")[0], "href"))
+	require.Contains(t, oneLine(d.ids["e-27"]), "label “the fix” on entry 13")
 
 	// The other entries: small event lines; the compaction folds its
 	// summary and links to the first message it kept.
@@ -150,7 +148,9 @@ func TestHTMLSession(t *testing.T) {
 }
 
 // With All, every branch is readable: the active one first and whole,
-// the other from where it forks, each entry once, linked both ways.
+// the other from where it forks, each entry once, linked both ways; the
+// move that made the branch, the summary of the branch left and the
+// labels are events that link to the entries they name.
 func TestHTMLAll(t *testing.T) {
 	t.Parallel()
 	l := readLog(t, "branched")
@@ -163,16 +163,8 @@ func TestHTMLAll(t *testing.T) {
 	require.NotNil(t, b2)
 	require.Len(t, all(d.root, "section", "branch"), 2)
 	require.Contains(t, text(all(b1, "h2", "")[0]), "Branch 1 (active")
-	idsIn := func(n *html.Node) []string {
-		var out []string
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if id := attr(c, "id"); strings.HasPrefix(id, "e-") {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
-	require.Equal(t, []string{"e-1", "e-2", "e-3", "e-4", "e-8", "e-9", "e-10", "e-11"}, idsIn(b1))
+	require.Contains(t, oneLine(all(d.root, "header", "")[0]), "the whole tree: 2 branches, 15 entries")
+	require.Equal(t, []string{"e-1", "e-2", "e-3", "e-4", "e-8", "e-9", "e-10", "e-11", "e-12", "e-13", "e-14", "e-15"}, idsIn(b1))
 	require.Equal(t, []string{"e-5", "e-6", "e-7"}, idsIn(b2))
 
 	// Branch 2 says where it forks, and the fork point says who forks.
@@ -183,31 +175,189 @@ func TestHTMLAll(t *testing.T) {
 	require.Equal(t, d.ids["e-4"], back.PrevSibling.PrevSibling) // the fork note follows its entry
 	require.Equal(t, "#branch-2", attr(all(back, "a", "")[0], "href"))
 
+	// The move: one line, linking to where it went and what it left; the
+	// entry it left says so.
+	mv := d.ids["e-8"]
+	require.Empty(t, all(mv, "details", ""))
+	require.Contains(t, oneLine(mv), "10:01:00 · moved back to entry 4 of branch 1 (assistant · 2026-02-01 10:00: “8080, from config.toml.”), leaving entry 7 of branch 2")
+	require.Equal(t, []string{"#e-4", "#e-7", "#e-8"}, hrefs(mv))
+	left := all(b2, "p", "fork")[1]
+	require.Equal(t, d.ids["e-7"], left.PrevSibling.PrevSibling)
+	require.Equal(t, "↩ left by the move at entry 8 of branch 1", oneLine(left))
+	require.Equal(t, []string{"#e-8"}, hrefs(left))
+
+	// The branch summary folds, on the path where the model gets it.
+	bs := d.ids["e-9"]
+	det := all(bs, "details", "")
+	require.Len(t, det, 1)
+	require.False(t, hasAttr(det[0], "open"))
+	require.Contains(t, oneLine(all(det[0], "summary", "")[0]), "summary of the branch left at entry 7 of branch 2 · sent to the model as a user message here")
+	require.Equal(t, "Tried changing the port in config.toml; abandoned: the deploy sets it with PORT.", text(all(det[0], "div", "t")[0]))
+
+	// The labels in effect are marked on their entries; the one removed
+	// is not, and each label entry says what it did.
+	require.Equal(t, "port change", text(all(d.ids["e-6"], "mark", "")[0]))
+	require.Equal(t, "env override", text(all(d.ids["e-12"], "mark", "")[0]))
+	require.Empty(t, all(d.ids["e-3"], "mark", ""))
+	require.Len(t, all(d.root, "mark", ""), 2)
+	require.Contains(t, oneLine(d.ids["e-7"]), "label “port change” on entry 6 of branch 2 (assistant · 2026-02-01 10:00: “Changed config.toml: port = 9090.”)")
+	require.Contains(t, oneLine(d.ids["e-13"]), "label “the question” on entry 3 of branch 1 (user · 2026-02-01 10:00: “Which port does the app listen on?”) (replaced by a later label entry)")
+	require.Contains(t, oneLine(d.ids["e-15"]), "removed the label of entry 3 of branch 1")
+	require.NotContains(t, oneLine(d.ids["e-15"]), "replaced")
+	require.Equal(t, "#e-3", attr(all(d.ids["e-15"], "a", "")[0], "href"))
+
 	// Each branch's messages link to their own prompt.
-	distinct := checkPrompts(t, l, d, "b00000000000000b")
+	distinct := checkPrompts(t, l, d, l.Leaf().ID)
 	require.Equal(t, 2, distinct)
 	checkPrompts(t, l, d, "b000000000000007")
 	require.Equal(t, 2, promptSections(d))
 
-	// Entries of types this panto does not know, by type, with their line.
-	for _, tc := range []struct{ id, typ, field string }{
-		{"e-7", "label", `"name": "port change"`},
-		{"e-8", "branch_summary", `"summary": "Tried changing the port in config.toml; abandoned."`},
-	} {
-		n := d.ids[tc.id]
-		require.Contains(t, oneLine(all(n, "summary", "")[0]), `entry of type "`+tc.typ+`" (not known to this panto)`)
-		require.Contains(t, text(all(n, "pre", "")[0]), tc.field)
-	}
-
 	// Without All: the active branch only, and the header says what is
-	// left out.
+	// left out; what the move left is named, not linked.
 	d = parseHTML(t, exportHTML(t, l, Options{}))
-	require.Contains(t, oneLine(all(d.root, "header", "")[0]), "the active branch: 8 of 11 entries (1 other branch not shown)")
+	require.Contains(t, oneLine(all(d.root, "header", "")[0]), "the active branch: 12 of 15 entries (1 other branch not shown)")
 	require.Nil(t, d.ids["e-5"])
 	require.Nil(t, d.ids["branch-2"])
 	require.Empty(t, all(d.root, "p", "fork"))
 	checkLinks(t, d)
 	require.Equal(t, 2, checkPrompts(t, l, d, l.Leaf().ID))
+	require.Contains(t, oneLine(d.ids["e-8"]), "moved back to entry 4 (assistant · 2026-02-01 10:00: “8080, from config.toml.”), leaving entry 7 (on a branch not exported)")
+	require.Equal(t, []string{"#e-4", "#e-8"}, hrefs(d.ids["e-8"]))
+	require.Contains(t, oneLine(d.ids["e-9"]), "summary of the branch left at entry 7 (on a branch not exported)")
+	require.Len(t, all(d.root, "mark", ""), 1) // the label of entry 6 is not exported
+}
+
+// idsIn returns the entry ids of n's children, in order.
+func idsIn(n *html.Node) []string {
+	var out []string
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if id := attr(c, "id"); strings.HasPrefix(id, "e-") {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// hrefs returns the targets of the links below n, in order.
+func hrefs(n *html.Node) []string {
+	var out []string
+	for _, a := range all(n, "a", "") {
+		out = append(out, attr(a, "href"))
+	}
+	return out
+}
+
+// A forked session's header says which session and entry it was forked
+// from, and links to that entry, which the fork keeps.
+func TestForked(t *testing.T) {
+	t.Parallel()
+	l := readLog(t, "forked")
+	d := parseHTML(t, exportHTML(t, l, Options{}))
+	checkSafe(t, d, false)
+	checkLinks(t, d)
+	head := oneLine(all(d.root, "header", "")[0])
+	require.Contains(t, head, "forked fromsession 9d8c7b6a-5f4e-4d3c-8b2a-190817161514 at its entry b000000000000004, here entry 4") // <dt> then <dd>
+	var link string
+	for _, dd := range all(d.root, "dd", "") {
+		if strings.HasPrefix(text(dd), "session 9d8c") {
+			link = attr(all(dd, "a", "")[0], "href")
+		}
+	}
+	require.Equal(t, "#e-4", link)
+	require.Equal(t, "forked here", text(all(d.ids["e-4"], "mark", "")[0]))
+	md := string(exportMarkdown(t, l, Options{}))
+	require.Contains(t, md, "- forked from: session `9d8c7b6a-5f4e-4d3c-8b2a-190817161514` at its entry `b000000000000004`, here entry 4\n")
+
+	// An entry the log does not hold is named, not linked; an unforked
+	// log says nothing.
+	b := newForkBuilder(t, "/p", "", "gone")
+	b.msg("", conversation.UserText("hi"))
+	d = parseHTML(t, exportHTML(t, b.mustLog(), Options{}))
+	checkLinks(t, d)
+	require.Contains(t, oneLine(all(d.root, "header", "")[0]), "forked fromsession (not recorded) at its entry gone")
+	require.NotContains(t, oneLine(all(d.root, "header", "")[0]), "here")
+	b = newForkBuilder(t, "/p", "s-1", "")
+	b.msg("", conversation.UserText("hi"))
+	require.Contains(t, string(exportMarkdown(t, b.mustLog(), Options{})), "- forked from: session `s-1`\n")
+	require.NotContains(t, string(exportMarkdown(t, readLog(t, "branched"), Options{})), "forked from")
+}
+
+// A tree made by moves of every kind: back up the branch, over to
+// another branch, a move left before anything was said, a label on an
+// entry of another branch. With All every entry is in the page once, in
+// the section of its branch, and every link resolves.
+func TestAllMoves(t *testing.T) {
+	t.Parallel()
+	b := newBuilder(t, "/p")
+	b.msg("", conversation.SystemMessage("seed", conversation.ModeAppend).WithSource("built-in default"))
+	u1 := b.msg("", conversation.UserText("one"))
+	a1 := b.msg("", conversation.AssistantText("answer one"))
+	b.msg("", conversation.UserText("two"))
+	a2 := b.msg("", conversation.AssistantText("answer two"))
+	m1 := b.move(a1) // back up: a new branch after a1
+	b.summary("two was wrong", a2)
+	b.msg("", conversation.UserText("two again"))
+	a3 := b.msg("", conversation.AssistantText("answer two, better"))
+	m2 := b.move(u1) // back up, and away again before anything was said
+	dead := b.label(a2, "first try")
+	m3 := b.move(a2) // over to the first branch
+	b.msg("", conversation.UserText("three, on the first try"))
+	leaf := b.msg("", conversation.AssistantText("answer three"))
+	l := b.mustLog()
+	pos := func(id string) int { return anchorIndex(l, id) }
+
+	for _, all0 := range []bool{true, false} {
+		d := parseHTML(t, exportHTML(t, l, Options{All: all0}))
+		checkSafe(t, d, false)
+		checkLinks(t, d)
+		checkPrompts(t, l, d, leaf)
+		if !all0 {
+			continue
+		}
+		seen := map[string]int{}
+		for _, sec := range all(d.root, "section", "branch") {
+			for _, id := range idsIn(sec) {
+				seen[id]++
+			}
+		}
+		require.Len(t, seen, len(l.Entries))
+		for i := range l.Entries {
+			require.Equal(t, 1, seen[anchor(i)], "entry %d", i+1)
+		}
+		checkPrompts(t, l, d, a3)
+		require.Len(t, all(d.root, "section", "branch"), 3)
+		require.Contains(t, oneLine(all(d.ids["branch-3"], "h2", "")[0]), "Branch 3 (no messages)")
+		require.Equal(t, []string{anchor(pos(m2)), anchor(pos(dead))}, idsIn(d.ids["branch-3"]))
+
+		require.Contains(t, oneLine(d.ids[anchor(pos(m1))]), "moved back to entry 3 of branch 1")
+		require.Contains(t, oneLine(d.ids[anchor(pos(m2))]), "moved back to entry 2 of branch 1")
+		require.Contains(t, oneLine(d.ids[anchor(pos(m3))]), "moved to entry 5 of branch 1 (assistant")
+		require.NotContains(t, oneLine(d.ids[anchor(pos(m3))]), "moved back")
+		require.Contains(t, oneLine(d.ids[anchor(pos(m3))]), "leaving entry 11 of branch 3")
+		// Each entry a move left says so: a2 (left by m1), the end of
+		// branch 2 (by m2) and the label that ends branch 3 (by m3).
+		require.Contains(t, oneLine(d.root), "↩ left by the move at entry 6 of branch 2")
+		require.Contains(t, oneLine(d.root), "↩ left by the move at entry 10 of branch 3")
+		require.Contains(t, oneLine(d.root), "↩ left by the move at entry 12 of branch 1")
+		require.Len(t, all(d.root, "p", "fork"), 3+2+2) // three notes "left by", two "forks after this entry", two "forks after entry"
+		require.Equal(t, "first try", text(all(d.ids[anchor(pos(a2))], "mark", "")[0]))
+	}
+	md := string(exportMarkdown(t, l, Options{All: true}))
+	mdOutside(t, md)
+	require.Contains(t, md, "## Branch 3 (no messages)\n")
+	require.Contains(t, md, "**moved to** entry 5 of branch 1 (assistant · 2026-03-14 09:00: “answer two”), leaving entry 11 of branch 3\n")
+	require.Contains(t, md, "**summary of the branch left** at entry 5 of branch 1 · sent to the model as a user message here\n>\n> ```text\n> two was wrong\n> ```\n")
+	require.Contains(t, md, "> ↩ left by the move at entry 12 of branch 1\n")
+}
+
+// anchorIndex returns the position of the entry id in l.
+func anchorIndex(l *sessionlog.Log, id string) int {
+	for i := range l.Entries {
+		if l.Entries[i].ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // Images are their own data: URLs when they are plain raster images, a
@@ -248,7 +398,7 @@ func TestHTMLImages(t *testing.T) {
 func TestMarkdownSession(t *testing.T) {
 	t.Parallel()
 	l := readLog(t, "session")
-	md := string(exportMarkdown(t, l, Options{Labels: sessionLabels}))
+	md := string(exportMarkdown(t, l, Options{}))
 	outside := mdOutside(t, md)
 
 	var heads []string
@@ -296,8 +446,9 @@ func TestMarkdownSession(t *testing.T) {
 	require.Contains(t, bottom, "· section `tools:guidance`")
 }
 
-// Markdown with All: a section per branch, the fork named, the prompt at
-// the end of each.
+// Markdown with All: a section per branch, the fork named, the move,
+// the branch summary and the labels as quoted events, the prompt at the
+// end of each.
 func TestMarkdownAll(t *testing.T) {
 	t.Parallel()
 	md := string(exportMarkdown(t, readLog(t, "branched"), Options{All: true}))
@@ -305,16 +456,24 @@ func TestMarkdownAll(t *testing.T) {
 	for _, s := range []string{
 		"## Branch 1 (active)\n",
 		"> ↳ branch 2 forks after this entry\n",
+		"> 10:01 · **moved back to** entry 4 of branch 1 (assistant · 2026-02-01 10:00: “8080, from config.toml.”), leaving entry 7 of branch 2\n",
+		"> 10:01 · **summary of the branch left** at entry 7 of branch 2 · sent to the model as a user message here\n>\n> ```text\n> Tried changing the port in config.toml; abandoned: the deploy sets it with PORT.\n> ```\n",
+		"### assistant · 10:01 · label: env override\n",
+		"> 10:01 · **label** “the question” on entry 3 of branch 1 (user · 2026-02-01 10:00: “Which port does the app listen on?”) (replaced by a later label entry)\n",
+		"> 10:01 · **removed the label** of entry 3 of branch 1 (user · 2026-02-01 10:00: “Which port does the app listen on?”)\n",
 		"## Branch 2\n\n_forks after entry 4 of branch 1 (assistant · 2026-02-01 10:00: “8080, from config.toml.”)_\n",
-		"> 10:01 · entry of type `branch_summary` (not known to this panto)\n",
-		"> 10:00 · entry of type `label` (not known to this panto)\n",
+		"### assistant · 10:00 · label: port change\n",
+		"> 10:00 · **label** “port change” on entry 6 of branch 2 (assistant · 2026-02-01 10:00: “Changed config.toml: port = 9090.”)\n",
+		"> ↩ left by the move at entry 8 of branch 1\n",
 		"## System prompt at the end of branch 1\n",
 		"## System prompt at the end of branch 2\n",
 	} {
 		require.Contains(t, md, s)
 	}
+	require.NotContains(t, md, "not known to this panto")
+	require.NotContains(t, md, "### user · 10:00 · label:") // the removed label
 	require.Less(t, strings.Index(md, "Which port"), strings.Index(md, "## Branch 2"))
-	require.Equal(t, 1, strings.Count(md, "Which port")) // the shared prefix once
+	require.Equal(t, 1, strings.Count(md, "\nWhich port")) // the shared prefix once
 }
 
 // The empty log, a log with a broken chain, and no log.

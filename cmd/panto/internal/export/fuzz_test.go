@@ -49,34 +49,61 @@ func FuzzExport(f *testing.F) {
 			b.msg("", conversation.KeyedSystemMessage(key, "").WithSource(source))
 		}
 		b.msg("", conversation.SystemMessage(result, conversation.ModeReplace))
-		b.msg("", conversation.AssistantText(user))
+		left := b.msg("", conversation.AssistantText(assistant))
+		// Back to the tool result, with a summary of what was left: the
+		// replace and the answer stay on the other branch.
+		b.move(tr)
+		b.summary("s "+assistant, left)
+		last := b.msg("", conversation.AssistantText(user))
+		// Every message labelled (after a label that the next one
+		// replaces or removes).
+		var msgs []string
+		for _, id := range b.ids {
+			b.label(id, "old "+label)
+			if id == left {
+				b.label(id, "")
+				continue
+			}
+			b.label(id, label+" "+mark)
+			msgs = append(msgs, id)
+		}
 		l, err := b.log()
 		if err != nil {
 			return // a key or type the log refuses
 		}
-		labels := map[string]string{}
-		for _, e := range l.Entries {
-			labels[e.ID] = label + " " + mark
-		}
 
-		out := exportHTML(t, l, Options{Labels: labels, Title: label})
-		d := parseHTML(t, out)
-		checkSafe(t, d, false)
-		checkLinks(t, d)
-		checkPrompts(t, l, d, l.Leaf().ID)
-		want := browserText
-		n := d.ids[anchor(len(l.Entries)-1)]
-		require.Equal(t, want(user), text(all(n, "div", "t")[0]))
-		require.Equal(t, want(label+" "+mark), text(all(n, "mark", "")[0]))
-		res := all(d.ids[anchorOf(l, tr)], "details", "result")[0]
-		require.Equal(t, want(result), text(all(res, "pre", "")[0]))
-		require.Equal(t, isErr, hasClass(res, "error"))
+		for _, opt := range []Options{{Title: label}, {All: true, Title: label}} {
+			d := parseHTML(t, exportHTML(t, l, opt))
+			checkSafe(t, d, false)
+			checkLinks(t, d)
+			checkPrompts(t, l, d, l.Leaf().ID)
+			if opt.All {
+				checkPrompts(t, l, d, left)
+				require.Empty(t, all(d.ids[anchorOf(l, left)], "mark", ""))
+			}
+			want := browserText
+			n := d.ids[anchorOf(l, last)]
+			require.Equal(t, want(user), text(all(n, "div", "t")[0]))
+			require.Equal(t, want(label+" "+mark), text(all(n, "mark", "")[0]))
+			res := all(d.ids[anchorOf(l, tr)], "details", "result")[0]
+			require.Equal(t, want(result), text(all(res, "pre", "")[0]))
+			require.Equal(t, isErr, hasClass(res, "error"))
+			for _, id := range msgs {
+				n := d.ids[anchorOf(l, id)]
+				if n == nil {
+					continue // on the branch not exported
+				}
+				if m := all(n, "mark", ""); len(m) > 0 {
+					require.Equal(t, want(label+" "+mark), text(m[0]))
+				}
+			}
 
-		md := string(exportMarkdown(t, l, Options{Labels: labels, Title: label}))
-		outside := strings.Join(mdOutside(t, md), "\n")
-		for _, role := range []string{"user", "assistant", "tool", "assistant"} {
-			head := "### " + role + " · 09:00 · label: " + mdInline(label+" "+mark)
-			require.Contains(t, outside, head)
+			md := string(exportMarkdown(t, l, opt))
+			outside := strings.Join(mdOutside(t, md), "\n")
+			for _, role := range []string{"user", "assistant", "tool", "assistant"} {
+				head := "### " + role + " · 09:00 · label: " + mdInline(label+" "+mark)
+				require.Contains(t, outside, head)
+			}
 		}
 	})
 }

@@ -338,15 +338,48 @@ type builder struct {
 	n     int
 	last  string
 	clock time.Time
+	// ids are the ids of the messages written, in order.
+	ids []string
 }
 
 func newBuilder(t testing.TB, cwd string) *builder {
+	return newForkBuilder(t, cwd, "", "")
+}
+
+// newForkBuilder is newBuilder for a forked session: its header names the
+// parent session and entry (each left out when "").
+func newForkBuilder(t testing.TB, cwd, parentSession, parentEntry string) *builder {
 	b := &builder{t: t, clock: time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)}
-	h, err := json.Marshal(map[string]any{"type": "session", "version": 1, "id": "test-session", "created": b.clock.Format(time.RFC3339Nano), "cwd": cwd})
-	require.NoError(t, err)
-	b.buf.Write(h)
-	b.buf.WriteByte('\n')
+	head := map[string]any{"type": "session", "version": 1, "id": "test-session", "created": b.clock.Format(time.RFC3339Nano), "cwd": cwd}
+	if parentSession != "" {
+		head["parent_session"] = parentSession
+	}
+	if parentEntry != "" {
+		head["parent_entry"] = parentEntry
+	}
+	enc := json.NewEncoder(&b.buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(head))
 	return b
+}
+
+// move writes a move to the entry target from the current leaf, as the
+// host records one: the move's parent is target. It returns the move's id.
+func (b *builder) move(target string) string {
+	from := b.last
+	b.last = target
+	return b.add("move", "", map[string]any{"from": from})
+}
+
+// label writes a label entry giving target the label text ("" removes
+// it).
+func (b *builder) label(target, text string) string {
+	return b.add("label", "", map[string]any{"target": target, "label": text})
+}
+
+// summary writes a branch summary of the branch that ended at from.
+func (b *builder) summary(text, from string) string {
+	return b.add("branch_summary", "", map[string]any{"summary": text, "from": from})
 }
 
 // add writes an entry of typ with the fields of payload; id "" means the
@@ -372,7 +405,9 @@ func (b *builder) add(typ, id string, payload map[string]any) string {
 }
 
 func (b *builder) msg(id string, m conversation.Message) string {
-	return b.add("message", id, map[string]any{"message": m})
+	id = b.add("message", id, map[string]any{"message": m})
+	b.ids = append(b.ids, id)
+	return id
 }
 
 func (b *builder) log() (*sessionlog.Log, error) {

@@ -15,8 +15,8 @@ import (
 const hostile = `</script><img src=x onerror=alert(1)><!-- ]]> " ' & <script>alert(2)</script> <a href="https://evil.example/x">x</a> <style>*{background:url(https://evil.example/y)}</style> javascript:alert(3)`
 
 // hostileLog puts hostile text in every field a log lets one write.
-func hostileLog(t *testing.T) (*builder, map[string]string) {
-	b := newBuilder(t, "/tmp/"+hostile)
+func hostileLog(t *testing.T) *builder {
+	b := newForkBuilder(t, "/tmp/"+hostile, hostile, hostile)
 	b.msg("", conversation.SystemMessage(hostile, conversation.ModeAppend).WithSource(hostile))
 	b.msg("", conversation.KeyedSystemMessage("k:x", hostile).WithSource(hostile))
 	b.add("lifecycle", "", map[string]any{"event": hostile, "reseeded": true, "extensions": []string{hostile}})
@@ -35,7 +35,13 @@ func hostileLog(t *testing.T) (*builder, map[string]string) {
 	b.msg("", conversation.KeyedSystemMessage("k:x", "").WithSource(hostile))
 	b.msg("", conversation.SystemMessage(hostile, conversation.ModeReplace))
 	b.msg("", conversation.AssistantText("```\n"+hostile+"\n<!--\n"))
-	return b, map[string]string{user: hostile, "e2": hostile}
+	b.label(user, hostile)                             // e14
+	b.label("e2", hostile)                             // e15
+	b.label("e3", hostile)                             // e16
+	b.label("e3", "")                                  // e17
+	b.summary(hostile, hostile)                        // e18
+	b.add("move", "", map[string]any{"from": hostile}) // e19: to e18, from an entry the log does not hold
+	return b
 }
 
 func mustJSON(s string) string {
@@ -50,9 +56,8 @@ func mustJSON(s string) string {
 // comment, and shows as written.
 func TestHTMLEscapes(t *testing.T) {
 	t.Parallel()
-	b, labels := hostileLog(t)
-	l := b.mustLog()
-	out := exportHTML(t, l, Options{All: true, Labels: labels, Title: hostile})
+	l := hostileLog(t).mustLog()
+	out := exportHTML(t, l, Options{All: true, Title: hostile})
 	s := string(out)
 	for _, bad := range []string{"<script", "<img", "<!--", "]]>", "<a href=\"http", "onmouseover=\""} {
 		require.NotContains(t, s, bad)
@@ -80,6 +85,14 @@ func TestHTMLEscapes(t *testing.T) {
 	require.Contains(t, oneLine(d.ids["e-3"]), "lifecycle "+strings.Join(strings.Fields(hostile), " "))
 	require.Contains(t, text(d.ids["e-10"]), `entry of type "`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`)
 	require.Equal(t, "```\n"+hostile+"\n<!--\n", text(all(d.ids["e-13"], "div", "t")[0]))
+	one := strings.Join(strings.Fields(hostile), " ")
+	require.Contains(t, oneLine(all(d.root, "header", "")[0]), "forked fromsession "+one+" at its entry "+one)
+	require.Equal(t, hostile, text(all(d.ids["e-2"], "mark", "")[0]))
+	require.Contains(t, text(d.ids["e-14"]), "label “"+hostile+"” on entry 5")
+	require.Contains(t, text(d.ids["e-16"]), "(replaced by a later label entry)")
+	require.Contains(t, text(d.ids["e-18"]), "summary of the branch left at entry "+hostile+" (not in this log)")
+	require.Equal(t, hostile, text(all(d.ids["e-18"], "div", "t")[0]))
+	require.Contains(t, text(d.ids["e-19"]), "leaving entry "+hostile+" (not in this log)")
 	for _, pre := range all(d.root, "pre", "") {
 		for c := pre.FirstChild; c != nil; c = c.NextSibling {
 			require.Equal(t, html.TextNode, c.Type, "a <pre> holds only text")
@@ -91,11 +104,11 @@ func TestHTMLEscapes(t *testing.T) {
 // swallows what follows.
 func TestMarkdownEscapes(t *testing.T) {
 	t.Parallel()
-	b, labels := hostileLog(t)
+	b := hostileLog(t)
 	b.msg("", conversation.UserText("````\nfour ticks, never closed"))
 	b.msg("", toolResult("t", "``````\nsix ticks\n```", false))
 	b.msg("", conversation.UserText("- a list\n  ```\n  fenced in the item\n```\n# not a heading of ours"))
-	md := string(exportMarkdown(t, b.mustLog(), Options{Labels: labels, Title: hostile}))
+	md := string(exportMarkdown(t, b.mustLog(), Options{Title: hostile}))
 	outside := mdOutside(t, md)
 	var heads int
 	for _, l := range outside {

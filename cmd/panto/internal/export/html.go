@@ -103,7 +103,13 @@ func (p *plan) writeHTML(h *htmlWriter) {
 	h.text(hd.Created.UTC().Format("2006-01-02 15:04:05 UTC"))
 	h.m("</dd>\n<dt>cwd</dt><dd><code>")
 	h.text(hd.Cwd)
-	h.m("</code></dd>\n<dt>exported</dt><dd>")
+	h.m("</code></dd>\n")
+	if hd.ParentSession != "" || hd.ParentEntry != "" {
+		h.m("<dt>forked from</dt><dd>")
+		p.htmlForkedFrom(h)
+		h.m("</dd>\n")
+	}
+	h.m("<dt>exported</dt><dd>")
 	h.text(p.scope())
 	h.m("; times in UTC</dd>\n")
 	if len(p.log.Warnings) > 0 {
@@ -151,6 +157,8 @@ func (p *plan) writeHTML(h *htmlWriter) {
 			h.num(k + 1)
 			if k == 0 {
 				h.m(" (active: it ends at the log's last entry)")
+			} else if !p.hasMessage(b) {
+				h.m(" (no messages)")
 			}
 			h.m("</h2>\n")
 			if b.fork >= 0 {
@@ -180,6 +188,56 @@ func (p *plan) entryLink(h *htmlWriter, i int) {
 	h.m("entry ")
 	h.num(entryNumber(i))
 	h.m("</a>")
+}
+
+// htmlRef writes a reference to the entry id: a link "entry N" (with its
+// branch when the page has several, and with describe, what it is) when
+// it is exported; else its number, or its id when the log has no such
+// entry, and why there is no link.
+func (p *plan) htmlRef(h *htmlWriter, id string, describe bool) {
+	k := p.find(id)
+	if k < 0 {
+		if k = p.at(id); k >= 0 {
+			h.m("entry ")
+			h.num(entryNumber(k))
+		} else {
+			h.m("entry <code>")
+			h.text(id)
+			h.m("</code>")
+		}
+		h.text(elsewhere(k))
+		return
+	}
+	p.entryLink(h, k)
+	if len(p.branches) > 1 {
+		h.m(" of branch ")
+		h.num(p.inBranch[k])
+	}
+	if describe {
+		h.m(" (")
+		h.text(p.describe(k))
+		h.m(")")
+	}
+}
+
+// htmlForkedFrom writes where a forked session comes from: the session
+// and the entry of its log (which a fork keeps, id and all: a link to it
+// when it is exported).
+func (p *plan) htmlForkedFrom(h *htmlWriter) {
+	hd := p.log.Header
+	h.m("session <code>")
+	h.text(orUnrecorded(hd.ParentSession))
+	h.m("</code>")
+	if hd.ParentEntry == "" {
+		return
+	}
+	h.m(" at its entry <code>")
+	h.text(hd.ParentEntry)
+	h.m("</code>")
+	if k := p.at(hd.ParentEntry); k >= 0 {
+		h.m(", here ")
+		p.htmlRef(h, hd.ParentEntry, false)
+	}
 }
 
 // htmlStates writes each distinct prompt state once, as the section
@@ -309,6 +367,14 @@ func (p *plan) htmlEntry(h *htmlWriter, i int, c *clock) {
 		}
 		h.m(" forks after this entry</p>\n")
 	}
+	for _, k := range p.leftBy[i] {
+		if p.inBranch[k] == 0 {
+			continue
+		}
+		h.m(`<p class="fork">↩ left by the move at `)
+		p.htmlRef(h, p.log.Entries[k].ID, false)
+		h.m("</p>\n")
+	}
 }
 
 // htmlSystem writes a system entry: per change, its source and what it
@@ -374,16 +440,37 @@ func (p *plan) htmlEvent(h *htmlWriter, i int, when func() bool, label, permalin
 		detail, pre = cp.Summary, false
 		line = func() {
 			h.m("compaction: the messages before ")
-			if k := p.find(cp.FirstKeptID); k >= 0 {
-				p.entryLink(h, k)
-			} else {
-				h.m("entry ")
-				h.text(cp.FirstKeptID)
-			}
+			p.htmlRef(h, cp.FirstKeptID, false)
 			h.m(" were summarised")
 			if cp.TokensBefore > 0 {
 				h.text(" (about " + groupDigits(cp.TokensBefore) + " tokens)")
 			}
+		}
+	case e.Type == sessionlog.TypeMove && e.Move != nil:
+		line = func() {
+			h.text(p.moveVerb(i))
+			p.htmlRef(h, e.ParentID, true)
+			h.m(", leaving ")
+			p.htmlRef(h, e.Move.From, false)
+		}
+	case e.Type == sessionlog.TypeBranchSummary && e.BranchSummary != nil:
+		bs := e.BranchSummary
+		detail, pre = bs.Summary, false
+		line = func() {
+			h.m("summary of the branch left at ")
+			p.htmlRef(h, bs.From, false)
+			h.m(" · sent to the model as a user message here")
+		}
+	case e.Type == sessionlog.TypeLabel && e.Label != nil:
+		lb := e.Label
+		line = func() {
+			if lb.Text == "" {
+				h.m("removed the label of ")
+			} else {
+				h.text("label “" + lb.Text + "” on ")
+			}
+			p.htmlRef(h, lb.Target, true)
+			h.text(p.labelNote(lb.Target, lb.Text))
 		}
 	case e.Type == sessionlog.TypeExtensionData && e.ExtensionData != nil:
 		line = say("extension data of " + e.ExtensionData.Extension)

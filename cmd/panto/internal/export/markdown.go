@@ -55,6 +55,9 @@ func (m *mdWriter) page() {
 	fmt.Fprintf(&sb, "- session: %s\n", mdCode(h.ID))
 	fmt.Fprintf(&sb, "- created: %s\n", h.Created.UTC().Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(&sb, "- cwd: %s\n", mdCode(h.Cwd))
+	if h.ParentSession != "" || h.ParentEntry != "" {
+		fmt.Fprintf(&sb, "- forked from: %s\n", m.forkedFrom())
+	}
 	fmt.Fprintf(&sb, "- exported: %s; times in UTC\n", mdInline(p.scope()))
 	if p.extData > 0 {
 		fmt.Fprintf(&sb, "- not shown: %s\n", plural(p.extData, "extension_data entry", "extension_data entries"))
@@ -69,6 +72,8 @@ func (m *mdWriter) page() {
 			head := "## Branch " + strconv.Itoa(k+1)
 			if k == 0 {
 				head += " (active)"
+			} else if !p.hasMessage(b) {
+				head += " (no messages)"
 			}
 			m.para(head)
 			if b.fork >= 0 {
@@ -156,14 +161,57 @@ func (m *mdWriter) entry(i int, c *clock) {
 			m.block(b)
 		}
 	default:
-		m.event(e, t, suffix)
+		m.event(i, t, suffix)
 	}
 	for _, k := range p.forks[i] {
 		m.para(quote(fmt.Sprintf("↳ branch %d forks after this entry", k)))
 	}
+	for _, k := range p.leftBy[i] {
+		if p.inBranch[k] != 0 {
+			m.para(quote("↩ left by the move at " + m.ref(p.log.Entries[k].ID, false)))
+		}
+	}
 }
 
-func (m *mdWriter) event(e *sessionlog.Entry, t, suffix string) {
+// ref is a reference to the entry id: "entry N", with its branch when the
+// document has several and with describe what it is; or, when it is not
+// exported, why the reader will not find it.
+func (m *mdWriter) ref(id string, describe bool) string {
+	p := m.p
+	k := p.find(id)
+	if k < 0 {
+		if k = p.at(id); k >= 0 {
+			return "entry " + strconv.Itoa(entryNumber(k)) + elsewhere(k)
+		}
+		return "entry " + mdCode(id) + elsewhere(k)
+	}
+	s := "entry " + strconv.Itoa(entryNumber(k))
+	if len(p.branches) > 1 {
+		s += " of branch " + strconv.Itoa(p.inBranch[k])
+	}
+	if describe {
+		s += " (" + mdInline(p.describe(k)) + ")"
+	}
+	return s
+}
+
+// forkedFrom says where a forked session comes from: the session and the
+// entry of its log, which the fork keeps (id and all).
+func (m *mdWriter) forkedFrom() string {
+	h := m.p.log.Header
+	s := "session " + mdCode(orUnrecorded(h.ParentSession))
+	if h.ParentEntry == "" {
+		return s
+	}
+	s += " at its entry " + mdCode(h.ParentEntry)
+	if m.p.at(h.ParentEntry) >= 0 {
+		s += ", here " + m.ref(h.ParentEntry, false)
+	}
+	return s
+}
+
+func (m *mdWriter) event(i int, t, suffix string) {
+	e := &m.p.log.Entries[i]
 	if t != "" {
 		t += " · "
 	}
@@ -174,17 +222,24 @@ func (m *mdWriter) event(e *sessionlog.Entry, t, suffix string) {
 		m.para(quote(t + mdInline(modelText(e.ModelChange)) + suffix))
 	case e.Type == sessionlog.TypeCompaction && e.Compaction != nil:
 		c := e.Compaction
-		line := t + "**compaction**: the messages before "
-		if k := m.p.find(c.FirstKeptID); k >= 0 {
-			line += fmt.Sprintf("entry %d (%s)", entryNumber(k), mdInline(m.p.describe(k)))
-		} else {
-			line += "entry " + mdCode(c.FirstKeptID)
-		}
-		line += " were summarised"
+		line := t + "**compaction**: the messages before " + m.ref(c.FirstKeptID, true) + " were summarised"
 		if c.TokensBefore > 0 {
 			line += " (about " + groupDigits(c.TokensBefore) + " tokens)"
 		}
 		m.para(quote(line + suffix + "\n\n" + fence(c.Summary, "text")))
+	case e.Type == sessionlog.TypeMove && e.Move != nil:
+		m.para(quote(t + "**" + strings.TrimSpace(m.p.moveVerb(i)) + "** " + m.ref(e.ParentID, true) + ", leaving " + m.ref(e.Move.From, false) + suffix))
+	case e.Type == sessionlog.TypeBranchSummary && e.BranchSummary != nil:
+		bs := e.BranchSummary
+		line := t + "**summary of the branch left** at " + m.ref(bs.From, false) + " · sent to the model as a user message here"
+		m.para(quote(line + suffix + "\n\n" + fence(bs.Summary, "text")))
+	case e.Type == sessionlog.TypeLabel && e.Label != nil:
+		lb := e.Label
+		line := t + "**removed the label** of "
+		if lb.Text != "" {
+			line = t + "**label** “" + mdInline(lb.Text) + "” on "
+		}
+		m.para(quote(line + m.ref(lb.Target, true) + m.p.labelNote(lb.Target, lb.Text) + suffix))
 	case e.Type == sessionlog.TypeExtensionData:
 		// Left out: counted in the header.
 	default:

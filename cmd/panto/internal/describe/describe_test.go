@@ -1,0 +1,31 @@
+package describe
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+)
+
+func TestChange(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    Change
+		want string
+	}{
+		{Change{By: "persona", Mode: conversation.ModeReplace, Text: "Be a pirate."}, "persona replaced the system prompt"},
+		{Change{Mode: conversation.ModeReplace, Text: "x", Source: "extension persona"}, "persona replaced the system prompt"},
+		{Change{By: "tools", Mode: conversation.ModeAppend, Key: "tools:guidance", Text: "Use read."}, "tools updated its guidance section"},
+		{Change{By: "tools", Key: "tools:guidance"}, "tools removed its guidance section"},
+		{Change{By: "panto", Key: "env:environment"}, "panto removed section env:environment"},
+		{Change{Mode: conversation.ModeReplace, Text: "seed", Source: "panto re-seed: project /p/.panto/APPEND_SYSTEM.md"}, "re-seeded: project /p/.panto/APPEND_SYSTEM.md changed"},
+		{Change{Mode: conversation.ModeAppend, Text: "seed", Source: "project /p/.panto/SYSTEM.md"}, "panto added project /p/.panto/SYSTEM.md"},
+		{Change{By: "sysprompt", Mode: conversation.ModeAppend, Text: "French."}, "sysprompt added a block to the system prompt"},
+		{Change{Mode: conversation.ModeAppend, Text: "old log, no source"}, "panto added a block to the system prompt"},
+	} {
+		require.Equal(t, tc.want, tc.c.String(), "%+v", tc.c)
+	}
+	m := conversation.KeyedSystemMessage("env:environment", "cwd /p").WithSource("extension env")
+	require.Equal(t, "env updated its environment section", Message(m))
+}

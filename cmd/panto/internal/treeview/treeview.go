@@ -1,0 +1,422 @@
+// Package treeview turns a session log's tree into the rows people read:
+// what /tree and panto session tree print, what --json gives scripts, and
+// what the full-screen UI's navigator lists. A row is a message (or a
+// compaction, a branch summary, a run of system-prompt changes) with a
+// short id to jump to, its first words, its label, and what it did to the
+// prompt; entries people do not navigate by (lifecycle, model changes,
+// moves, labels, extension data, tool results) fold into the row above.
+package treeview
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sessionlog"
+)
+
+// The kinds of row.
+const (
+	KindUser          = "user"
+	KindAssistant     = "assistant"
+	KindSystem        = "system"
+	KindCompaction    = "compaction"
+	KindBranchSummary = "branch_summary"
+)
+
+// Row is one line of the tree view.
+type Row struct {
+	// ID is the entry the row stands for: the one to move to. A row of
+	// several system changes stands for the last of them.
+	ID string `json:"id"`
+	// Parent is the row above in the tree ("" for the first).
+	Parent string `json:"parent,omitempty"`
+	Kind   string `json:"kind"`
+	// Text is the row's first words: a message's first line, a reply's
+	// tool calls, a summary's start.
+	Text string `json:"text"`
+	// Label is the entry's label, if any.
+	Label string `json:"label,omitempty"`
+	// Prompt says what the row did to the system prompt (system rows):
+	// who changed it, and how. Empty for the others.
+	Prompt string `json:"prompt_change,omitempty"`
+	// OnPath is set for the rows of the current path (root to leaf);
+	// Here for the row of the leaf itself.
+	OnPath bool `json:"on_path"`
+	Here   bool `json:"here,omitempty"`
+	// Children counts the rows below this one in the tree: more than one
+	// is a branch point.
+	Children int `json:"children"`
+	// Depth is how many branch points lead to the row; Indent is the
+	// tree's drawing before it ("│  ├─ ").
+	Depth  int    `json:"depth"`
+	Indent string `json:"-"`
+}
+
+// Short is an entry id as the views show it: 8 characters, enough to
+// name one entry (panto resolves any unique prefix).
+func Short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// KindElided is a row standing for rows left out of a long view.
+const KindElided = "elided"
+
+// Options say how much of the tree Build shows.
+type Options struct {
+	// Full shows every row, however many. Otherwise a tree of more than
+	// Budget rows (DefaultBudget when 0) shows the rows that matter —
+	// the start, branch points and the first row of each branch, branch
+	// ends, labels, prompt changes, summaries, and the rows just before
+	// the leaf — and folds each run of the others into one elided row.
+	Full   bool
+	Budget int
+}
+
+// DefaultBudget is how many rows a view shows before it folds.
+const DefaultBudget = 2000
+
+// headRows is how many rows of the start a folded view keeps.
+const headRows = 5
+
+// beforeHere is how many rows before the leaf's a folded view keeps, at
+// most (a quarter of the budget).
+const beforeHere = 200
+
+// node is a row while the tree is built.
+type node struct {
+	row  Row
+	kids []*node
+	// ids are the entries the row stands for: more than one for a run
+	// of system changes, whose last is row.ID.
+	ids []string
+	// keep marks a row a folded view shows.
+	keep bool
+}
+
+// Build returns the rows of tree in display order: depth first, children
+// in file order. It reads the tree's shape first, and then decodes only
+// the entries of the rows it shows (their lines), so a view of a huge log
+// costs what it shows.
+func Build(tree *sessionlog.Tree, opt Options) ([]Row, error) {
+	leaf := tree.Leaf()
+	if leaf == "" {
+		return nil, nil
+	}
+	chain, err := tree.Chain(leaf)
+	if err != nil {
+		return nil, err
+	}
+	onPath := make(map[string]bool, len(chain))
+	for _, id := range chain {
+		onPath[id] = true
+	}
+	labels := tree.Labels()
+
+	// The shape: each entry's row, its own or the nearest shown
+	// ancestor's, depth first from the root.
+	rowOf := make(map[string]*node, tree.Len())
+	var root *node
+	stack := []string{chain[0]}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, err := tree.Node(id)
+		if err != nil {
+			return nil, err
+		}
+		parent := rowOf[n.ParentID]
+		switch kind := kindOf(n); {
+		case kind == "":
+			if parent == nil { // a hidden first entry: an empty system row holds the tree
+				parent = &node{row: Row{ID: id, Kind: KindSystem}}
+				root = parent
+			}
+			rowOf[id] = parent
+		case kind == KindSystem && parent != nil && parent.row.Kind == KindSystem && len(parent.kids) == 0:
+			// A run of system changes with nothing between them is one row.
+			parent.row.ID = id
+			parent.ids = append(parent.ids, id)
+			rowOf[id] = parent
+		default:
+			nd := &node{row: Row{ID: id, Kind: kind}, ids: []string{id}}
+			if parent == nil {
+				root = nd
+			} else {
+				parent.kids = append(parent.kids, nd)
+			}
+			rowOf[id] = nd
+		}
+		if onPath[id] {
+			rowOf[id].row.OnPath = true
+		}
+		// A label of a folded entry shows on the row it folds into.
+		if l, ok := labels[id]; ok {
+			if nd := rowOf[id]; nd.row.ID == id || nd.row.Label == "" {
+				nd.row.Label = l
+			}
+		}
+		kids, err := tree.Children(id)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
+		}
+	}
+	if root == nil {
+		return nil, nil
+	}
+	here := rowOf[leaf]
+
+	// Display order, with the drawing.
+	var nodes []*node
+	var walk func(nd *node, depth int, indent, glyph string, first bool)
+	walk = func(nd *node, depth int, indent, glyph string, first bool) {
+		nd.row.Depth, nd.row.Indent = depth, indent+glyph
+		nd.row.Children = len(nd.kids)
+		nd.row.Here = nd == here
+		nd.keep = first || len(nd.kids) != 1 || nd.row.Here || nd.row.Label != "" || nd.row.Kind != KindUser && nd.row.Kind != KindAssistant
+		for _, k := range nd.kids {
+			k.row.Parent = nd.row.ID
+		}
+		nodes = append(nodes, nd)
+		switch len(nd.kids) {
+		case 0:
+		case 1:
+			// A chain goes on at the same indent.
+			walk(nd.kids[0], depth, indent+continued(glyph), "", false)
+		default:
+			next := indent + continued(glyph)
+			for i, k := range nd.kids {
+				g := "├─ "
+				if i == len(nd.kids)-1 {
+					g = "└─ "
+				}
+				walk(k, depth+1, next, g, true)
+			}
+		}
+	}
+	walk(root, 0, "", "", true)
+
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	full := opt.Full || len(nodes) <= budget
+	if !full {
+		// The start of the conversation.
+		for _, nd := range nodes[:min(headRows, len(nodes))] {
+			nd.keep = true
+		}
+		// The rows just before the leaf's, on the path.
+		n, most := 0, min(beforeHere, budget/4)
+		for i := len(nodes) - 1; i >= 0 && n < most; i-- {
+			if nodes[i].row.OnPath && (n > 0 || nodes[i] == here) {
+				nodes[i].keep = true
+				n++
+			}
+		}
+	}
+	var shown []*node
+	var rows []Row
+	elided := 0
+	flush := func(at *node) {
+		if elided > 0 {
+			rows = append(rows, Row{ID: at.row.ID, Parent: at.row.Parent, Kind: KindElided,
+				Text: fmt.Sprintf("… %d more …", elided), OnPath: at.row.OnPath, Depth: at.row.Depth, Indent: at.row.Indent})
+			elided = 0
+		}
+	}
+	var firstElided *node
+	for _, nd := range nodes {
+		if full || nd.keep {
+			if firstElided != nil {
+				flush(firstElided)
+				firstElided = nil
+			}
+			shown = append(shown, nd)
+			rows = append(rows, Row{}) // filled below
+			continue
+		}
+		if elided == 0 {
+			firstElided = nd
+		}
+		elided++
+	}
+	if firstElided != nil {
+		flush(firstElided)
+	}
+
+	// Decode what is shown.
+	var want []string
+	for _, nd := range shown {
+		want = append(want, nd.ids...)
+	}
+	entries, err := tree.Entries(want...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*sessionlog.Entry, len(entries))
+	for i := range entries {
+		byID[entries[i].ID] = &entries[i]
+	}
+	k := 0
+	for i := range rows {
+		if rows[i].Kind == KindElided {
+			continue
+		}
+		nd := shown[k]
+		k++
+		r := nd.row
+		for _, id := range nd.ids {
+			fill(&r, byID[id])
+		}
+		rows[i] = r
+	}
+	return rows, nil
+}
+
+// kindOf is the kind of row an entry gets, or "" for one that folds into
+// the row above (from the tree's shape: no line is read).
+func kindOf(n sessionlog.Node) string {
+	switch n.Type {
+	case sessionlog.TypeMessage:
+		switch n.Role {
+		case conversation.RoleUser:
+			return KindUser
+		case conversation.RoleAssistant, "":
+			return KindAssistant
+		case conversation.RoleSystem:
+			return KindSystem
+		}
+	case sessionlog.TypeCompaction:
+		return KindCompaction
+	case sessionlog.TypeBranchSummary:
+		return KindBranchSummary
+	}
+	return ""
+}
+
+// continued is what goes under a branch glyph on the lines below it.
+func continued(glyph string) string {
+	switch glyph {
+	case "├─ ":
+		return "│  "
+	case "└─ ":
+		return "   "
+	}
+	return ""
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// fill sets r's text from e, an entry it stands for.
+func fill(r *Row, e *sessionlog.Entry) {
+	if e == nil {
+		return
+	}
+	switch {
+	case e.Message != nil:
+		m := e.Message
+		switch m.Role {
+		case conversation.RoleUser:
+			r.Kind, r.Text = KindUser, firstLine(m.Text())
+		case conversation.RoleSystem:
+			r.Kind = KindSystem
+			r.Prompt = joinNonEmpty(r.Prompt, describe.Message(*m))
+			r.Text = r.Prompt
+		default:
+			r.Kind, r.Text = KindAssistant, firstLine(m.Text())
+			if uses := m.ToolUses(); len(uses) > 0 {
+				names := make([]string, 0, len(uses))
+				for _, u := range uses {
+					names = append(names, u.Name)
+				}
+				r.Text = strings.TrimSpace(r.Text + " → " + strings.Join(names, ", "))
+			}
+		}
+	case e.Compaction != nil:
+		r.Text = "compacted: " + firstLine(e.Compaction.Summary)
+	case e.BranchSummary != nil:
+		r.Text = "summary of the branch left: " + firstLine(e.BranchSummary.Summary)
+	}
+}
+
+// firstLine is the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// Write prints rows as the line views show them, each cut to width
+// columns (0: no cut):
+//
+//   - 9a0b1c2d  user       fix the lexer
+//     ├─ 1a2b3c4d  user       second question  [first attempt]
+//     └─ 9c0d1e2f  user       again, better                 ← here
+//
+// "*" marks the current path, "⚙" a change of the system prompt.
+func Write(w io.Writer, rows []Row, width int) error {
+	for _, r := range rows {
+		mark := " "
+		if r.OnPath {
+			mark = "*"
+		}
+		text := r.Text
+		kind := r.Kind
+		switch r.Kind {
+		case KindSystem:
+			kind, text = "⚙ prompt", r.Prompt
+		case KindBranchSummary:
+			kind = "summary"
+		case KindElided:
+			kind = ""
+		}
+		line := fmt.Sprintf("%s %s%s  %-10s %s", mark, r.Indent, Short(r.ID), kind, text)
+		var tail string
+		if r.Label != "" {
+			tail += "  [" + r.Label + "]"
+		}
+		if r.Here {
+			tail += "  ← here"
+		}
+		if width > 0 {
+			line = cut(line, width-utf8.RuneCountInString(tail))
+		}
+		if _, err := io.WriteString(w, line+tail+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cut shortens s to n runes, ending it with "…" when cut.
+func cut(s string, n int) string {
+	if n < 20 {
+		n = 20
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,230 @@
+package sessionlog
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/panto-dev/panto/conversation"
+)
+
+// Summary is what a session list shows of a log.
+type Summary struct {
+	Header Header
+	// Messages is the number of messages on the current branch (root to
+	// leaf), as Log.MessageCount counts them.
+	Messages int
+	// Branches is the number of branches of the tree (Tree.Branches): the
+	// messages no other message follows. A move or a label starts none; a
+	// session that never branched has one, one without messages none.
+	Branches int
+	// Entries is the number of entries.
+	Entries int
+	// Labels are the effective labels (Tree.Labels); nil when none.
+	Labels map[string]string
+	// FirstUserText is the text of the first user message of the current
+	// branch that has any (Log.FirstUserText), or "".
+	FirstUserText string
+	// LastTime is when the last entry, the leaf, was recorded; zero for a
+	// log without entries.
+	LastTime time.Time
+	// Leaf is the id of the current leaf, or "".
+	Leaf string
+	// Warnings are what reading the log tolerated (Log.Warnings).
+	Warnings []string
+}
+
+// Summarize returns the Summary of the log at path, computed from an index
+// scan (see Scan): of the lines, only the first user messages of the
+// current branch (up to the first with text) and the leaf are decoded.
+func Summarize(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read session log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Summary{}, fmt.Errorf("read session log: %w", err)
+	}
+	return summarize(f, st.Size(), path)
+}
+
+func summarize(f *os.File, size int64, path string) (Summary, error) {
+	s, err := scan(f, size, path)
+	if err != nil {
+		return Summary{}, err
+	}
+	t := s.tree
+	sum := Summary{Header: s.header, Entries: t.Len(), Leaf: t.Leaf(), Warnings: s.warnings}
+	if s.tornAt >= 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
+			"session log %s line %d: skipped torn last line (%d bytes, no newline, not valid JSON): a write in progress, or one cut short by a crash",
+			path, s.tornLine, s.size-s.tornAt))
+	}
+	if len(t.labels) > 0 {
+		sum.Labels = t.Labels()
+	}
+	if t.nodes.n == 0 {
+		return sum, nil
+	}
+	sum.Branches = len(t.branchEnds())
+	leaf := t.nodes.n - 1
+	es, err := t.decode([]int32{leaf})
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.LastTime = es[0].Time
+	for _, i := range t.chain(leaf) {
+		n := t.nodes.at(i)
+		if !n.message() {
+			continue
+		}
+		sum.Messages++
+		if sum.FirstUserText != "" || (n.role() != roleUser && n.role() != roleUnknown) {
+			continue
+		}
+		es, err := t.decode([]int32{i})
+		if err != nil {
+			return Summary{}, err
+		}
+		if m := es[0].Message; m != nil && m.Role == conversation.RoleUser && hasText(m) {
+			sum.FirstUserText = m.Text()
+		}
+	}
+	return sum, nil
+}
+
+// The summary cache: a sidecar file "<log>.summary" per log holds the
+// log's Summary and the size and modification time the log had when it
+// was computed. It is derived: valid only while the log's size and
+// modification time are those, rebuilt whenever they are not (or it
+// cannot be read), and safe to delete. The log stays the source of truth;
+// nothing about it changes.
+
+// summaryFormat is the version of the sidecar's shape; another version is
+// stale.
+const summaryFormat = 1
+
+// summaryPath is the sidecar of the log at path.
+func summaryPath(path string) string { return path + ".summary" }
+
+type summaryFile struct {
+	Format int `json:"format"`
+	// Size and MTime (nanoseconds since 1970) are the log's when the
+	// summary was computed from its first Size bytes.
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime_ns"`
+
+	Session       headerLine        `json:"session"`
+	Messages      int               `json:"messages"`
+	Branches      int               `json:"branches"`
+	Entries       int               `json:"entries"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	FirstUserText string            `json:"first_user_text,omitempty"`
+	LastTime      string            `json:"last_time,omitempty"`
+	Leaf          string            `json:"leaf,omitempty"`
+	Warnings      []string          `json:"warnings,omitempty"`
+}
+
+// CachedSummary returns the Summary of the log at path as Summarize does,
+// from its sidecar "<log>.summary" when that is valid (the log's size and
+// modification time are those it records), else by scanning the log and
+// then writing the sidecar (mode 0600, replaced atomically; a failure to
+// write it is ignored: it is only a cache). Listing many sessions costs a
+// stat and a small read per unchanged log.
+func CachedSummary(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read session log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Summary{}, fmt.Errorf("read session log: %w", err)
+	}
+	if sum, ok := readSummary(path, st); ok {
+		return sum, nil
+	}
+	// The summary is of the bytes there were at the stat: if the log
+	// grows meanwhile, its size no longer matches, and the next call
+	// computes it again.
+	sum, err := summarize(f, st.Size(), path)
+	if err != nil {
+		return Summary{}, err
+	}
+	_ = writeSummary(path, st, sum)
+	return sum, nil
+}
+
+// readSummary returns the sidecar's summary when it is valid for a log
+// with the FileInfo st.
+func readSummary(path string, st os.FileInfo) (Summary, bool) {
+	data, err := os.ReadFile(summaryPath(path))
+	if err != nil {
+		return Summary{}, false
+	}
+	var sf summaryFile
+	if json.Unmarshal(data, &sf) != nil || sf.Format != summaryFormat || sf.Size != st.Size() || sf.MTime != st.ModTime().UnixNano() {
+		return Summary{}, false
+	}
+	h, err := headerOf(sf.Session)
+	if err != nil {
+		return Summary{}, false
+	}
+	sum := Summary{Header: h, Messages: sf.Messages, Branches: sf.Branches, Entries: sf.Entries, Labels: sf.Labels,
+		FirstUserText: sf.FirstUserText, Leaf: sf.Leaf, Warnings: sf.Warnings}
+	if sf.LastTime != "" {
+		if sum.LastTime, err = time.Parse(time.RFC3339Nano, sf.LastTime); err != nil {
+			return Summary{}, false
+		}
+	}
+	return sum, true
+}
+
+// headerOf is a header as the sidecar holds it.
+func headerOf(h headerLine) (Header, error) {
+	created, err := time.Parse(time.RFC3339Nano, h.Created)
+	if err != nil {
+		return Header{}, err
+	}
+	return Header{Version: h.Version, ID: h.ID, Created: created.UTC(), Cwd: h.Cwd, ParentSession: h.ParentSession, ParentEntry: h.ParentEntry}, nil
+}
+
+// writeSummary writes the sidecar of the log with the FileInfo st.
+func writeSummary(path string, st os.FileInfo, sum Summary) error {
+	h := sum.Header
+	sf := summaryFile{Format: summaryFormat, Size: st.Size(), MTime: st.ModTime().UnixNano(),
+		Session: headerLine{Type: headerType, Version: h.Version, ID: h.ID, Created: formatTime(h.Created), Cwd: h.Cwd,
+			ParentSession: h.ParentSession, ParentEntry: h.ParentEntry},
+		Messages: sum.Messages, Branches: sum.Branches, Entries: sum.Entries, Labels: sum.Labels,
+		FirstUserText: sum.FirstUserText, Leaf: sum.Leaf, Warnings: sum.Warnings}
+	if !sum.LastTime.IsZero() {
+		sf.LastTime = formatTime(sum.LastTime)
+	}
+	data, err := json.Marshal(sf)
+	if err != nil {
+		return err
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".summary-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(data, '\n'))
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = os.Rename(tmp, summaryPath(path))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
