@@ -17,8 +17,9 @@ import (
 // header names src's session and the entry (parent_session,
 // parent_entry). Labels of the path's entries come along; entries off the
 // path do not. src is only read (it may have a writer); dst must not
-// exist. It returns the new log's header.
-func Fork(src, ref, dst string) (sessionlog.Header, error) {
+// exist. id is the new session's id ("" makes one: give the one dst's
+// name carries, if it carries one). It returns the new log's header.
+func Fork(src, ref, dst, id string) (sessionlog.Header, error) {
 	fail := func(err error) (sessionlog.Header, error) {
 		return sessionlog.Header{}, fmt.Errorf("fork %s: %w", src, err)
 	}
@@ -35,16 +36,16 @@ func Fork(src, ref, dst string) (sessionlog.Header, error) {
 	if err != nil {
 		return fail(err)
 	}
-	id := tree.Leaf()
+	at := tree.Leaf()
 	if ref = strings.TrimSpace(ref); ref != "" {
-		if id, err = tree.Resolve(ref); err != nil {
+		if at, err = tree.Resolve(ref); err != nil {
 			return fail(err)
 		}
 	}
-	if id == "" {
+	if at == "" {
 		return fail(errors.New("the log has no entries to fork"))
 	}
-	chain, err := tree.Chain(id)
+	chain, err := tree.Chain(at)
 	if err != nil {
 		return fail(err)
 	}
@@ -79,7 +80,7 @@ func Fork(src, ref, dst string) (sessionlog.Header, error) {
 			kept = append(kept, sessionlog.LabelEntry(c, text))
 		}
 	}
-	w, err := sessionlog.Create(dst, sessionlog.Header{Cwd: h.Cwd, ParentSession: h.ID, ParentEntry: id})
+	w, err := sessionlog.Create(dst, sessionlog.Header{ID: id, Cwd: h.Cwd, ParentSession: h.ID, ParentEntry: at})
 	if err != nil {
 		return fail(err)
 	}

@@ -243,7 +243,7 @@ func TestFork(t *testing.T) {
 	require.NoError(t, err)
 
 	dst := filepath.Join(t.TempDir(), "fork.jsonl")
-	h, err := Fork(path, a1[:7], dst)
+	h, err := Fork(path, a1[:7], dst, "")
 	require.NoError(t, err)
 	src, err := sessionlog.ReadHeader(path)
 	require.NoError(t, err)
@@ -251,7 +251,7 @@ func TestFork(t *testing.T) {
 	require.Equal(t, a1, h.ParentEntry)
 	require.NotEqual(t, src.ID, h.ID)
 
-	_, err = Fork(path, a1, dst)
+	_, err = Fork(path, a1, dst, "")
 	require.ErrorContains(t, err, "already exists")
 
 	log, err := sessionlog.Read(dst)
@@ -285,7 +285,7 @@ func TestForkAfterAMove(t *testing.T) {
 	require.NoError(t, err)
 	turn(ctx, s, "u3")
 	dst := filepath.Join(t.TempDir(), "fork.jsonl")
-	_, err = Fork(path, "", dst)
+	_, err = Fork(path, "", dst, "")
 	require.NoError(t, err)
 	log, err := sessionlog.Read(dst)
 	require.NoError(t, err)

@@ -158,8 +158,9 @@ func (c *chat) fork(ctx context.Context, args string, out io.Writer) error {
 		return fmt.Errorf("/fork: %w", host.ErrNotRecorded)
 	}
 	ref := strings.TrimSpace(args)
-	dst := newSessionPath(filepath.Dir(info.Path), sessionlog.NewID(), nowFunc())
-	h, err := host.Fork(info.Path, ref, dst)
+	id := sessionlog.NewID()
+	dst := newSessionPath(filepath.Dir(info.Path), id, nowFunc())
+	h, err := host.Fork(info.Path, ref, dst, id)
 	if err != nil {
 		return fmt.Errorf("/fork: %w", err)
 	}
@@ -355,13 +356,13 @@ It goes to -o FILE, or beside SESSION; panto --session FILE (or
 			if err != nil {
 				return err
 			}
-			dst := outPath
+			id, dst := sessionlog.NewID(), outPath
 			if dst == "" {
-				dst = newSessionPath(filepath.Dir(src), sessionlog.NewID(), nowFunc())
+				dst = newSessionPath(filepath.Dir(src), id, nowFunc())
 			} else if !filepath.IsAbs(dst) {
 				dst = filepath.Join(e.cwd, dst)
 			}
-			h, err := host.Fork(src, at, dst)
+			h, err := host.Fork(src, at, dst, id)
 			if err != nil {
 				return err
 			}

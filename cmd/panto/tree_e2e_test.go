@@ -285,6 +285,11 @@ func TestFork(t *testing.T) {
 	// continues it.
 	r = h.ok("session", "fork", src, "--at", a1)
 	fork2 := strings.TrimSpace(strings.Split(r.stdout, "\n")[1])
+	// Its name carries its id, as every session's does (--resume ID
+	// and the listing agree).
+	h2, err := sessionlog.ReadHeader(fork2)
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(fork2, "_"+h2.ID+".jsonl"), "%s is not named for its id %s", fork2, h2.ID)
 	h.ok("-c", "-p", "u3", "--provider", "echo")
 	require.Contains(t, string(mustRead(t, fork2)), `"u3"`)
 	require.NotContains(t, string(mustRead(t, src)), `"u3"`)
