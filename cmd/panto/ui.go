@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/tui"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // fullScreen reports whether the interactive session runs the
@@ -46,8 +50,18 @@ func runUI(ctx context.Context, e *env, o *options) error {
 	if err != nil {
 		return err
 	}
-	cfg := a.hostConfig(e, o, host.Log{Path: path, ID: id}, specs, prov)
-	cfg.Interactive = true
+	if o.from != "" && (path == "" || id != "") {
+		return usageErrorf("--from %s: name the session to continue (--session FILE, -c or --resume ID)", o.from)
+	}
+	open := func(ctx context.Context, l host.Log) (tui.Session, error) {
+		cfg := a.hostConfig(e, o, l, specs, prov)
+		cfg.Interactive = true
+		s, err := host.Open(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	prices := map[string]tui.Price{}
 	for m, p := range a.cfg.Prices {
 		prices[m] = tui.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
@@ -61,23 +75,56 @@ func runUI(ctx context.Context, e *env, o *options) error {
 	var restore func()
 	err = tui.Run(ctx, tui.Options{
 		Open: func(ctx context.Context) (tui.Session, error) {
-			s, err := host.Open(ctx, cfg)
-			if err != nil {
-				return nil, err
+			s, err := open(ctx, host.Log{Path: path, ID: id})
+			if err != nil || o.from == "" {
+				return s, err
+			}
+			// --from ID: continue from that entry, as a new branch.
+			if _, err := s.MoveTo(ctx, o.from, host.MoveOptions{}); err != nil && !errors.Is(err, host.ErrAlreadyThere) {
+				s.Close(ctx)
+				return nil, fmt.Errorf("--from %s: %w", o.from, err)
 			}
 			return s, nil
 		},
-		CWD:         a.dirs.CWD,
-		Home:        e.getenv("HOME"),
-		Version:     version,
-		Models:      a.cfg.Models,
-		Prices:      prices,
-		Theme:       a.cfg.Theme,
-		NoColor:     e.getenv("NO_COLOR") != "",
-		NoMouse:     !a.cfg.Mouse,
-		HistoryFile: history.Path(a.dirs.State, a.dirs.CWD),
-		Notices:     notices,
-		OnInterrupt: func(f func()) { restore = e.sig.onInterrupt(f) },
+		Reopen: func(ctx context.Context, path string) (tui.Session, error) { return open(ctx, host.Log{Path: path}) },
+		Fork: func(src, ref string) (string, error) {
+			id := sessionlog.NewID()
+			dst := newSessionPath(filepath.Dir(src), id, nowFunc())
+			if _, err := host.Fork(src, ref, dst, id); err != nil {
+				return "", err
+			}
+			return dst, nil
+		},
+		Sessions: func() ([]tui.SessionItem, error) {
+			list, err := dirSessions(a.dirs, func(string) {})
+			if err != nil {
+				return nil, err
+			}
+			var out []tui.SessionItem
+			for i, r := range summaries(list) {
+				it := tui.SessionItem{Path: list[i].path, ID: list[i].id, Err: r.err}
+				if r.err == nil {
+					it.ID = r.sum.Header.ID
+					it.Last = r.sum.LastTime.Local().Format("2006-01-02 15:04")
+					it.Messages, it.Branches, it.Labels = r.sum.Messages, r.sum.Branches, len(r.sum.Labels)
+					it.First = r.sum.FirstUserText
+				}
+				out = append(out, it)
+			}
+			return out, nil
+		},
+		BranchSummary: a.cfg.BranchSummary,
+		CWD:           a.dirs.CWD,
+		Home:          e.getenv("HOME"),
+		Version:       version,
+		Models:        a.cfg.Models,
+		Prices:        prices,
+		Theme:         a.cfg.Theme,
+		NoColor:       e.getenv("NO_COLOR") != "",
+		NoMouse:       !a.cfg.Mouse,
+		HistoryFile:   history.Path(a.dirs.State, a.dirs.CWD),
+		Notices:       notices,
+		OnInterrupt:   func(f func()) { restore = e.sig.onInterrupt(f) },
 	})
 	if restore != nil {
 		restore()

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -446,4 +448,84 @@ func TestUISigterm(t *testing.T) {
 	require.NoError(t, exec.Command("kill", "-TERM", strings.Fields(string(out))[0]).Run())
 	require.Equal(t, 143, u.exitCode())
 	require.NotContains(t, u.screen(), "❯", "the alternate screen is gone")
+}
+
+// /tree: the side pane shows the prompt as of the entry under the
+// cursor (not today's); Enter continues from there, under that prompt;
+// l labels an entry, f forks, and /resume goes back to the session left.
+func TestUITreeJumpAndThePromptPane(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	u := h.tmuxPanto(110, 32, nil, "--provider", "echo", "--extension", filepath.Join(pluginDir, "sysprompt"))
+	u.ready("echo/echo")
+	u.typ("before pirate")
+	u.keys("Enter")
+	u.wait(`you said "before pirate"`)
+	u.typ("/system-replace You are a pirate.")
+	u.keys("Enter")
+	u.wait("⚙ sysprompt replaced the system prompt")
+	u.typ("after pirate")
+	u.keys("Enter")
+	u.wait(`you said "after pirate"`)
+
+	u.typ("/tree")
+	u.keys("Enter")
+	s := u.wait("/tree · ")
+	require.Contains(t, s, "● echo: you said \"after pirate\"", "the cursor starts where the conversation is")
+	require.Contains(t, s, "You are a pirate.")
+	require.Contains(t, s, "· as now")
+	// Up to the reply before the replace: the pane shows the prompt as
+	// it was there.
+	u.keys("Up", "Up", "Up")
+	s = u.wait("differs from now")
+	require.Contains(t, s, "You are panto, a coding agent")
+	require.NotContains(t, s, "You are a pirate.")
+
+	// l labels it.
+	u.typ("l")
+	u.wait("label: ")
+	u.typ("the old prompt")
+	u.keys("Enter")
+	u.wait("[the old prompt] echo: you said")
+
+	// Enter continues from it: the conversation after it is gone from the
+	// screen, and the next reply is made under the prompt of that point.
+	u.keys("Enter")
+	s = u.wait("moved to ")
+	require.NotContains(t, s, "after pirate")
+	u.typ("on the old branch")
+	u.keys("Enter")
+	s = u.wait(`you said "on the old branch"`)
+	u.waitUntil(func(s string) bool { return strings.Contains(s, "You are panto, a coding agent") }, "the reply under the old prompt")
+	require.NotContains(t, u.screen(), "You are a pirate")
+
+	// f forks the path there into a new session and switches to it.
+	u.typ("/tree")
+	u.keys("Enter")
+	u.wait("/tree · ")
+	u.typ("f")
+	u.wait("forked into a new session")
+	require.Len(t, h.sessionFiles(), 2)
+
+	// /resume lists both; Enter on the other switches back.
+	u.typ("/resume")
+	u.keys("Enter")
+	s = u.wait("Sessions in ")
+	require.Contains(t, s, "* ", "this session is marked")
+	u.keys("Down", "Enter")
+	u.wait("resumed session ")
+	u.wait(`you said "on the old branch"`)
+	require.Equal(t, 0, u.quit())
+
+	// What the log holds: the label, the move, both branches.
+	var src string
+	for _, f := range h.sessionFiles() {
+		if hd, err := sessionlog.ReadHeader(f); err == nil && hd.ParentSession == "" {
+			src = f
+		}
+	}
+	log, err := sessionlog.Read(src)
+	require.NoError(t, err)
+	require.Contains(t, slices.Collect(maps.Values(log.Tree().Labels())), "the old prompt")
+	require.Len(t, log.Tree().Branches(), 2)
 }

@@ -27,6 +27,10 @@ var builtins = []builtin{
 	{"help", "", "keys and commands", true},
 	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it)", false},
 	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
+	{"tree", "", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
+	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
+	{"fork", "", "copy this conversation into a new session and switch to it", false},
+	{"resume", "", "switch to another session of this directory", false},
 	{"compact", "", "summarise older messages to free context (the prompt stays as it is)", false},
 	{"session", "", "the session id, log and message count", true},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
@@ -53,6 +57,8 @@ type commandDoneMsg struct {
 	compact *host.CompactResult
 	// model is the model /model switched to.
 	model string
+	// move is a /tree jump's end.
+	move *moveDoneMsg
 }
 
 // command runs /name args.
@@ -103,6 +109,14 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 			res, err := m.sess.Compact(ctx)
 			return commandDoneMsg{name: "compact", err: err, compact: &res}
 		})
+	case "tree":
+		return m.loadTree(false, "")
+	case "label":
+		return m.labelCmd(args)
+	case "fork":
+		return m.fork(strings.TrimSpace(args))
+	case "resume":
+		return m.resumeCmd(args)
 	case "model":
 		if args == "" {
 			m.ov = newModelPicker(m.models(), m.status.model)
@@ -166,6 +180,9 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 		}
 		m.status.model = m.sess.Info().Model
 		return m.next()
+	case msg.move != nil:
+		m.endBusy()
+		return tea.Batch(m.moveDone(msg.move), m.usageCmd(), m.next())
 	case msg.compact != nil:
 		m.endBusy()
 		switch {

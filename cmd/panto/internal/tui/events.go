@@ -222,6 +222,9 @@ func userText(msg conversation.Message) string {
 
 // events shows a batch of events and reads on.
 func (m *Model) events(msg eventsMsg) tea.Cmd {
+	if msg.turn == 0 && (m.sess == nil || msg.ch != m.sess.Events()) {
+		return nil // a session switched away from: it is closing
+	}
 	var cmds []tea.Cmd
 	shows := false
 	for _, ev := range msg.evs {
@@ -324,6 +327,11 @@ func (m *Model) event(ev host.Event, turn int) tea.Cmd {
 		m.questionClosed(ev)
 	case host.Status:
 		m.status.setExt(ev.By, ev.Key, ev.Text)
+	case host.Moved:
+		m.moved(ev)
+		return m.usageCmd()
+	case host.Labeled:
+		// The navigator says it by redrawing; /label by its reply.
 	case host.ModelChanged:
 		m.status.model = ev.Model
 		m.say(transcript.Quiet, "model "+ev.Model+" (recorded: a resume goes on with it)")

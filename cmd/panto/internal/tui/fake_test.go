@@ -15,6 +15,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // fakeSession is a Session whose turns follow a script. It records what
@@ -95,6 +96,14 @@ func (f *fakeSession) ContextUsage() (int, int)                   { return 1234,
 func (f *fakeSession) Messages() []conversation.Message           { return f.msgs }
 func (f *fakeSession) EffectiveSystem() []conversation.SystemText { return f.system }
 func (f *fakeSession) Close(ctx context.Context) error            { f.closed = true; return nil }
+func (f *fakeSession) Tree() (*sessionlog.Tree, error)            { return nil, host.ErrNotRecorded }
+func (f *fakeSession) MoveTo(context.Context, string, host.MoveOptions) (host.MoveResult, error) {
+	return host.MoveResult{}, host.ErrNotRecorded
+}
+func (f *fakeSession) Label(string, string) (string, error) { return "", host.ErrNotRecorded }
+func (f *fakeSession) PromptAt(string) ([]conversation.SystemText, error) {
+	return nil, host.ErrNotRecorded
+}
 func (f *fakeSession) sentTexts() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

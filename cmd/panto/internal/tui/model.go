@@ -45,6 +45,19 @@ type Options struct {
 	Output io.Writer
 	// Now is the clock (tests fix it); nil means time.Now.
 	Now func() time.Time
+	// BranchSummary is config branch_summary: a /tree jump asks the
+	// model for a summary of the branch left.
+	BranchSummary bool
+	// Sessions lists this directory's sessions for /resume, newest
+	// first; nil offers none.
+	Sessions func() ([]SessionItem, error)
+	// Reopen opens the log at path as a resume, with the same flags and
+	// extensions: /resume and /fork switch to it after closing the
+	// session. nil: neither can switch.
+	Reopen func(ctx context.Context, path string) (Session, error)
+	// Fork copies the path of the log at src up to the entry ref names
+	// to a new session's log, and returns that log's path.
+	Fork func(src, ref string) (string, error)
 	// OnInterrupt, when set, is given a function that interrupts as
 	// Ctrl-C does: panto calls it on SIGINT from outside.
 	OnInterrupt func(func())
@@ -251,6 +264,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case commandDoneMsg:
 		return m.commandDone(msg)
+	case treeLoadedMsg:
+		return m.treeLoaded(msg)
+	case promptAtMsg:
+		return m.promptAt(msg)
+	case sessionsMsg:
+		return m.sessionsLoaded(msg)
+	case switchedMsg:
+		return m.switched(msg)
 	case flushMsg:
 		return m.flush()
 	case tickMsg:

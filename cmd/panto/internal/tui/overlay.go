@@ -38,41 +38,15 @@ type pager struct {
 	off    int
 	hint   string
 	height int
+	// back is what closing the page goes back to (nil: the transcript).
+	back overlay
 }
 
 // newPromptPager shows the effective prompt, each block under a line that
 // says where it came from.
 func newPromptPager(blocks []conversation.SystemText, short func(string) string) *pager {
 	p := &pager{name: "/prompt", hint: fmt.Sprintf("%d block(s) · what the next request carries", len(blocks))}
-	p.render = func(th *theme.Theme, width int) []string {
-		var out []string
-		for i, b := range blocks {
-			from := short(b.Source)
-			if b.Source == "" {
-				from = fmt.Sprintf("message %d", b.Index+1)
-			}
-			if b.Key != "" {
-				from += " · section " + b.Key
-			}
-			if i > 0 {
-				out = append(out, "")
-			}
-			head := fmt.Sprintf("── block %d · %s ", i+1, from)
-			if n := width - ansi.StringWidth(head); n > 0 {
-				head += strings.Repeat("─", n)
-			}
-			out = append(out, th.AccentBold.Render(ansi.Truncate(head, width, "…")))
-			for _, l := range strings.Split(strings.TrimRight(b.Text, "\n"), "\n") {
-				l = strings.ReplaceAll(l, "\t", "    ")
-				if ansi.StringWidth(l) <= width {
-					out = append(out, l)
-					continue
-				}
-				out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
-			}
-		}
-		return out
-	}
+	p.render = func(th *theme.Theme, width int) []string { return promptLines(th, blocks, width, short) }
 	return p
 }
 
@@ -83,7 +57,7 @@ func (p *pager) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	h := max(1, p.height)
 	switch k.String() {
 	case "q", "esc", "ctrl+c", "enter":
-		m.ov = nil
+		m.ov = p.back
 		m.list.Changed()
 	case "up", "k":
 		p.off--

@@ -6,6 +6,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // Session is what the UI needs of a running session; *host.Session
@@ -23,6 +24,12 @@ type Session interface {
 	Messages() []conversation.Message
 	EffectiveSystem() []conversation.SystemText
 	Close(ctx context.Context) error
+
+	// The session tree (/tree).
+	Tree() (*sessionlog.Tree, error)
+	MoveTo(ctx context.Context, ref string, opt host.MoveOptions) (host.MoveResult, error)
+	Label(ref, text string) (string, error)
+	PromptAt(ref string) ([]conversation.SystemText, error)
 }
 
 var _ Session = (*host.Session)(nil)

@@ -72,6 +72,9 @@ type Model struct {
 	OwnFilter bool
 	// Empty is said when nothing matches.
 	Empty string
+	// ListShare is the list's share of a wide screen beside a preview,
+	// in percent (40 when 0).
+	ListShare int
 
 	items  []Item
 	shown  []int
@@ -255,7 +258,11 @@ func (m *Model) View(th *theme.Theme, width, height int) []string {
 		return append(head, m.rows(th, width, rowsH)...)
 	}
 	if width >= 70 {
-		lw := max(24, width*2/5)
+		share := m.ListShare
+		if share <= 0 {
+			share = 40
+		}
+		lw := max(24, width*share/100)
 		rows := m.rows(th, lw, rowsH)
 		var pv []string
 		if it, ok := m.Selected(); ok {

@@ -104,6 +104,15 @@ func (l *List) InsertFront(items ...Item) {
 	l.version++
 }
 
+// Reset empties the list (a move to another branch, another session):
+// the screen follows new output again.
+func (l *List) Reset() {
+	l.items = nil
+	l.follow, l.top = true, pos{}
+	l.shownFirst, l.shownLast = -1, -1
+	l.version++
+}
+
 // Len is the number of items.
 func (l *List) Len() int { return len(l.items) }
 
