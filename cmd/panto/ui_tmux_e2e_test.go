@@ -495,7 +495,7 @@ func TestUITreeJumpAndThePromptPane(t *testing.T) {
 	require.NotContains(t, s, "after pirate")
 	u.typ("on the old branch")
 	u.keys("Enter")
-	s = u.wait(`you said "on the old branch"`)
+	u.wait(`you said "on the old branch"`)
 	u.waitUntil(func(s string) bool { return strings.Contains(s, "You are panto, a coding agent") }, "the reply under the old prompt")
 	require.NotContains(t, u.screen(), "You are a pirate")
 
