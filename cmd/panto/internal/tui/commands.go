@@ -28,11 +28,11 @@ var builtins = []builtin{
 	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it)", false},
 	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
 	{"tree", "", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
-	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
-	{"fork", "", "copy this conversation into a new session and switch to it", false},
 	{"resume", "", "switch to another session of this directory", false},
 	{"compact", "", "summarise older messages to free context (the prompt stays as it is)", false},
 	{"session", "", "the session id, log and message count", true},
+	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
+	{"fork", "", "copy this conversation into a new session and switch to it", false},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
 }
 

@@ -54,7 +54,7 @@ func (m *Model) View() tea.View {
 	tH := m.transcriptHeight()
 	lines := m.transcriptLines(tH)
 	if m.comp.open() && m.ov == nil {
-		pop := m.popup(min(10, tH-1))
+		pop := m.popup(min(16, tH-1))
 		lines = append(lines[:len(lines)-len(pop):len(lines)-len(pop)], pop...)
 	}
 	var b strings.Builder
