@@ -283,11 +283,11 @@ func (m *Model) View(th *theme.Theme, width, height int) []string {
 		return out
 	}
 	// Narrow: the list, then the preview under it.
-	listH := max(1, rowsH/2)
-	out := append(head, m.rows(th, width, listH)...)
-	if it, ok := m.Selected(); ok && rowsH-listH > 1 {
+	rows := m.rows(th, width, max(1, rowsH/2))
+	out := append(head, rows...)
+	if it, ok := m.Selected(); ok && rowsH-len(rows) > 1 {
 		out = append(out, th.Border.Render(strings.Repeat("─", width)))
-		for _, l := range m.Preview(it, width, rowsH-listH-1) {
+		for _, l := range m.Preview(it, width, rowsH-len(rows)-1) {
 			out = append(out, ansi.Truncate(l, width, "…"))
 		}
 	}
