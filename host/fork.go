@@ -57,9 +57,10 @@ func Fork(src, ref, dst, id string) (sessionlog.Header, error) {
 	for _, c := range chain {
 		on[c] = true
 	}
-	// A label on the path whose target is off it would name nothing in
-	// the fork: leave it out (the entry after it follows its parent
-	// instead), and give the path's entries the labels in effect now.
+	// The path's label entries are left out (the entry after one follows
+	// its parent instead): one may name an entry off the path, and one
+	// that a label entry on another branch removed or replaced would come
+	// back. The fork gets the labels in effect now, of the path's entries.
 	dropped := map[string]string{} // a dropped entry's id: its parent
 	kept := entries[:0]
 	for _, e := range entries {
@@ -68,7 +69,7 @@ func Fork(src, ref, dst, id string) (sessionlog.Header, error) {
 			e.ParentID = p
 			p, ok = dropped[p]
 		}
-		if e.Label != nil && !on[e.Label.Target] || e.Raw != nil && e.ParentID != chainParent(e) {
+		if e.Label != nil || e.Raw != nil && e.ParentID != chainParent(e) {
 			dropped[e.ID] = e.ParentID
 			continue
 		}

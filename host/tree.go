@@ -165,8 +165,8 @@ func (s *Session) MoveTo(ctx context.Context, ref string, opt MoveOptions) (Move
 	if at(tree, res.From, to) {
 		return res, ErrAlreadyThere
 	}
-	if err := checkTarget(tree, to); err != nil {
-		return MoveResult{}, fmt.Errorf("move to %s: %w", short(to), err)
+	if _, err := CheckMove(tree, to); err != nil {
+		return MoveResult{}, err
 	}
 	left, err := leftBehind(tree, res.From, to)
 	if err != nil {
@@ -212,12 +212,20 @@ func (s *Session) MoveTo(ctx context.Context, ref string, opt MoveOptions) (Move
 // moveLocked records entries (a move, and maybe its summary) and loads
 // the new branch. The caller holds s.mu.
 func (s *Session) moveLocked(entries []sessionlog.Entry) error {
-	if _, err := s.w.Append(entries...); err != nil {
+	from := s.w.Leaf()
+	written, err := s.w.Append(entries...)
+	if err != nil {
 		return err
 	}
 	loaded, err := sessionlog.Load(s.path)
 	if err != nil {
-		return fmt.Errorf("load the new branch: %w", err)
+		// The new path cannot be read (an entry on it is damaged): move
+		// back, so what the log continues from is what the session holds.
+		back := sessionlog.MoveEntry(from, written[len(written)-1].ID)
+		if _, berr := s.w.Append(back); berr != nil {
+			return fmt.Errorf("load the new branch: %w; moving back failed too: %v", err, berr)
+		}
+		return fmt.Errorf("load the new branch: %w (moved back: the session goes on where it was)", err)
 	}
 	s.setBranchLocked(loaded)
 	return nil
@@ -240,28 +248,79 @@ func at(tree *sessionlog.Tree, leaf, to string) bool {
 	return false
 }
 
-// checkTarget refuses to move to a reply whose tool calls would then have
-// no results: every provider refuses such a request.
+// CheckMove resolves ref (an entry id or a unique prefix) in tree and
+// says whether a move may go there, as MoveTo would: it returns the
+// entry's id. A front end checks a move asked for on its command line
+// with it before it opens (and so writes to) the session.
+func CheckMove(tree *sessionlog.Tree, ref string) (string, error) {
+	to, err := tree.Resolve(strings.TrimSpace(ref))
+	if err != nil {
+		return "", fmt.Errorf("move: %w", err)
+	}
+	if err := checkTarget(tree, to); err != nil {
+		return "", fmt.Errorf("move to %s: %w", short(to), err)
+	}
+	return to, nil
+}
+
+// checkTarget refuses to move where the next message would follow a
+// reply whose tool calls have no results (every provider refuses such a
+// request): the reply itself, or an entry after it and before its
+// results — a label, a move, a change of the prompt.
 func checkTarget(tree *sessionlog.Tree, id string) error {
-	n, err := tree.Node(id)
-	if err != nil {
-		return err
-	}
-	if n.Type != sessionlog.TypeMessage || n.Role != conversation.RoleAssistant && n.Role != "" {
-		return nil
-	}
-	es, err := tree.Entries(id)
-	if err != nil {
-		return err
-	}
-	if m := es[0].Message; m != nil && len(m.ToolUses()) > 0 {
-		hint := "move to the entry of its results, or to the message before it"
-		if kids, _ := tree.Children(id); len(kids) > 0 {
-			hint = "move to " + short(kids[0]) + " (its results), or to the message before it"
+	for cur := id; cur != ""; {
+		n, err := tree.Node(cur)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("it is a reply that calls tools, and the next message would leave its calls without results; %s", hint)
+		switch {
+		case n.Type == sessionlog.TypeBranchSummary || n.Type == sessionlog.TypeCompaction:
+			return nil
+		case n.Type != sessionlog.TypeMessage || n.Role == conversation.RoleSystem:
+			cur = n.ParentID
+			continue
+		case n.Role != conversation.RoleAssistant && n.Role != "":
+			return nil
+		}
+		es, err := tree.Entries(cur)
+		if err != nil {
+			return err
+		}
+		m := es[0].Message
+		if m == nil || len(m.ToolUses()) == 0 {
+			return nil
+		}
+		hint := "move to the entry of its results, or to the message before it"
+		if r := resultsOf(tree, cur); r != "" {
+			hint = "move to " + short(r) + " (its results), or to the message before it"
+		}
+		if cur == id {
+			return fmt.Errorf("it is a reply that calls tools, and the next message would leave its calls without results; %s", hint)
+		}
+		return fmt.Errorf("it follows %s, a reply that calls tools, before their results: the next message would leave the calls without results; %s", short(cur), hint)
 	}
 	return nil
+}
+
+// resultsOf finds the message that answers the tool calls of reply: the
+// first tool message after it, past entries that are not messages.
+func resultsOf(tree *sessionlog.Tree, reply string) string {
+	queue := []string{reply}
+	for seen := 0; len(queue) > 0 && seen < 64; seen++ {
+		kids, _ := tree.Children(queue[0])
+		queue = queue[1:]
+		for _, k := range kids {
+			n, err := tree.Node(k)
+			switch {
+			case err != nil:
+			case n.Type == sessionlog.TypeMessage && n.Role == conversation.RoleTool:
+				return k
+			case n.Type != sessionlog.TypeMessage || n.Role == conversation.RoleSystem:
+				queue = append(queue, k)
+			}
+		}
+	}
+	return ""
 }
 
 // leftBehind returns the entries of the chain to from that the chain to

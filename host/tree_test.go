@@ -2,7 +2,9 @@ package host
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -297,4 +299,111 @@ func TestForkAfterAMove(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"u1", "a1", "u3", "a3"}, got)
+}
+
+// A label removed on another branch stays removed in a fork of the
+// branch that holds the label entry: a fork has the labels in effect.
+func TestForkKeepsOnlyTheLabelsInEffect(t *testing.T) {
+	t.Parallel()
+	model := &script{replies: []conversation.Message{conversation.AssistantText("a1"), conversation.AssistantText("a2"), conversation.AssistantText("a3")}}
+	s, path := newSession(t, model)
+	ctx := context.Background()
+	turn(ctx, s, "u1")
+	u1, a1 := msgID(t, s, "u1"), msgID(t, s, "a1")
+	_, err := s.Label(u1, "wrong label") // on the path to a2
+	require.NoError(t, err)
+	_, err = s.Label(a1, "kept")
+	require.NoError(t, err)
+	turn(ctx, s, "u2")
+	a2 := msgID(t, s, "a2")
+	_, err = s.MoveTo(ctx, a1, MoveOptions{})
+	require.NoError(t, err)
+	turn(ctx, s, "u3")
+	_, err = s.Label(u1, "") // removed, on the other branch
+	require.NoError(t, err)
+
+	dst := filepath.Join(t.TempDir(), "fork.jsonl")
+	_, err = Fork(path, a2, dst, "")
+	require.NoError(t, err)
+	log, err := sessionlog.Read(dst)
+	require.NoError(t, err)
+	require.Empty(t, log.Warnings)
+	require.Equal(t, map[string]string{a1: "kept"}, log.Tree().Labels())
+}
+
+// A label (or any entry that is not a message) between a reply's tool
+// calls and their results is no place to continue from: the next
+// message would follow the calls without their results. The reply's
+// results are.
+func TestMoveRefusedBetweenToolCallsAndResults(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	w, err := sessionlog.Create(path, sessionlog.Header{Cwd: "/p"})
+	require.NoError(t, err)
+	add := func(e sessionlog.Entry) string {
+		t.Helper()
+		out, err := w.Append(e)
+		require.NoError(t, err)
+		return out[0].ID
+	}
+	add(sessionlog.MessageEntry(conversation.SystemMessage("seed", conversation.ModeAppend)))
+	u1 := add(sessionlog.MessageEntry(conversation.UserText("u1")))
+	reply := add(sessionlog.MessageEntry(calls(use("c1", "read", `{}`))))
+	label := add(sessionlog.LabelEntry(u1, "after the crash"))
+	results := add(sessionlog.MessageEntry(conversation.Message{Role: conversation.RoleTool, Content: []conversation.Block{conversation.ToolResult("c1", "interrupted", true)}}))
+	add(sessionlog.MessageEntry(conversation.AssistantText("a1")))
+	require.NoError(t, w.Close())
+
+	s := reopen(t, path, &script{})
+	tree, err := s.Tree()
+	require.NoError(t, err)
+	for _, ref := range []string{reply, label} {
+		_, err := s.MoveTo(context.Background(), ref, MoveOptions{})
+		require.ErrorContains(t, err, "without results", ref)
+		require.ErrorContains(t, err, "move to "+results[:8]+" (its results)", ref)
+		_, err = CheckMove(tree, ref)
+		require.Error(t, err)
+	}
+	_, err = s.MoveTo(context.Background(), results, MoveOptions{})
+	require.NoError(t, err)
+}
+
+// A move to a branch that cannot be read (an entry on it is damaged, its
+// head intact) fails and moves back: the log goes on from where the
+// session is, and resumes there.
+func TestMoveToADamagedBranchMovesBack(t *testing.T) {
+	t.Parallel()
+	model := &script{replies: []conversation.Message{conversation.AssistantText("a1"), conversation.AssistantText("a2"),
+		conversation.AssistantText("a3"), conversation.AssistantText("a4")}}
+	s, path := newSession(t, model)
+	ctx := context.Background()
+	turn(ctx, s, "u1")
+	turn(ctx, s, "u2")
+	a1, a2 := msgID(t, s, "a1"), msgID(t, s, "a2")
+	_, err := s.MoveTo(ctx, a1, MoveOptions{})
+	require.NoError(t, err)
+	turn(ctx, s, "u3")
+	require.NoError(t, s.Close(ctx))
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	damaged := strings.Replace(string(data), `"text":"u2"`, `"text":u2`, 1)
+	require.NotEqual(t, string(data), damaged)
+	require.NoError(t, os.WriteFile(path, []byte(damaged), 0o600))
+
+	s = reopen(t, path, model)
+	_, err = s.MoveTo(ctx, a2, MoveOptions{})
+	require.ErrorContains(t, err, "moved back")
+	turn(ctx, s, "u4")
+	require.Equal(t, []string{"user: u1", "assistant: a1", "user: u3", "assistant: a3", "user: u4"}, model.lastMessages())
+	require.NoError(t, s.Close(ctx))
+	log, err := sessionlog.Load(path)
+	require.NoError(t, err)
+	var got []string
+	for _, m := range log.Messages() {
+		if m.Role != conversation.RoleSystem {
+			got = append(got, m.Text())
+		}
+	}
+	require.Equal(t, []string{"u1", "a1", "u3", "a3", "u4", "a4"}, got)
 }

@@ -1,7 +1,12 @@
 package sessionlog
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -154,4 +159,54 @@ func TestLoadOfTestdataIsRead(t *testing.T) {
 	for _, p := range paths {
 		checkAgainstRead(t, p)
 	}
+}
+
+// A log written in another key order (a tool that re-encodes JSON sorts
+// the keys, putting parent_id after id and message) reads the same: the
+// scan's fast path only takes lines in panto's own layout.
+func TestScanReadsAnyKeyOrder(t *testing.T) {
+	t.Parallel()
+	path := treeLog(t)
+	want, err := Scan(path)
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i := 1; i < len(lines); i++ {
+		// type and id first, as panto writes them, parent_id last.
+		var e map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &e))
+		keys := []string{"type", "id"}
+		for k := range e {
+			if k != "type" && k != "id" && k != "parent_id" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys[2:])
+		if _, ok := e["parent_id"]; ok {
+			keys = append(keys, "parent_id")
+		}
+		var b strings.Builder
+		for j, k := range keys {
+			b.WriteString(map[bool]string{true: "{", false: ","}[j == 0])
+			fmt.Fprintf(&b, "%q:%s", k, e[k])
+		}
+		lines[i] = b.String() + "}"
+	}
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	got, err := Scan(path)
+	require.NoError(t, err)
+	require.Equal(t, want.Leaf(), got.Leaf())
+	for _, leaf := range []string{"00000000000000ca", "00000000000000b6"} {
+		w, err := want.Chain(leaf)
+		require.NoError(t, err)
+		g, err := got.Chain(leaf)
+		require.NoError(t, err)
+		require.Equal(t, w, g)
+	}
+	require.Equal(t, want.Labels(), got.Labels())
+	loaded, err := Load(path)
+	require.NoError(t, err)
+	msgs := loaded.Messages()
+	require.Equal(t, "answer 2, better", msgs[len(msgs)-1].Text())
 }

@@ -394,10 +394,14 @@ func fastHead(l []byte, h *head) bool {
 	if h.id, h.idv, h.idHex, i, ok = idAt(l, i+len(headID)); !ok {
 		return false
 	}
-	if bytes.HasPrefix(l[i:], headParent) {
-		if h.parent, h.parentv, h.parentHex, i, ok = idAt(l, i+len(headParent)); !ok {
-			return false
-		}
+	// A line without parent_id right after its id (the first entry, or
+	// one written in another key order) is read the slow way: its
+	// parent_id may come later.
+	if !bytes.HasPrefix(l[i:], headParent) {
+		return false
+	}
+	if h.parent, h.parentv, h.parentHex, i, ok = idAt(l, i+len(headParent)); !ok {
+		return false
 	}
 	if string(h.typ) != string(TypeMessage) {
 		return true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // chat is a running session and the view that shows its events: print
@@ -127,9 +129,9 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 		a.close()
 		return nil, err
 	}
-	if o.from != "" && (path == "" || id != "") {
+	if err := checkFrom(o.from, path, id); err != nil {
 		a.close()
-		return nil, usageErrorf("--from %s: name the session to continue (--session FILE, -c or --resume ID)", o.from)
+		return nil, err
 	}
 	prov, err := a.newProvider(e)
 	if err != nil {
@@ -490,4 +492,27 @@ func (c *chat) models(current string) []string {
 		}
 	}
 	return out
+}
+
+// checkFrom checks --from against the log it names an entry of, before
+// the session opens: a move that would fail records nothing (no
+// lifecycle entry, no re-seed, no new log).
+func checkFrom(from, path, id string) error {
+	if from == "" {
+		return nil
+	}
+	if path == "" || id != "" {
+		return usageErrorf("--from %s: name the session to continue (--session FILE, -c or --resume ID)", from)
+	}
+	tree, err := sessionlog.Scan(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("--from %s: %s does not exist: --from continues a recorded session", from, path)
+	}
+	if err != nil {
+		return fmt.Errorf("--from %s: %w", from, err)
+	}
+	if _, err := host.CheckMove(tree, from); err != nil {
+		return fmt.Errorf("--from %s: %w", from, err)
+	}
+	return nil
 }

@@ -423,30 +423,20 @@ or with --all the whole tree. To -o FILE, or stdout.`,
 			if err != nil {
 				return err
 			}
-			w := e.stdout
-			var f *os.File
-			if outPath != "" {
-				p := outPath
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(e.cwd, p)
+			render := func(w io.Writer) error {
+				if format == "html" {
+					return export.HTML(w, log, export.Options{All: all})
 				}
-				if f, err = os.Create(p); err != nil {
-					return fmt.Errorf("session export: %w", err)
-				}
-				w = f
+				return export.Markdown(w, log, export.Options{All: all})
 			}
-			opt := export.Options{All: all}
-			if format == "html" {
-				err = export.HTML(w, log, opt)
-			} else {
-				err = export.Markdown(w, log, opt)
+			if outPath == "" {
+				return render(e.stdout)
 			}
-			if f != nil {
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
+			p := outPath
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(e.cwd, p)
 			}
-			return err
+			return writeExport(p, path, render)
 		},
 	}
 	exp.Flags().StringVar(&format, "format", "html", "`FORMAT` html or md")
@@ -517,4 +507,39 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// writeExport writes an export to dst whole or not at all (a temporary
+// file beside it, renamed over it), and never over a session log: not
+// the one exported (however dst names it: a link, another path), nor
+// any other.
+func writeExport(dst, src string, render func(io.Writer) error) error {
+	if fi, err := os.Stat(dst); err == nil {
+		if si, serr := os.Stat(src); serr == nil && os.SameFile(fi, si) {
+			return fmt.Errorf("session export: -o %s is the session log being exported: write the export elsewhere", dst)
+		}
+		if _, herr := sessionlog.ReadHeader(dst); herr == nil {
+			return fmt.Errorf("session export: -o %s is a session log: write the export elsewhere", dst)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".export-*")
+	if err != nil {
+		return fmt.Errorf("session export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := render(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("session export: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("session export: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("session export: %w", err)
+	}
+	return nil
 }

@@ -322,6 +322,22 @@ func TestExportHTML(t *testing.T) {
 	out := filepath.Join(h.root, "s.html")
 	h.ok("session", "export", "--format", "html", "-o", out)
 	page := mustRead(t, out)
+
+	// -o never writes over a session log: the one exported, by its path
+	// or a link to it, or another.
+	log := h.sessionFiles()[0]
+	before := mustRead(t, log)
+	link := filepath.Join(h.root, "link.jsonl")
+	require.NoError(t, os.Symlink(log, link))
+	other := filepath.Join(h.root, "other.jsonl")
+	require.NoError(t, os.WriteFile(other, before, 0o600))
+	for _, dst := range []string{log, link, other} {
+		r := h.run("", "session", "export", "--format", "md", "-o", dst)
+		require.Equal(t, 1, r.code, dst)
+		require.Contains(t, r.stderr, "write the export elsewhere", dst)
+	}
+	require.Equal(t, string(before), string(mustRead(t, log)))
+	require.Equal(t, string(before), string(mustRead(t, other)))
 	doc, err := html.Parse(bytes.NewReader(page))
 	require.NoError(t, err)
 
@@ -447,10 +463,18 @@ func TestBadTreeInput(t *testing.T) {
 	require.Contains(t, r.stderr, "torn")
 	require.Len(t, entriesOfType(t, torn, "move"), 1)
 
-	// --from names no entry, or a session that does not exist yet.
+	// --from names no entry, or a session that does not exist yet: a
+	// failed --from records nothing (no lifecycle entry, no re-seed, no
+	// new log).
+	before := mustRead(t, log)
 	r = h.run("", "-p", "x", "--provider", "echo", "--session", log, "--from", "nope")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, `--from nope: move: `)
+	require.Equal(t, string(before), string(mustRead(t, log)), "a failed --from leaves the log as it was")
+	fresh := filepath.Join(h.root, "fresh.jsonl")
+	r = h.run("", "-p", "x", "--provider", "echo", "--session", fresh, "--from", u1)
+	require.NotEqual(t, 0, r.code)
+	require.NoFileExists(t, fresh)
 	r = h.run("", "-p", "x", "--provider", "echo", "--from", "abcd")
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "name the session to continue")

@@ -50,8 +50,8 @@ func runUI(ctx context.Context, e *env, o *options) error {
 	if err != nil {
 		return err
 	}
-	if o.from != "" && (path == "" || id != "") {
-		return usageErrorf("--from %s: name the session to continue (--session FILE, -c or --resume ID)", o.from)
+	if err := checkFrom(o.from, path, id); err != nil {
+		return err
 	}
 	open := func(ctx context.Context, l host.Log) (tui.Session, error) {
 		cfg := a.hostConfig(e, o, l, specs, prov)
