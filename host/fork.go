@@ -38,7 +38,9 @@ func Fork(src, ref, dst, id string) (sessionlog.Header, error) {
 	}
 	at := tree.Leaf()
 	if ref = strings.TrimSpace(ref); ref != "" {
-		if at, err = tree.Resolve(ref); err != nil {
+		// Where a move may not go, a fork may not end: a reply whose
+		// calls the fork would leave without their results.
+		if at, err = CheckMove(tree, ref); err != nil {
 			return fail(err)
 		}
 	}

@@ -364,6 +364,12 @@ func TestMoveRefusedBetweenToolCallsAndResults(t *testing.T) {
 		_, err = CheckMove(tree, ref)
 		require.Error(t, err)
 	}
+	// A fork may not end there either: its resume would record the
+	// calls as interrupted, though they ran.
+	_, err = Fork(path, reply, filepath.Join(t.TempDir(), "f.jsonl"), "")
+	require.ErrorContains(t, err, "without results")
+	_, err = Fork(path, results, filepath.Join(t.TempDir(), "f.jsonl"), "")
+	require.NoError(t, err)
 	_, err = s.MoveTo(context.Background(), results, MoveOptions{})
 	require.NoError(t, err)
 }

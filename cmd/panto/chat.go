@@ -150,7 +150,12 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 		cfg.Interactive = interactive
 		return host.Open(ctx, cfg)
 	}
-	c.reopen = func(ctx context.Context, path string) (*host.Session, error) { return open(ctx, host.Log{Path: path}) }
+	c.reopen = func(ctx context.Context, path string) (*host.Session, error) {
+		if err := mustExist(path); err != nil {
+			return nil, err
+		}
+		return open(ctx, host.Log{Path: path})
+	}
 	c.sess, err = open(ctx, host.Log{Path: path, ID: id})
 	if err != nil {
 		a.close()
@@ -513,6 +518,17 @@ func checkFrom(from, path, id string) error {
 	}
 	if _, err := host.CheckMove(tree, from); err != nil {
 		return fmt.Errorf("--from %s: %w", from, err)
+	}
+	return nil
+}
+
+// mustExist refuses to switch to a log that is gone (moved or deleted
+// since it was listed): opening it would start a new session there.
+func mustExist(path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the session log %s no longer exists", path)
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

@@ -68,6 +68,8 @@ func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("/tree %s: %w", ref, err)
 	}
+	// A reply's row holds its tool calls' results: continue after them.
+	id = treeview.ContinueAt(t, id)
 	// Going back to a message of yours means asking it again: continue
 	// from before it, and show what it said.
 	var retype string
@@ -158,6 +160,11 @@ func (c *chat) fork(ctx context.Context, args string, out io.Writer) error {
 		return fmt.Errorf("/fork: %w", host.ErrNotRecorded)
 	}
 	ref := strings.TrimSpace(args)
+	if t, err := c.sess.Tree(); err == nil && ref != "" {
+		if full, err := t.Resolve(ref); err == nil {
+			ref = treeview.ContinueAt(t, full) // a reply's fork holds its results
+		}
+	}
 	id := sessionlog.NewID()
 	dst := newSessionPath(filepath.Dir(info.Path), id, nowFunc())
 	h, err := host.Fork(info.Path, ref, dst, id)

@@ -86,7 +86,12 @@ func runUI(ctx context.Context, e *env, o *options) error {
 			}
 			return s, nil
 		},
-		Reopen: func(ctx context.Context, path string) (tui.Session, error) { return open(ctx, host.Log{Path: path}) },
+		Reopen: func(ctx context.Context, path string) (tui.Session, error) {
+			if err := mustExist(path); err != nil {
+				return nil, err
+			}
+			return open(ctx, host.Log{Path: path})
+		},
 		Fork: func(src, ref string) (string, error) {
 			id := sessionlog.NewID()
 			dst := newSessionPath(filepath.Dir(src), id, nowFunc())

@@ -529,3 +529,29 @@ func TestUITreeJumpAndThePromptPane(t *testing.T) {
 	require.Contains(t, slices.Collect(maps.Values(log.Tree().Labels())), "the old prompt")
 	require.Len(t, log.Tree().Branches(), 2)
 }
+
+// A session deleted after /resume listed it is not recreated: panto says
+// it is gone and stays in the session it had.
+func TestUIResumeOfAVanishedLog(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "the old one", "--provider", "echo")
+	old := h.sessionFiles()[0]
+	time.Sleep(1100 * time.Millisecond) // a newer session (names sort by second)
+	h.ok("-p", "the new one", "--provider", "echo")
+	u := h.tmuxPanto(100, 30, nil, "--provider", "echo", "-c")
+	u.wait("the new one")
+	u.ready("echo/echo")
+	u.typ("/resume")
+	u.keys("Enter")
+	u.wait("Sessions in ")
+	require.NoError(t, os.Remove(old))
+	u.keys("Down", "Enter")
+	u.wait("no longer exists")
+	require.NoFileExists(t, old)
+	u.typ("still here")
+	u.keys("Enter")
+	u.wait(`you said "still here"`)
+	require.Equal(t, 0, u.quit())
+	require.Len(t, h.sessionFiles(), 1)
+}

@@ -38,6 +38,11 @@ type Row struct {
 	// Text is the row's first words: a message's first line, a reply's
 	// tool calls, a summary's start.
 	Text string `json:"text"`
+	// To is the entry a move to the row goes to, when it is not ID: the
+	// results of a reply's tool calls, which fold into the reply's row
+	// (continuing from the reply itself would leave its calls without
+	// results).
+	To string `json:"to,omitempty"`
 	// Label is the entry's label, if any.
 	Label string `json:"label,omitempty"`
 	// Prompt says what the row did to the system prompt (system rows):
@@ -58,6 +63,27 @@ type Row struct {
 
 // Short is an entry id as the views show it: 8 characters, enough to
 // name one entry (panto resolves any unique prefix).
+// ContinueAt is the entry a move to id goes to: id itself, or, for a
+// reply whose tool calls the message after it answers, that message —
+// the results fold into the reply's row, and continuing from the reply
+// itself would leave its calls without results.
+func ContinueAt(tree *sessionlog.Tree, id string) string {
+	n, err := tree.Node(id)
+	if err != nil || n.Type != sessionlog.TypeMessage || n.Role != conversation.RoleAssistant && n.Role != "" {
+		return id
+	}
+	kids, err := tree.Children(id)
+	if err != nil {
+		return id
+	}
+	for _, k := range kids {
+		if kn, err := tree.Node(k); err == nil && kn.Type == sessionlog.TypeMessage && kn.Role == conversation.RoleTool {
+			return k
+		}
+	}
+	return id
+}
+
 func Short(id string) string {
 	if len(id) > 8 {
 		return id[:8]
@@ -137,6 +163,9 @@ func Build(tree *sessionlog.Tree, opt Options) ([]Row, error) {
 			if parent == nil { // a hidden first entry: an empty system row holds the tree
 				parent = &node{row: Row{ID: id, Kind: KindSystem}}
 				root = parent
+			}
+			if n.Type == sessionlog.TypeMessage && n.Role == conversation.RoleTool && parent.row.Kind == KindAssistant && len(parent.kids) == 0 {
+				parent.row.To = id
 			}
 			rowOf[id] = parent
 		case kind == KindSystem && parent != nil && parent.row.Kind == KindSystem && len(parent.kids) == 0:

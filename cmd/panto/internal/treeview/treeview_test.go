@@ -75,6 +75,8 @@ func TestBuild(t *testing.T) {
 	require.Equal(t, 1, rows[3].Depth)
 	require.True(t, rows[8].Here)
 	require.Equal(t, "persona replaced the system prompt", rows[3].Prompt)
+	require.Equal(t, ids["r2"], rows[5].To, "a move to a reply whose calls fold into its row goes to their results")
+	require.Empty(t, rows[2].To)
 }
 
 func TestWriteCutsToWidth(t *testing.T) {

@@ -27,7 +27,7 @@ var builtins = []builtin{
 	{"help", "", "keys and commands", true},
 	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it)", false},
 	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
-	{"tree", "", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
+	{"tree", "[ID]", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
 	{"resume", "", "switch to another session of this directory", false},
 	{"compact", "", "summarise older messages to free context (the prompt stays as it is)", false},
 	{"session", "", "the session id, log and message count", true},
@@ -110,7 +110,7 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 			return commandDoneMsg{name: "compact", err: err, compact: &res}
 		})
 	case "tree":
-		return m.loadTree(false, "")
+		return m.treeCmd(args)
 	case "label":
 		return m.labelCmd(args)
 	case "fork":

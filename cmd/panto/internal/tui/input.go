@@ -159,6 +159,11 @@ func (m *Model) pasteMsg(s string) tea.Cmd {
 		}
 		return nil
 	}
+	if nav, ok := m.ov.(*treeNav); ok && nav.label != nil {
+		// A label is one line.
+		nav.label.InsertString(strings.Join(strings.Fields(normalise(s)), " "))
+		return nil
+	}
 	if m.ov != nil {
 		return nil
 	}

@@ -59,6 +59,9 @@ func (p *pager) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	case "q", "esc", "ctrl+c", "enter":
 		m.ov = p.back
 		m.list.Changed()
+		if m.ov == nil {
+			return m.next()
+		}
 	case "up", "k":
 		p.off--
 	case "down", "j":
@@ -71,8 +74,6 @@ func (p *pager) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		p.off = 0
 	case "end", "G":
 		p.off = len(p.lines)
-	case "ctrl+d":
-		return m.quit()
 	}
 	return nil
 }
@@ -133,6 +134,7 @@ func (p *modelPicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	switch p.pk.Update(k) {
 	case picker.Cancel:
 		m.ov = nil
+		return m.next()
 	case picker.Choose:
 		it, _ := p.pk.Selected()
 		m.ov = nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -77,11 +78,11 @@ func (m *Model) loadTree(full bool, keep string) tea.Cmd {
 func (m *Model) treeLoaded(msg treeLoadedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.say(transcript.Error, "/tree: "+errText(msg.err))
-		return nil
+		return m.next()
 	}
 	if len(msg.rows) == 0 {
 		m.say(transcript.Quiet, "/tree: the session has no entries yet")
-		return nil
+		return m.next()
 	}
 	nav, _ := m.ov.(*treeNav)
 	if nav == nil {
@@ -181,9 +182,7 @@ func (nav *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	case "esc", "q", "ctrl+c":
 		m.ov = nil
 		m.list.Changed()
-		return nil
-	case "ctrl+d":
-		return m.quit()
+		return m.next()
 	case "enter":
 		if !ok {
 			return nil
@@ -211,7 +210,7 @@ func (nav *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.ov = nil
 		m.list.Changed()
-		return m.fork(row.ID)
+		return m.fork(cmp.Or(row.To, row.ID))
 	case "p":
 		if p, ok := nav.prompts[row.ID]; ok && p.err == nil {
 			pg := newPromptPager(p.blocks, m.prompts.long)
@@ -317,23 +316,57 @@ type moveDoneMsg struct {
 	retype string
 }
 
+// treeCmd is /tree [--full] or /tree [--summary|--no-summary] ID: the
+// navigator, or a jump to the entry ID names, as in the line loop.
+func (m *Model) treeCmd(args string) tea.Cmd {
+	full, ref := false, ""
+	summarize := m.o.BranchSummary
+	for _, a := range strings.Fields(args) {
+		switch a {
+		case "--full":
+			full = true
+		case "--summary", "-s":
+			summarize = true
+		case "--no-summary":
+			summarize = false
+		default:
+			if ref != "" || strings.HasPrefix(a, "-") {
+				m.say(transcript.Error, fmt.Sprintf("/tree: unexpected %q (want /tree [--full] or /tree [--summary|--no-summary] ID)", a))
+				return m.next()
+			}
+			ref = a
+		}
+	}
+	if ref == "" {
+		return m.loadTree(full, "")
+	}
+	return m.jumpTo(treeview.Row{ID: ref}, summarize)
+}
+
 // jump continues the conversation from row: a reply, a summary or a
 // change of the prompt is continued after; a message of the user's is
 // asked again — the move goes to before it, and its text is put back in
 // the editor to edit and send.
-func (m *Model) jump(row treeview.Row) tea.Cmd {
+func (m *Model) jump(row treeview.Row) tea.Cmd { return m.jumpTo(row, m.o.BranchSummary) }
+
+func (m *Model) jumpTo(row treeview.Row, summarize bool) tea.Cmd {
 	if m.busy != idle {
 		m.say(transcript.Warning, "/tree: panto is busy; jump when the turn ends")
 		return nil
 	}
-	sess, summarize := m.sess, m.o.BranchSummary
+	sess := m.sess
 	what := "moving"
 	if summarize {
 		what = "moving (summarising the branch left)"
 	}
 	return m.startBusy(commanding, what, func(ctx context.Context) commandDoneMsg {
-		id, retype := row.ID, ""
+		id, retype := cmp.Or(row.To, row.ID), ""
 		if t, err := sess.Tree(); err == nil {
+			if row.To == "" {
+				if full, err := t.Resolve(id); err == nil {
+					id = treeview.ContinueAt(t, full)
+				}
+			}
 			if es, err := t.Entries(id); err == nil && es[0].Message != nil && es[0].Message.Role == conversation.RoleUser && es[0].ParentID != "" {
 				retype, id = userText(*es[0].Message), es[0].ParentID
 			}
@@ -460,6 +493,14 @@ type switchedMsg struct {
 // anything is closed. When the log cannot be opened, the session left is
 // opened again.
 func (m *Model) switchTo(target func() (path, what string, err error)) tea.Cmd {
+	return m.switchToSaying(func() (string, func(Session) string, error) {
+		path, what, err := target()
+		return path, func(Session) string { return what }, err
+	})
+}
+
+// switchToSaying is switchTo, saying something of the session opened.
+func (m *Model) switchToSaying(target func() (path string, what func(Session) string, err error)) tea.Cmd {
 	old, reopen := m.sess, m.o.Reopen
 	left := old.Info().Path
 	m.sess = nil // what is typed meanwhile waits, as at the start
@@ -478,10 +519,11 @@ func (m *Model) switchTo(target func() (path, what string, err error)) tea.Cmd {
 			}
 			return switchedMsg{err: fmt.Errorf("opening %s: %w; reopening the session left failed too", path, err)}
 		}
+		said := what(sess)
 		if closeErr != nil {
-			what += " (closing the session left: " + errText(closeErr) + ")"
+			said += " (closing the session left: " + errText(closeErr) + ")"
 		}
-		return switchedMsg{sess: sess, what: what}
+		return switchedMsg{sess: sess, what: said}
 	})
 }
 
@@ -551,7 +593,7 @@ func (m *Model) resumeCmd(args string) tea.Cmd {
 func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 	if msg.err != nil {
 		m.say(transcript.Error, "/resume: "+errText(msg.err))
-		return nil
+		return m.next()
 	}
 	if m.ov != nil || len(m.asks) > 0 {
 		return nil
@@ -577,10 +619,11 @@ func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 	}
 	if len(items) == 0 {
 		m.say(transcript.Quiet, "/resume: no sessions here yet")
-		return nil
+		return m.next()
 	}
 	rp.pk = picker.New("Sessions in "+m.status.cwd, items)
 	rp.pk.Hint = "type to filter · Enter switches · * this one · Esc closes"
+	rp.pk.ListShare = 60
 	rp.pk.Preview = func(it picker.Item, w, h int) []string { return rp.preview(m.th, it.Value, w, h) }
 	m.ov = rp
 	return nil
@@ -594,6 +637,7 @@ func (rp *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	case picker.Cancel:
 		m.ov = nil
 		m.list.Changed()
+		return m.next()
 	case picker.Choose:
 		it, _ := rp.pk.Selected()
 		m.ov = nil
@@ -610,7 +654,15 @@ func (rp *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			m.say(transcript.Warning, "/resume: panto is busy; switch when the turn ends")
 			return nil
 		}
-		return m.switchTo(func() (string, string, error) { return s.Path, "resumed session " + s.ID, nil })
+		return m.switchToSaying(func() (string, func(Session) string, error) {
+			if _, err := os.Lstat(s.Path); errors.Is(err, os.ErrNotExist) {
+				// Gone since it was listed: keep the session open.
+				return "", nil, fmt.Errorf("/resume: the session log %s no longer exists", s.Path)
+			}
+			return s.Path, func(sess Session) string {
+				return fmt.Sprintf("resumed session %s (%d messages)", sess.Info().ID, len(sess.Messages()))
+			}, nil
+		})
 	}
 	return nil
 }

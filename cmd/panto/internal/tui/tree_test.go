@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,24 +152,30 @@ func TestTreeLabel(t *testing.T) {
 // the one left and says why.
 func TestResumeSwitchesSessions(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
+	p1, p2, bad := filepath.Join(dir, "s1.jsonl"), filepath.Join(dir, "s2.jsonl"), filepath.Join(dir, "bad.jsonl")
+	for _, p := range []string{p1, p2, bad} {
+		require.NoError(t, os.WriteFile(p, nil, 0o600))
+	}
 	a, b := newFake(), newFake()
-	b.info = host.Info{ID: "s2", Path: "/tmp/s2.jsonl", Provider: "echo", Model: "echo", Resumed: true}
+	a.info.Path = p1
+	b.info = host.Info{ID: "s2", Path: p2, Provider: "echo", Model: "echo", Resumed: true}
 	b.msgs = []conversation.Message{conversation.UserText("hello from b"), conversation.AssistantText("b's reply")}
 	var reopened []string
 	h := newHarness(t, a, func(o *Options) {
 		o.Sessions = func() ([]SessionItem, error) {
 			return []SessionItem{
-				{Path: "/tmp/s1.jsonl", ID: "s1", Messages: 0, First: "first of a"},
-				{Path: "/tmp/s2.jsonl", ID: "s2", Messages: 2, First: "hello from b"},
-				{Path: "/tmp/bad.jsonl", ID: "bad", Messages: 1, First: "a log that will not open"},
+				{Path: p1, ID: "s1", Messages: 0, First: "first of a"},
+				{Path: p2, ID: "s2", Messages: 2, First: "hello from b"},
+				{Path: bad, ID: "bad", Messages: 1, First: "a log that will not open"},
 			}, nil
 		}
 		o.Reopen = func(_ context.Context, path string) (Session, error) {
 			reopened = append(reopened, path)
 			switch path {
-			case "/tmp/s2.jsonl":
+			case p2:
 				return b, nil
-			case "/tmp/s1.jsonl":
+			case p1:
 				return a, nil
 			}
 			return nil, errors.New("torn header")
@@ -199,8 +206,9 @@ func TestResumeSwitchesSessions(t *testing.T) {
 	h.enter()
 	h.wait(func() bool { return h.m.busy == idle && h.m.sess != nil }, "the switch back")
 	h.settle()
-	require.Equal(t, []string{"/tmp/s2.jsonl", "/tmp/bad.jsonl", "/tmp/s2.jsonl"}, reopened)
-	require.Contains(t, h.screen(), "torn header (back in the session left)")
+	require.Equal(t, []string{p2, bad, p2}, reopened)
+	require.Contains(t, h.screen(), "torn header")
+	require.Contains(t, h.screen(), "(back in the session left)")
 	require.Equal(t, "s2", h.m.sess.Info().ID)
 }
 
@@ -216,4 +224,111 @@ func TestTreeWithoutALog(t *testing.T) {
 		h.idle()
 	}
 	require.Equal(t, 3, strings.Count(h.screen(), "not recorded (--no-session)"), h.screen())
+}
+
+// gate is a parrot whose first request waits for open to be closed.
+type gate struct {
+	parrot
+	open  chan struct{}
+	once  bool
+	texts []string
+}
+
+func (g *gate) Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error) {
+	if !g.once {
+		g.once = true
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return serializers.Reply{}, ctx.Err()
+		}
+	}
+	g.texts = append(g.texts, userText(req.Messages[len(req.Messages)-1]))
+	return g.parrot.Send(ctx, req, fn)
+}
+
+// A message queued after a queued /tree is sent when the navigator
+// closes, before anything typed later.
+func TestQueuedMessageAfterTheNavigator(t *testing.T) {
+	t.Parallel()
+	model := &gate{open: make(chan struct{})}
+	s := realSession(t, model, filepath.Join(t.TempDir(), "s.jsonl"))
+	h := treeHarness(t, s)
+	h.typ("first")
+	h.enter()
+	h.wait(func() bool { return h.m.busy == turning }, "the turn runs")
+	h.typ("/tree")
+	h.enter()
+	h.typ("QUEUED")
+	h.enter()
+	close(model.open)
+	h.wait(func() bool { _, ok := h.m.ov.(*treeNav); return ok }, "the navigator opens after the turn")
+	require.Equal(t, []string{"first"}, model.texts, "nothing is sent while the navigator is up")
+	h.key(key("esc"))
+	h.idle()
+	require.Equal(t, []string{"first", "QUEUED"}, model.texts)
+}
+
+// In the navigator a reply that called tools stands for its results
+// too: Enter continues after them. /tree ID jumps as in the line loop.
+// Ctrl-D does not quit from the navigator; a paste into the label is
+// one line.
+func TestNavigatorOnAToolCallingReply(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	w, err := sessionlog.Create(path, sessionlog.Header{Cwd: "/p"})
+	require.NoError(t, err)
+	add := func(m conversation.Message) string {
+		out, err := w.Append(sessionlog.MessageEntry(m))
+		require.NoError(t, err)
+		return out[0].ID
+	}
+	add(conversation.SystemMessage("seed", conversation.ModeAppend))
+	add(conversation.UserText("u1"))
+	add(conversation.Message{Role: conversation.RoleAssistant, Content: []conversation.Block{conversation.ToolUse("c1", "read", []byte(`{}`))}})
+	results := add(conversation.Message{Role: conversation.RoleTool, Content: []conversation.Block{conversation.ToolResult("c1", "file text", false)}})
+	a1 := add(conversation.AssistantText("a1"))
+	add(conversation.UserText("u2"))
+	add(conversation.AssistantText("a2"))
+	require.NoError(t, w.Close())
+
+	model := &parrot{}
+	s := realSession(t, model, path)
+	h := treeHarness(t, s)
+	h.typ("/tree")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.screen(), "as of ") }, "the pane")
+	h.key(ctrl('d'))
+	require.False(t, h.quit, "Ctrl-D does not quit from the navigator")
+	h.key(key("l"))
+	h.send(tea.PasteMsg{Content: "two\nlines"})
+	require.Equal(t, "two lines", h.m.ov.(*treeNav).label.Value())
+	h.key(key("esc"))
+
+	for range 3 { // from a2: u2, a1, the reply that called read
+		h.key(key("up"))
+	}
+	h.enter()
+	h.idle()
+	require.NotContains(t, h.screen(), "/tree: ")
+	require.Equal(t, results, leafTarget(t, s), "the move goes to the reply's results")
+
+	h.typ("/tree " + a1[:8])
+	h.enter()
+	h.idle()
+	require.Equal(t, a1, leafTarget(t, s))
+}
+
+// leafTarget is the entry the session continues from: its leaf, or the
+// target of the move that is its leaf.
+func leafTarget(t *testing.T, s *host.Session) string {
+	t.Helper()
+	tree, err := s.Tree()
+	require.NoError(t, err)
+	n, err := tree.Node(tree.Leaf())
+	require.NoError(t, err)
+	if n.Type == sessionlog.TypeMove {
+		return n.ParentID
+	}
+	return n.ID
 }
