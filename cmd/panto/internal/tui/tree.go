@@ -511,6 +511,19 @@ func (m *Model) switchToSaying(target func() (path string, what func(Session) st
 		if err != nil {
 			return switchedMsg{sess: old, kept: true, err: err}
 		}
+		if left == "" {
+			// A session not recorded cannot be opened again: open the
+			// other first, and close this one only once it has.
+			sess, err := reopen(ctx, path)
+			if err != nil {
+				return switchedMsg{sess: old, kept: true, err: fmt.Errorf("opening %s: %w", path, err)}
+			}
+			said := what(sess)
+			if cerr := old.Close(ctx); cerr != nil {
+				said += " (closing the session left: " + errText(cerr) + ")"
+			}
+			return switchedMsg{sess: sess, what: said}
+		}
 		closeErr := old.Close(ctx)
 		sess, err := reopen(ctx, path)
 		if err != nil {

@@ -332,3 +332,30 @@ func leafTarget(t *testing.T, s *host.Session) string {
 	}
 	return n.ID
 }
+
+// From a session not recorded (--no-session), a /resume that fails
+// stays in it: it could not be opened again.
+func TestResumeFromAnUnrecordedSessionThatFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "s2.jsonl")
+	require.NoError(t, os.WriteFile(target, nil, 0o600))
+	a := newFake()
+	a.info.Path = ""
+	h := newHarness(t, a, func(o *Options) {
+		o.Sessions = func() ([]SessionItem, error) { return []SessionItem{{Path: target, ID: "s2", Messages: 2}}, nil }
+		o.Reopen = func(context.Context, string) (Session, error) { return nil, errors.New("locked by pid 42") }
+	})
+	h.typ("/resume")
+	h.enter()
+	h.enter()
+	h.wait(func() bool { return h.m.busy == idle && h.m.sess != nil }, "the switch fails")
+	h.settle()
+	require.False(t, h.quit)
+	require.False(t, a.closed, "the unrecorded session stays open")
+	require.Contains(t, strings.Join(strings.Fields(h.screen()), " "), "locked by pid 42")
+	h.typ("still here")
+	h.enter()
+	h.idle()
+	require.Equal(t, []string{"still here"}, a.sentTexts())
+}
