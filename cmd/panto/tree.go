@@ -187,6 +187,22 @@ func (c *chat) fork(ctx context.Context, args string, out io.Writer) error {
 // again, so the loop always has one.
 func (c *chat) switchTo(ctx context.Context, path string) error {
 	left := c.sess.Info().Path
+	if left == "" {
+		// A session not recorded cannot be opened again: open the other
+		// first, and close this one only once it has.
+		sess, err := c.reopen(ctx, path)
+		if err != nil {
+			return err
+		}
+		if err := c.sess.Close(ctx); err != nil {
+			fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
+		}
+		<-c.drained
+		c.sess = sess
+		c.drained, c.once = make(chan struct{}), new(sync.Once)
+		c.once.Do(c.follow)
+		return nil
+	}
 	if err := c.sess.Close(ctx); err != nil {
 		fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
 	}
