@@ -539,14 +539,17 @@ func TestResumePickerInTheLineLoop(t *testing.T) {
 }
 
 // A /resume that fails from a session not recorded stays in it (it could
-// not be opened again): the next message is answered.
+// not be opened again): its extensions still run, the next message is
+// answered.
 func TestResumeThatFailsFromNoSession(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.ok("-p", "a session", "--provider", "echo")
 	log := h.sessionFiles()[0]
 	require.NoError(t, os.WriteFile(log, []byte("not a header\n"), 0o600))
-	out, errs := h.lineLoop(strings.NewReader("/resume 1\nhello\n"), "--provider", "echo", "--no-session")
+	out, errs := h.lineLoop(strings.NewReader("/resume 1\n/system-append Still loaded.\n/prompt\nhello\n"),
+		"--provider", "echo", "--no-session", "--extension", filepath.Join(pluginDir, "sysprompt"))
 	require.Contains(t, errs, "/resume: ")
+	require.Contains(t, out, "Still loaded.", "the extensions still run")
 	require.Contains(t, out, `you said "hello"`)
 }
