@@ -31,24 +31,11 @@ const treeWidth = 100
 // tree shows the session tree (/tree), or moves to an entry of it
 // (/tree ID, with --summary or --no-summary).
 func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
-	summarize := c.app.cfg.BranchSummary
-	var ref string
-	var opt treeview.Options
-	for _, a := range strings.Fields(args) {
-		switch a {
-		case "--full":
-			opt.Full = true
-		case "--summary", "-s":
-			summarize = true
-		case "--no-summary":
-			summarize = false
-		default:
-			if ref != "" || strings.HasPrefix(a, "-") {
-				return fmt.Errorf("/tree: unexpected %q (want /tree [--full] or /tree [--summary|--no-summary] ID)", a)
-			}
-			ref = a
-		}
+	a, err := treeview.ParseArgs(args, c.app.cfg.BranchSummary)
+	if err != nil {
+		return err
 	}
+	ref, summarize, opt := a.Ref, a.Summarize, treeview.Options{Full: a.Full}
 	t, err := c.sess.Tree()
 	if err != nil {
 		return fmt.Errorf("/tree: %w", err)

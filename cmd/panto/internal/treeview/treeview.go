@@ -63,6 +63,38 @@ type Row struct {
 
 // Short is an entry id as the views show it: 8 characters, enough to
 // name one entry (panto resolves any unique prefix).
+// Args are /tree's arguments: /tree [--full], or /tree
+// [--summary|--no-summary] ID.
+type Args struct {
+	Full bool
+	// Summarize is whether a move writes a branch summary: the default
+	// given to ParseArgs, unless a flag says otherwise.
+	Summarize bool
+	// Ref names the entry to move to; "" shows the tree.
+	Ref string
+}
+
+// ParseArgs reads /tree's arguments, in every front end the same.
+func ParseArgs(args string, summarize bool) (Args, error) {
+	a := Args{Summarize: summarize}
+	for _, w := range strings.Fields(args) {
+		switch w {
+		case "--full":
+			a.Full = true
+		case "--summary", "-s":
+			a.Summarize = true
+		case "--no-summary":
+			a.Summarize = false
+		default:
+			if a.Ref != "" || strings.HasPrefix(w, "-") {
+				return Args{}, fmt.Errorf("/tree: unexpected %q (want /tree [--full] or /tree [--summary|--no-summary] ID)", w)
+			}
+			a.Ref = w
+		}
+	}
+	return a, nil
+}
+
 // ContinueAt is the entry a move to id goes to: id itself, or, for a
 // reply whose tool calls the message after it answers, that message —
 // the results fold into the reply's row, and continuing from the reply

@@ -146,3 +146,20 @@ func TestBuildFoldsALongTree(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestParseArgs(t *testing.T) {
+	t.Parallel()
+	a, err := ParseArgs("", true)
+	require.NoError(t, err)
+	require.Equal(t, Args{Summarize: true}, a)
+	a, err = ParseArgs(" --no-summary abc123 ", true)
+	require.NoError(t, err)
+	require.Equal(t, Args{Ref: "abc123"}, a)
+	a, err = ParseArgs("-s --full", false)
+	require.NoError(t, err)
+	require.Equal(t, Args{Full: true, Summarize: true}, a)
+	for _, bad := range []string{"a b", "--fast", "abc -x"} {
+		_, err := ParseArgs(bad, false)
+		require.ErrorContains(t, err, "unexpected", bad)
+	}
+}

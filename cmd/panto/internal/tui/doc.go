@@ -12,12 +12,12 @@
 // channels (events.go); Update never blocks and never does I/O: files,
 // git and the session's slower calls run in commands.
 //
-// The session tree and other sessions (tree.go): /tree is a page of the
-// tree's rows with the prompt as of the row under the cursor beside it;
-// /resume a picker of this directory's sessions. A jump is the host's
-// MoveTo, whose Moved event redraws the transcript from the new path; a
-// fork or a resume closes the session and opens the other log through
-// Options.Reopen.
+// The session tree (tree.go) and other sessions (sessions.go): /tree is
+// a page of the tree's rows with the prompt as of the row under the
+// cursor beside it; /resume a picker of this directory's sessions. A
+// jump is the host's MoveTo, whose Moved event redraws the transcript
+// from the new path; a fork or a resume closes the session and opens
+// the other log through Options.Reopen.
 //
 // Adding a view: a view is an overlay — page() true takes the whole
 // screen, false a box in its middle — that gets the keys while it is up

@@ -27,6 +27,14 @@ type overlay interface {
 	title() string
 }
 
+// closeOverlay takes the overlay down; what was queued behind the
+// command that opened it goes now.
+func (m *Model) closeOverlay() tea.Cmd {
+	m.ov = nil
+	m.list.Changed()
+	return m.next()
+}
+
 // pager is a scrollable page of text: /prompt, /help.
 type pager struct {
 	name  string
@@ -57,11 +65,11 @@ func (p *pager) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	h := max(1, p.height)
 	switch k.String() {
 	case "q", "esc", "ctrl+c", "enter":
+		if p.back == nil {
+			return m.closeOverlay()
+		}
 		m.ov = p.back
 		m.list.Changed()
-		if m.ov == nil {
-			return m.next()
-		}
 	case "up", "k":
 		p.off--
 	case "down", "j":
@@ -133,8 +141,7 @@ func (p *modelPicker) title() string { return "/model" }
 func (p *modelPicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	switch p.pk.Update(k) {
 	case picker.Cancel:
-		m.ov = nil
-		return m.next()
+		return m.closeOverlay()
 	case picker.Choose:
 		it, _ := p.pk.Selected()
 		m.ov = nil
@@ -346,4 +353,36 @@ func box(th *theme.Theme, lines []string, width int) []string {
 		out = append(out, side+" "+theme.Pad(ansi.Truncate(l, inner, "…"), inner)+" "+side)
 	}
 	return append(out, th.Border.Render("╰"+bar+"╯"))
+}
+
+// promptLines draws prompt blocks, each under a line that says where it
+// came from.
+func promptLines(th *theme.Theme, blocks []conversation.SystemText, width int, short func(string) string) []string {
+	var out []string
+	for i, b := range blocks {
+		from := short(b.Source)
+		if b.Source == "" {
+			from = fmt.Sprintf("message %d", b.Index+1)
+		}
+		if b.Key != "" {
+			from += " · section " + b.Key
+		}
+		if i > 0 {
+			out = append(out, "")
+		}
+		head := fmt.Sprintf("── block %d · %s ", i+1, from)
+		if n := width - ansi.StringWidth(head); n > 0 {
+			head += strings.Repeat("─", n)
+		}
+		out = append(out, th.AccentBold.Render(ansi.Truncate(head, width, "…")))
+		for _, l := range strings.Split(strings.TrimRight(b.Text, "\n"), "\n") {
+			l = strings.ReplaceAll(l, "\t", "    ")
+			if ansi.StringWidth(l) <= width {
+				out = append(out, l)
+				continue
+			}
+			out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
+		}
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,13 +15,12 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
-	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 )
 
-// The session tree (/tree, /label, /fork) and other sessions (/resume).
+// The session tree: /tree, /label (and /fork, /resume in sessions.go).
 //
 // /tree is a page: the tree's rows on the left, the system prompt as of
 // the row under the cursor on the right — the derivation over that
@@ -180,9 +178,7 @@ func (nav *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	row := nav.rows[it.Value]
 	switch k.String() {
 	case "esc", "q", "ctrl+c":
-		m.ov = nil
-		m.list.Changed()
-		return m.next()
+		return m.closeOverlay()
 	case "enter":
 		if !ok {
 			return nil
@@ -319,28 +315,15 @@ type moveDoneMsg struct {
 // treeCmd is /tree [--full] or /tree [--summary|--no-summary] ID: the
 // navigator, or a jump to the entry ID names, as in the line loop.
 func (m *Model) treeCmd(args string) tea.Cmd {
-	full, ref := false, ""
-	summarize := m.o.BranchSummary
-	for _, a := range strings.Fields(args) {
-		switch a {
-		case "--full":
-			full = true
-		case "--summary", "-s":
-			summarize = true
-		case "--no-summary":
-			summarize = false
-		default:
-			if ref != "" || strings.HasPrefix(a, "-") {
-				m.say(transcript.Error, fmt.Sprintf("/tree: unexpected %q (want /tree [--full] or /tree [--summary|--no-summary] ID)", a))
-				return m.next()
-			}
-			ref = a
-		}
+	a, err := treeview.ParseArgs(args, m.o.BranchSummary)
+	if err != nil {
+		m.say(transcript.Error, err.Error())
+		return m.next()
 	}
-	if ref == "" {
-		return m.loadTree(full, "")
+	if a.Ref == "" {
+		return m.loadTree(a.Full, "")
 	}
-	return m.jumpTo(treeview.Row{ID: ref}, summarize)
+	return m.jumpTo(treeview.Row{ID: a.Ref}, a.Summarize)
 }
 
 // jump continues the conversation from row: a reply, a summary or a
@@ -411,12 +394,17 @@ func (m *Model) moved(ev host.Moved) {
 
 // redraw shows the session's conversation afresh, from its messages.
 func (m *Model) redraw() {
+	m.resetTranscript()
+	m.list.InsertFront(historyItems(m.sess.Messages(), &m.prompts)...)
+}
+
+// resetTranscript empties the transcript and what follows it: a move or
+// a switch draws another conversation.
+func (m *Model) resetTranscript() {
 	m.list.Reset()
 	m.system, m.reply, m.retryItem, m.compaction = nil, nil, nil, nil
 	clear(m.tools)
 	m.prompts = promptTracker{cwd: m.o.CWD, home: m.o.Home}
-	msgs := m.sess.Messages()
-	m.list.InsertFront(historyItems(msgs, &m.prompts)...)
 }
 
 // labelCmd is /label [TEXT]: labels the row of the current leaf.
@@ -448,293 +436,4 @@ func (m *Model) labelCmd(args string) tea.Cmd {
 		}
 		return commandDoneMsg{name: "label", output: fmt.Sprintf("labelled %s %q", treeview.Short(id), strings.TrimSpace(args))}
 	}
-}
-
-// fork copies the path up to ref ("" the current leaf) into a new
-// session and switches to it.
-func (m *Model) fork(ref string) tea.Cmd {
-	info := m.sess.Info()
-	switch {
-	case info.Path == "":
-		m.say(transcript.Error, "/fork: "+host.ErrNotRecorded.Error())
-		return nil
-	case m.o.Fork == nil || m.o.Reopen == nil:
-		m.say(transcript.Error, "/fork: this panto cannot switch sessions")
-		return nil
-	case m.busy != idle:
-		m.say(transcript.Warning, "/fork: panto is busy; fork when the turn ends")
-		return nil
-	}
-	fork := m.o.Fork
-	return m.switchTo(func() (string, string, error) {
-		dst, err := fork(info.Path, ref)
-		if err != nil {
-			return "", "", fmt.Errorf("/fork: %w", err)
-		}
-		return dst, fmt.Sprintf("forked into a new session, log %s (the session left is %s: panto --resume %s)",
-			shortPath(dst, m.o.CWD, m.o.Home), info.ID, treeview.Short(info.ID)), nil
-	})
-}
-
-// switchedMsg is a session switch's end.
-type switchedMsg struct {
-	sess Session
-	// kept is set when nothing was closed (the target failed): sess is
-	// the session still open.
-	kept bool
-	// err says what failed; with a sess not kept, the new log could not
-	// be opened and the session left was opened again.
-	err  error
-	what string
-}
-
-// switchTo closes the session and opens another log in its place:
-// target names it (and what to say once there), or fails before
-// anything is closed. When the log cannot be opened, the session left is
-// opened again.
-func (m *Model) switchTo(target func() (path, what string, err error)) tea.Cmd {
-	return m.switchToSaying(func() (string, func(Session) string, error) {
-		path, what, err := target()
-		return path, func(Session) string { return what }, err
-	})
-}
-
-// switchToSaying is switchTo, saying something of the session opened.
-func (m *Model) switchToSaying(target func() (path string, what func(Session) string, err error)) tea.Cmd {
-	old, reopen := m.sess, m.o.Reopen
-	left := old.Info().Path
-	m.sess = nil // what is typed meanwhile waits, as at the start
-	m.busy, m.busyWhat, m.busySince = commanding, "switching sessions", m.now()
-	ctx := m.ctx
-	return tea.Batch(m.ensureTick(), func() tea.Msg {
-		path, what, err := target()
-		if err != nil {
-			return switchedMsg{sess: old, kept: true, err: err}
-		}
-		if left == "" {
-			// A session not recorded cannot be opened again: open the
-			// other first, and close this one only once it has.
-			sess, err := reopen(ctx, path)
-			if err != nil {
-				return switchedMsg{sess: old, kept: true, err: fmt.Errorf("opening %s: %w", path, err)}
-			}
-			said := what(sess)
-			if cerr := old.Close(ctx); cerr != nil {
-				said += " (closing the session left: " + errText(cerr) + ")"
-			}
-			return switchedMsg{sess: sess, what: said}
-		}
-		closeErr := old.Close(ctx)
-		sess, err := reopen(ctx, path)
-		if err != nil {
-			if back, berr := reopen(ctx, left); berr == nil {
-				return switchedMsg{sess: back, err: fmt.Errorf("opening %s: %w (back in the session left)", path, err)}
-			}
-			return switchedMsg{err: fmt.Errorf("opening %s: %w; reopening the session left failed too", path, err)}
-		}
-		said := what(sess)
-		if closeErr != nil {
-			said += " (closing the session left: " + errText(closeErr) + ")"
-		}
-		return switchedMsg{sess: sess, what: said}
-	})
-}
-
-// switched takes the session opened in the old one's place.
-func (m *Model) switched(msg switchedMsg) tea.Cmd {
-	m.busy, m.busyWhat = idle, ""
-	if msg.sess == nil {
-		m.openErr = msg.err
-		m.quitting = true
-		return tea.Quit
-	}
-	if msg.kept {
-		// Nothing was closed: the fork could not be written.
-		m.sess = msg.sess
-		m.say(transcript.Error, errText(msg.err))
-		return m.next()
-	}
-	m.list.Reset()
-	m.system, m.reply, m.retryItem, m.compaction = nil, nil, nil, nil
-	clear(m.tools)
-	m.prompts = promptTracker{cwd: m.o.CWD, home: m.o.Home}
-	m.status = status{cwd: m.status.cwd, branch: m.status.branch}
-	cmd := m.opened(openedMsg{sess: msg.sess})
-	if msg.err != nil {
-		m.say(transcript.Error, errText(msg.err))
-	} else if msg.what != "" {
-		m.say(transcript.Info, msg.what)
-	}
-	return cmd
-}
-
-// SessionItem is a session /resume offers.
-type SessionItem struct {
-	Path, ID string
-	// Summary: what the picker shows; Err when the log could not be
-	// read.
-	Last               string
-	Messages, Branches int
-	Labels             int
-	First              string
-	Err                error
-}
-
-type sessionsMsg struct {
-	list []SessionItem
-	err  error
-}
-
-// resumePicker is /resume: this directory's sessions, newest first.
-type resumePicker struct {
-	pk    *picker.Model
-	items map[string]SessionItem
-}
-
-func (m *Model) resumeCmd(args string) tea.Cmd {
-	if m.o.Sessions == nil || m.o.Reopen == nil {
-		m.say(transcript.Error, "/resume: this panto cannot switch sessions")
-		return nil
-	}
-	list := m.o.Sessions
-	return func() tea.Msg {
-		l, err := list()
-		return sessionsMsg{list: l, err: err}
-	}
-}
-
-func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
-	if msg.err != nil {
-		m.say(transcript.Error, "/resume: "+errText(msg.err))
-		return m.next()
-	}
-	if m.ov != nil || len(m.asks) > 0 {
-		return nil
-	}
-	current := ""
-	if m.sess != nil {
-		current = m.sess.Info().Path
-	}
-	rp := &resumePicker{items: map[string]SessionItem{}}
-	var items []picker.Item
-	for _, s := range msg.list {
-		rp.items[s.Path] = s
-		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + s.Last, Match: s.ID + " " + s.First}
-		if s.Err != nil {
-			it.Desc = "unreadable: " + oneLine(errText(s.Err), 60)
-		} else {
-			it.Desc = fmt.Sprintf("%d msgs · %s", s.Messages, oneLine(cmp.Or(s.First, "(no message yet)"), 60))
-		}
-		if s.Path == current {
-			it.Mark = "*"
-		}
-		items = append(items, it)
-	}
-	if len(items) == 0 {
-		m.say(transcript.Quiet, "/resume: no sessions here yet")
-		return m.next()
-	}
-	rp.pk = picker.New("Sessions in "+m.status.cwd, items)
-	rp.pk.Hint = "type to filter · Enter switches · * this one · Esc closes"
-	rp.pk.ListShare = 60
-	rp.pk.Preview = func(it picker.Item, w, h int) []string { return rp.preview(m.th, it.Value, w, h) }
-	m.ov = rp
-	return nil
-}
-
-func (rp *resumePicker) page() bool    { return true }
-func (rp *resumePicker) title() string { return "/resume" }
-
-func (rp *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
-	switch rp.pk.Update(k) {
-	case picker.Cancel:
-		m.ov = nil
-		m.list.Changed()
-		return m.next()
-	case picker.Choose:
-		it, _ := rp.pk.Selected()
-		m.ov = nil
-		m.list.Changed()
-		s := rp.items[it.Value]
-		switch {
-		case s.Err != nil:
-			m.say(transcript.Error, "/resume: "+errText(s.Err))
-			return nil
-		case m.sess != nil && s.Path == m.sess.Info().Path:
-			m.say(transcript.Quiet, "already in that session")
-			return nil
-		case m.busy != idle:
-			m.say(transcript.Warning, "/resume: panto is busy; switch when the turn ends")
-			return nil
-		}
-		return m.switchToSaying(func() (string, func(Session) string, error) {
-			if _, err := os.Lstat(s.Path); errors.Is(err, os.ErrNotExist) {
-				// Gone since it was listed: keep the session open.
-				return "", nil, fmt.Errorf("/resume: the session log %s no longer exists", s.Path)
-			}
-			return s.Path, func(sess Session) string {
-				return fmt.Sprintf("resumed session %s (%d messages)", sess.Info().ID, len(sess.Messages()))
-			}, nil
-		})
-	}
-	return nil
-}
-
-func (rp *resumePicker) view(m *Model, width, height int) []string {
-	out := rp.pk.View(m.th, width, height-1)
-	for len(out) < height-1 {
-		out = append(out, "")
-	}
-	return append(out, m.th.Dim.Render(ansi.Truncate("↑↓ move · Enter switches to the session (this one is closed) · Esc closes", width, "…")))
-}
-
-// preview says what the session under the cursor holds.
-func (rp *resumePicker) preview(th *theme.Theme, path string, width, _ int) []string {
-	s := rp.items[path]
-	out := []string{th.Bold.Render("session " + s.ID)}
-	if s.Err != nil {
-		return append(out, th.Error.Render(errText(s.Err)))
-	}
-	out = append(out,
-		th.Dim.Render("last   ")+s.Last,
-		th.Dim.Render("msgs   ")+fmt.Sprint(s.Messages),
-		th.Dim.Render("branch ")+fmt.Sprint(s.Branches))
-	if s.Labels > 0 {
-		out = append(out, th.Dim.Render("labels ")+fmt.Sprint(s.Labels))
-	}
-	out = append(out, th.Dim.Render("log    ")+path, "", th.Dim.Render("first message:"))
-	out = append(out, strings.Split(ansi.Wrap(cmp.Or(s.First, "(none yet)"), max(10, width), ""), "\n")...)
-	return out
-}
-
-// promptLines draws prompt blocks, each under a line that says where it
-// came from.
-func promptLines(th *theme.Theme, blocks []conversation.SystemText, width int, short func(string) string) []string {
-	var out []string
-	for i, b := range blocks {
-		from := short(b.Source)
-		if b.Source == "" {
-			from = fmt.Sprintf("message %d", b.Index+1)
-		}
-		if b.Key != "" {
-			from += " · section " + b.Key
-		}
-		if i > 0 {
-			out = append(out, "")
-		}
-		head := fmt.Sprintf("── block %d · %s ", i+1, from)
-		if n := width - ansi.StringWidth(head); n > 0 {
-			head += strings.Repeat("─", n)
-		}
-		out = append(out, th.AccentBold.Render(ansi.Truncate(head, width, "…")))
-		for _, l := range strings.Split(strings.TrimRight(b.Text, "\n"), "\n") {
-			l = strings.ReplaceAll(l, "\t", "    ")
-			if ansi.StringWidth(l) <= width {
-				out = append(out, l)
-				continue
-			}
-			out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
-		}
-	}
-	return out
 }
