@@ -37,7 +37,14 @@ func TestMain(m *testing.M) {
 	}
 	pantoBin = filepath.Join(dir, "panto")
 	pluginDir = dir
-	build := exec.Command("go", "build", "-o", dir+"/", ".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "./testdata/varext", "./testdata/blocker", "./testdata/mover", "../../examples/plugins/guard", "./testdata/watcher", "./testdata/guide", "../../extensions/tools", "../../host/extension/testdata/plugins/sdkplug")
+	pkgs := []string{".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "../../examples/plugins/guard", "../../extensions/tools", "../../host/extension/testdata/plugins/sdkplug"}
+	// Every test extension under testdata/ (a folder with a main.go) is
+	// built too, into pluginDir by its folder's name.
+	mains, _ := filepath.Glob("testdata/*/main.go")
+	for _, m := range mains {
+		pkgs = append(pkgs, "./"+filepath.Dir(m))
+	}
+	build := exec.Command("go", append([]string{"build", "-o", dir + "/"}, pkgs...)...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build panto:", err)
