@@ -37,6 +37,10 @@ type Question struct {
 	Title, Message string
 	Options        []string
 	Placeholder    string
+	// Highlight are parts of Message the extension marks as what the
+	// question is about (the part of a command a guard matched); a front
+	// end shows them highlighted wherever they occur.
+	Highlight []string
 	// Deadline is when it stops waiting.
 	Deadline time.Time
 

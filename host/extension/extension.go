@@ -95,6 +95,11 @@ type Spec struct {
 	// instead of starting Path. panto never stops or kills its process:
 	// closing the session only closes the connection.
 	Reattach *plugin.ReattachConfig
+	// Required says the extension is a safeguard the user installed (in
+	// the base or user layer, or marked required in config): while it is
+	// not running — it failed to start, timed out, crashed or was
+	// disabled — tool calls are blocked rather than run unwatched.
+	Required bool
 }
 
 // Options tune the Manager.
