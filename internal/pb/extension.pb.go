@@ -61,7 +61,9 @@ type Error struct {
 	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// code names a kind of failure a caller may handle (API v2): for the
 	// user calls "no_user" (nobody to ask), "dismissed" (the user closed
-	// the question without answering), "timeout" (no answer in time).
+	// the question without answering), "timeout" (no answer in time),
+	// "too_many" (too many of the extension's questions wait already),
+	// "closing" (the session is closing: nobody will answer).
 	Code          string `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2367,10 +2369,15 @@ func (*LogResponse) Descriptor() ([]byte, []int) {
 }
 
 type ConfirmRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	TimeoutMs     uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Title     string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Message   string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	TimeoutMs uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// highlight are parts of the question's text (the message, else the
+	// title) that it is about — the part of a command a guard matched — for
+	// the front end to highlight wherever they occur. Optional; a panto
+	// older than this field ignores it.
+	Highlight     []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2424,6 +2431,13 @@ func (x *ConfirmRequest) GetTimeoutMs() uint32 {
 		return x.TimeoutMs
 	}
 	return 0
+}
+
+func (x *ConfirmRequest) GetHighlight() []string {
+	if x != nil {
+		return x.Highlight
+	}
+	return nil
 }
 
 type ConfirmResponse struct {
@@ -2480,10 +2494,12 @@ func (x *ConfirmResponse) GetError() *Error {
 }
 
 type SelectRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	Options       []string               `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
-	TimeoutMs     uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Title     string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Options   []string               `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
+	TimeoutMs uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// highlight: as ConfirmRequest's.
+	Highlight     []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2537,6 +2553,13 @@ func (x *SelectRequest) GetTimeoutMs() uint32 {
 		return x.TimeoutMs
 	}
 	return 0
+}
+
+func (x *SelectRequest) GetHighlight() []string {
+	if x != nil {
+		return x.Highlight
+	}
+	return nil
 }
 
 type SelectResponse struct {
@@ -2593,10 +2616,12 @@ func (x *SelectResponse) GetError() *Error {
 }
 
 type InputRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	Placeholder   string                 `protobuf:"bytes,2,opt,name=placeholder,proto3" json:"placeholder,omitempty"`
-	TimeoutMs     uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Title       string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Placeholder string                 `protobuf:"bytes,2,opt,name=placeholder,proto3" json:"placeholder,omitempty"`
+	TimeoutMs   uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// highlight: as ConfirmRequest's.
+	Highlight     []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2650,6 +2675,13 @@ func (x *InputRequest) GetTimeoutMs() uint32 {
 		return x.TimeoutMs
 	}
 	return 0
+}
+
+func (x *InputRequest) GetHighlight() []string {
+	if x != nil {
+		return x.Highlight
+	}
+	return nil
 }
 
 type InputResponse struct {
@@ -3048,28 +3080,31 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\r\n" +
-	"\vLogResponse\"_\n" +
+	"\vLogResponse\"}\n" +
 	"\x0eConfirmRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\"T\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12\x1c\n" +
+	"\thighlight\x18\x04 \x03(\tR\thighlight\"T\n" +
 	"\x0fConfirmResponse\x12\x10\n" +
 	"\x03yes\x18\x01 \x01(\bR\x03yes\x12/\n" +
-	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"^\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"|\n" +
 	"\rSelectRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\"W\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12\x1c\n" +
+	"\thighlight\x18\x04 \x03(\tR\thighlight\"W\n" +
 	"\x0eSelectResponse\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12/\n" +
-	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"e\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\x83\x01\n" +
 	"\fInputRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12 \n" +
 	"\vplaceholder\x18\x02 \x01(\tR\vplaceholder\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\"T\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12\x1c\n" +
+	"\thighlight\x18\x04 \x03(\tR\thighlight\"T\n" +
 	"\rInputResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12/\n" +
 	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"9\n" +

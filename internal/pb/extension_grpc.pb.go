@@ -371,11 +371,18 @@ type HostClient interface {
 	// Log writes a line to panto's log under the extension's name.
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
 	// The user (API v2). Confirm, Select and Input ask the user and wait
-	// for the answer, at most timeout_ms (0: panto's default, 5 minutes)
-	// and until the call is cancelled; while one waits, the hook that made
-	// it is not held to the hook deadline. With nobody to ask (print mode,
-	// --mode json) they answer at once with the error code "no_user" (or
-	// a configured default). Notify and SetStatus never wait.
+	// for the answer, at most timeout_ms (0 or more than 5 minutes: 5
+	// minutes) and until the call is cancelled. An extension has one
+	// question on the screen at a time: the next ones wait their turn, in
+	// call order, within their own timeout; with 4 waiting, another fails
+	// at once with the code "too_many". Once the session is closing (from
+	// session_end on) they fail at once with "closing". While a question
+	// of the extension's is on the screen, a hook of it is not held to the
+	// hook deadline — for at most 5 questions and 5 minutes in all per
+	// hook. With nobody to ask (print mode, --mode json) they answer at
+	// once with "no_user" (or a configured default). Notify and SetStatus
+	// never wait; panto shows at most 20 notices of an extension at once
+	// and then 5 a second, and says how many it dropped.
 	Confirm(ctx context.Context, in *ConfirmRequest, opts ...grpc.CallOption) (*ConfirmResponse, error)
 	Select(ctx context.Context, in *SelectRequest, opts ...grpc.CallOption) (*SelectResponse, error)
 	Input(ctx context.Context, in *InputRequest, opts ...grpc.CallOption) (*InputResponse, error)
@@ -554,11 +561,18 @@ type HostServer interface {
 	// Log writes a line to panto's log under the extension's name.
 	Log(context.Context, *LogRequest) (*LogResponse, error)
 	// The user (API v2). Confirm, Select and Input ask the user and wait
-	// for the answer, at most timeout_ms (0: panto's default, 5 minutes)
-	// and until the call is cancelled; while one waits, the hook that made
-	// it is not held to the hook deadline. With nobody to ask (print mode,
-	// --mode json) they answer at once with the error code "no_user" (or
-	// a configured default). Notify and SetStatus never wait.
+	// for the answer, at most timeout_ms (0 or more than 5 minutes: 5
+	// minutes) and until the call is cancelled. An extension has one
+	// question on the screen at a time: the next ones wait their turn, in
+	// call order, within their own timeout; with 4 waiting, another fails
+	// at once with the code "too_many". Once the session is closing (from
+	// session_end on) they fail at once with "closing". While a question
+	// of the extension's is on the screen, a hook of it is not held to the
+	// hook deadline — for at most 5 questions and 5 minutes in all per
+	// hook. With nobody to ask (print mode, --mode json) they answer at
+	// once with "no_user" (or a configured default). Notify and SetStatus
+	// never wait; panto shows at most 20 notices of an extension at once
+	// and then 5 a second, and says how many it dropped.
 	Confirm(context.Context, *ConfirmRequest) (*ConfirmResponse, error)
 	Select(context.Context, *SelectRequest) (*SelectResponse, error)
 	Input(context.Context, *InputRequest) (*InputResponse, error)
