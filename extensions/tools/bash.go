@@ -71,6 +71,12 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 	if strings.TrimSpace(command) == "" {
 		return sdk.ToolResult{Content: "invalid input: field \"command\" is empty", IsError: true}
 	}
+	if i := strings.IndexByte(command, 0); i >= 0 {
+		// The system passes a command line as a C string: it cannot hold
+		// a NUL (exec would fail with "invalid argument").
+		return sdk.ToolResult{Content: fmt.Sprintf("invalid input: field \"command\" holds a NUL byte (\\u0000) at byte offset %d; "+
+			"a command line cannot contain NUL, so nothing was run. To pass a NUL byte to a program, write it as printf '\\0'.", i), IsError: true}
+	}
 	failed := func(err error) sdk.ToolResult { return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true} }
 	cmd, err := reaperCommand(dir, command, "PAGER=cat", "GIT_PAGER=cat")
 	if err != nil {

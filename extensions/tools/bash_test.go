@@ -42,6 +42,7 @@ func TestBash(t *testing.T) {
 		{name: "tail kept", command: "seq 1 5000", want: []string{
 			"[output cut: showing the last 2000 lines (", "of 5000 lines (23893 bytes)", "\n3001\n", "\n5000\n[exit code 0]"}},
 		{name: "bash syntax error", command: "if then", want: []string{"syntax error", "[exit code 2]"}, isErr: true},
+		{name: "NUL byte", command: "touch ran; echo a\x00b", want: []string{"holds a NUL byte (\\u0000) at byte offset 17", "nothing was run"}, isErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -54,6 +55,9 @@ func TestBash(t *testing.T) {
 				require.Contains(t, res.Content, w)
 			}
 			require.NotContains(t, res.Content, "\n3000\n")
+			if strings.Contains(tc.command, "\x00") {
+				require.NoFileExists(t, filepath.Join(dir, "ran"), "nothing of a command with a NUL runs")
+			}
 		})
 	}
 }

@@ -56,11 +56,36 @@ func TestReader(t *testing.T) {
 	}
 }
 
-func TestReaderLineTooLong(t *testing.T) {
+// A line as long as a large tool input (17 MB) is read; one over MaxLine
+// is an error naming the line, the limit, the field and the event.
+func TestReaderLongLines(t *testing.T) {
 	t.Parallel()
-	r := NewReader(strings.NewReader("data: " + strings.Repeat("x", MaxLine+1) + "\n\n"))
-	_, err := r.Next()
-	require.ErrorContains(t, err, "line 1")
+	big := strings.Repeat("x", 17<<20)
+	require.Equal(t, []got{{"content_block_delta", big, 1}, {"", "after", 4}},
+		readAll(t, "event: content_block_delta\ndata: "+big+"\r\n\ndata: after\n\n"))
+	exact := strings.Repeat("y", MaxLine-len("data: "))
+	require.Equal(t, []got{{"", exact, 1}}, readAll(t, "data: "+exact+"\r\n\r\n"), "a line of exactly MaxLine bytes")
+
+	for _, tc := range []struct{ name, in, want string }{
+		{"named event", "event: ping\ndata: {}\n\nevent: content_block_delta\ndata: " + strings.Repeat("x", MaxLine) + "\n\n",
+			`read event stream line 5: the line is longer than 64 MiB, the limit for one line (the "data" field of event "content_block_delta")`},
+		{"no name, no end of line", "data: " + strings.Repeat("x", MaxLine+10),
+			`read event stream line 1: the line is longer than 64 MiB, the limit for one line (the "data" field of an event without a name)`},
+		{"no colon", strings.Repeat("z", MaxLine+1) + "\n",
+			`read event stream line 1: the line is longer than 64 MiB, the limit for one line (the "` + strings.Repeat("z", 64) + `" field`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.in))
+			var err error
+			for err == nil {
+				_, err = r.Next()
+			}
+			require.ErrorIs(t, err, ErrLineTooLong)
+			require.ErrorContains(t, err, tc.want)
+			var long *LineTooLongError
+			require.ErrorAs(t, err, &long)
+		})
+	}
 }
 
 func FuzzReader(f *testing.F) {
