@@ -38,6 +38,10 @@ type Manager struct {
 	// clashes holds the tool clashes already reported (see reportClash).
 	clashMu sync.Mutex
 	clashes map[string]bool
+
+	// required holds the required extensions that did not start (see
+	// required.go): tool calls are blocked while there are any.
+	required requiredSet
 }
 
 // Start launches the extensions concurrently and initialises them. The
@@ -54,6 +58,10 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 			defer wg.Done()
 			ext, err := start(ctx, spec, rec, opts, m.report)
 			if err != nil {
+				if spec.Required {
+					m.required.add(spec, "", err)
+					err = requiredStartErr(spec, err)
+				}
 				if ctx.Err() == nil { // panto stopping is not the extension's failure
 					m.report(err)
 				}
@@ -69,7 +77,12 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 			continue
 		}
 		if seen[e.Name()] {
-			m.report(fmt.Errorf("extension %s (%s): another extension already has that name; not loaded", e.Name(), e.spec.Path))
+			err := fmt.Errorf("extension %s (%s): another extension already has that name; not loaded", e.Name(), e.spec.Path)
+			if e.spec.Required {
+				m.required.add(e.spec, e.Name(), err)
+				err = requiredStartErr(e.spec, err)
+			}
+			m.report(err)
 			e.stop(true, opts.HookTimeout)
 			continue
 		}
@@ -528,6 +541,7 @@ var errDisabledInConfig = errors.New("disabled in config")
 // any event reaches them.
 func (m *Manager) Disable(names []string) {
 	for _, n := range names {
+		m.required.drop(n) // the user's choice: not missing
 		for _, e := range m.exts {
 			if e.Name() == n {
 				e.mu.Lock()

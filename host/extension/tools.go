@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -153,6 +154,9 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 	fail := func(format string, args ...any) conversation.Block {
 		return conversation.ToolResult(call.ID, fmt.Sprintf(format, args...), true)
 	}
+	if why := m.blockMissing(); why != "" {
+		return fail("%s", why)
+	}
 	pcall := &pb.ToolCall{Id: call.ID, Name: call.Name, Input: call.Input}
 	for _, e := range m.exts {
 		if !e.Handles(protocol.EventToolCall) || configDisabled(e) {
@@ -160,11 +164,16 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		}
 		var resp *pb.EventResponse
 		err := e.Disabled()
+		disabled := err != nil
 		if err == nil {
 			resp, err = m.ask(ctx, e, &pb.EventRequest{Event: protocol.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
 		}
 		if ctx.Err() != nil {
 			return fail("not run: interrupted by the user")
+		}
+		if err != nil && disabled {
+			return fail("blocked: the %s extension checks tool calls and is not running: it was disabled for this session (%v). "+
+				"panto does not run a call it cannot check; the user can %s", e.Name(), err, howToProceed(e.Name(), e.spec))
 		}
 		if err != nil {
 			return fail("blocked: the %s extension checks tool calls and could not check this one (%v); panto does not run a call it cannot check", e.Name(), err)
@@ -209,6 +218,11 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		return fail("interrupted by the user while running")
 	case tctx.Err() == context.DeadlineExceeded || status.Code(err) == codes.DeadlineExceeded:
 		return fail("%s did not finish within %s", call.Name, m.opts.ToolTimeout)
+	case status.Code(err) == codes.ResourceExhausted:
+		// The input was checked above: what did not fit is the answer.
+		return fail("%s ran, but its result is too large to carry: %s, over the %d MiB an extension's answer may be; "+
+			"the result was withheld, so ask for less output (a narrower range, a filter, or the output redirected to a file)",
+			call.Name, resultSize(status.Convert(err).Message()), protocol.MaxMessageSize>>20)
 	case sendSide(err):
 		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
 	default:
@@ -238,6 +252,17 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		}
 	}
 	return result
+}
+
+// resultSize is the size a gRPC "message larger than max (N vs. M)"
+// error gives, as "N bytes", or "of unknown size".
+func resultSize(msg string) string {
+	_, rest, ok := strings.Cut(msg, "larger than max (")
+	n, _, _ := strings.Cut(rest, " vs.")
+	if _, err := strconv.ParseUint(n, 10, 64); !ok || err != nil {
+		return "of unknown size"
+	}
+	return n + " bytes"
 }
 
 func (m *Manager) toolNames() []string {

@@ -47,7 +47,7 @@ func TestInvalidToolFailsStart(t *testing.T) {
 			require.Contains(t, msg, ErrStart.Error())
 			require.Contains(t, msg, pluginPath(name))
 			require.Contains(t, msg, "extension "+name+": "+want)
-			require.Equal(t, []string{"echo", "panic", "exit", "sleep"}, toolNamesOf(h.m))
+			require.Equal(t, []string{"echo", "panic", "exit", "big", "sleep"}, toolNamesOf(h.m))
 			res := callTool(h.m, "echo", `{"a":1}`)
 			require.False(t, res.IsError, res.ResultText())
 			require.Equal(t, `tools: {"a":1}`, res.ResultText())
@@ -80,13 +80,13 @@ func TestDuplicateToolAcrossExtensions(t *testing.T) {
 	t.Parallel()
 	h := startHarness(t, nil, specs("tools", "tools-b")...)
 	require.Equal(t, []string{"tools", "tools-b"}, h.m.Names(), h.errs.String())
-	require.Equal(t, []string{"echo", "panic", "exit", "sleep"}, toolNamesOf(h.m))
-	require.Equal(t, []string{"echo", "panic", "exit", "sleep"}, toolNamesOf(h.m))
+	require.Equal(t, []string{"echo", "panic", "exit", "big", "sleep"}, toolNamesOf(h.m))
+	require.Equal(t, []string{"echo", "panic", "exit", "big", "sleep"}, toolNamesOf(h.m))
 	res := callTool(h.m, "echo", `{}`)
 	require.Equal(t, "tools: {}", res.ResultText())
 	msg := h.errs.String()
 	require.Equal(t, 1, strings.Count(msg, `tool "echo" is also offered by extension tools, loaded first, which owns it`), msg)
-	require.Equal(t, 4, strings.Count(msg, "panto: "), "one line per clashing tool: %s", msg)
+	require.Equal(t, 5, strings.Count(msg, "panto: "), "one line per clashing tool: %s", msg)
 }
 
 func toolsFor(name, params string) []*pb.Tool {
@@ -177,7 +177,7 @@ func TestToolOwnerFallsBackWhenDisabled(t *testing.T) {
 	require.Contains(t, res.ResultText(), "exit failed: its extension tools stopped working")
 	require.Error(t, h.ext(t, "tools").Disabled())
 
-	require.Equal(t, []string{"echo", "panic", "exit", "sleep"}, toolNamesOf(h.m), "tools-b's tools are offered now")
+	require.Equal(t, []string{"echo", "panic", "exit", "big", "sleep"}, toolNamesOf(h.m), "tools-b's tools are offered now")
 	res = callTool(h.m, "echo", `{"x":1}`)
 	require.False(t, res.IsError, res.ResultText())
 	require.Equal(t, `tools-b: {"x":1}`, res.ResultText())

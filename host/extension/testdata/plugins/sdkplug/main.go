@@ -121,6 +121,14 @@ func (e *ext) Tools() []sdk.Tool {
 				crash("exit")
 				return sdk.ToolResult{}, nil
 			}},
+			{Name: "big", Description: "answers input.bytes bytes", Parameters: json.RawMessage(`{"type":"object"}`),
+				Run: func(_ context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
+					var in struct{ Bytes int }
+					if err := json.Unmarshal(call.Input, &in); err != nil {
+						return sdk.ToolResult{}, err
+					}
+					return sdk.ToolResult{Content: strings.Repeat("x", in.Bytes)}, nil
+				}},
 			{Name: "sleep", Description: "waits for its deadline", Run: func(ctx context.Context, _ sdk.Host, _ sdk.ToolCall) (sdk.ToolResult, error) {
 				select {
 				case <-ctx.Done():

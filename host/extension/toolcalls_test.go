@@ -1,0 +1,92 @@
+package extension
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A result over the protocol's 64 MiB cannot be carried: the call ran,
+// and its result says so, with the size; the extension stays.
+func TestToolResultOverTheMessageLimit(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")...)
+	require.Equal(t, []string{"tools"}, h.m.Names(), h.errs.String())
+	res := callTool(h.m, "big", `{"bytes":70000000}`)
+	require.True(t, res.IsError)
+	t.Log(res.ResultText())
+	require.NotContains(t, res.ResultText(), "not run")
+	require.Contains(t, res.ResultText(), "big ran, but its result is too large to carry")
+	require.Contains(t, res.ResultText(), "70000")
+	require.NoError(t, h.ext(t, "tools").Disabled())
+	res = callTool(h.m, "big", `{"bytes":10}`)
+	require.False(t, res.IsError, res.ResultText())
+}
+
+// requiredSpec is the named test plugin, required as a safeguard the user
+// installed is.
+func requiredSpec(name string) Spec {
+	return Spec{Path: pluginPath(name), Source: "user layer", Required: true}
+}
+
+// A required extension that did not start (here: it never answers Init,
+// so the start times out) blocks every tool call, with a result that
+// names it, says why and how to go on; the tool does not run. Not
+// required, the same failure leaves the tools working.
+func TestMissingRequiredExtensionBlocksToolCalls(t *testing.T) {
+	t.Parallel()
+	for _, required := range []bool{true, false} {
+		t.Run(fmt.Sprint("required=", required), func(t *testing.T) {
+			t.Parallel()
+			slow := requiredSpec("initsleep")
+			slow.Required = required
+			h := startHarness(t, func(o *Options) { o.StartTimeout = 500 * time.Millisecond }, slow, specs("tools")[0])
+			require.Equal(t, []string{"tools"}, h.m.Names())
+			res := callTool(h.m, "echo", `{"x":1}`)
+			if !required {
+				require.False(t, res.IsError, res.ResultText())
+				require.Empty(t, h.m.Missing())
+				return
+			}
+			require.True(t, res.IsError)
+			text := res.ResultText()
+			for _, want := range []string{
+				"blocked: the extension initsleep (" + pluginPath("initsleep") + ", installed in the user layer) is a required safeguard and is not running",
+				"did not answer Init within 500ms",
+				"restart panto",
+				`add "initsleep" to disabled_extensions`,
+			} {
+				require.Contains(t, text, want)
+			}
+			require.NotContains(t, text, "tools: {", "the tool did not run")
+			require.Contains(t, h.errs.String(), "it is required (installed in the user layer), so panto blocks every tool call until it runs")
+			require.Len(t, h.m.Missing(), 1)
+		})
+	}
+}
+
+// Disabling a missing required extension in the config is the user's
+// choice: tools run again.
+func TestDisabledMissingRequiredExtensionIsNotMissing(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, func(o *Options) { o.StartTimeout = 500 * time.Millisecond }, requiredSpec("initcrash"), specs("tools")[0])
+	require.True(t, callTool(h.m, "echo", `{}`).IsError)
+	h.m.Disable([]string{"initcrash"})
+	res := callTool(h.m, "echo", `{}`)
+	require.False(t, res.IsError, res.ResultText())
+}
+
+// A required extension that lost its name to one loaded before it is
+// not running either: that other one is not the safeguard installed.
+func TestRequiredExtensionShadowedByNameIsMissing(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")[0], requiredSpec("tools"))
+	require.Equal(t, []string{"tools"}, h.m.Names())
+	res := callTool(h.m, "echo", `{}`)
+	require.True(t, res.IsError)
+	require.Contains(t, res.ResultText(), "another extension already has that name")
+	h.m.Disable([]string{"tools"})
+	require.Empty(t, h.m.Missing())
+}
