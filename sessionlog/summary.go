@@ -1,16 +1,16 @@
 package sessionlog
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // Summary is what a session list shows of a log.
@@ -27,8 +27,10 @@ type Summary struct {
 	Entries int
 	// Labels are the effective labels (Tree.Labels); nil when none.
 	Labels map[string]string
-	// FirstUserText is the text of the first user message of the current
-	// branch that has any (Log.FirstUserText), or "".
+	// FirstUserText is the start of the text of the first user message
+	// of the current branch that has any (Log.FirstUserText), or "": the
+	// whole text when it has at most MaxFirstText bytes, else as much as
+	// fits with "…", cut on a rune boundary.
 	FirstUserText string
 	// LastTime is when the last entry, the leaf, was recorded; zero for a
 	// log without entries.
@@ -75,11 +77,9 @@ func summarize(f *os.File, size int64, path string) (Summary, error) {
 	}
 	sum.Branches = len(t.branchEnds())
 	leaf := t.nodes.n - 1
-	es, err := t.decode([]int32{leaf})
-	if err != nil {
+	if sum.LastTime, err = t.entryTime(f, leaf); err != nil {
 		return Summary{}, err
 	}
-	sum.LastTime = es[0].Time
 	for _, i := range t.chain(leaf) {
 		n := t.nodes.at(i)
 		if !n.message() {
@@ -89,15 +89,54 @@ func summarize(f *os.File, size int64, path string) (Summary, error) {
 		if sum.FirstUserText != "" || (n.role() != roleUser && n.role() != roleUnknown) {
 			continue
 		}
-		es, err := t.decode([]int32{i})
+		text, ok, err := t.firstUserText(f, i)
 		if err != nil {
 			return Summary{}, err
 		}
-		if m := es[0].Message; m != nil && m.Role == conversation.RoleUser && hasText(m) {
-			sum.FirstUserText = m.Text()
+		if ok {
+			sum.FirstUserText = excerpt(text)
 		}
 	}
 	return sum, nil
+}
+
+// entryTime returns the time of node i's entry, read from f; of a line of
+// bigLine bytes or more only the time is read (firstText).
+func (t *Tree) entryTime(f *os.File, i int32) (time.Time, error) {
+	if n := t.nodes.at(i); n.size >= bigLine {
+		if lt, ok := firstText(io.NewSectionReader(f, n.off(), int64(n.size))); ok {
+			var tm time.Time
+			if tm.UnmarshalJSON([]byte(`"`+lt.time+`"`)) == nil && !tm.IsZero() && writableTime(tm) {
+				return tm.UTC(), nil
+			}
+		}
+	}
+	es, err := t.decode([]int32{i})
+	if err != nil {
+		return time.Time{}, err
+	}
+	return es[0].Time, nil
+}
+
+// firstUserText returns the text of node i's message, read from f, and
+// whether it is a user message with text. Of a line of bigLine bytes or
+// more only the start of the text is read (firstText), so a first
+// message of hundreds of megabytes costs a pass over its bytes, not
+// their copies; the result is only good for excerpt.
+func (t *Tree) firstUserText(f *os.File, i int32) (string, bool, error) {
+	if n := t.nodes.at(i); n.size >= bigLine {
+		if lt, ok := firstText(io.NewSectionReader(f, n.off(), int64(n.size))); ok {
+			return string(lt.text), lt.role == string(conversation.RoleUser) && lt.hasText, nil
+		}
+	}
+	es, err := t.decode([]int32{i})
+	if err != nil {
+		return "", false, err
+	}
+	if m := es[0].Message; m != nil && m.Role == conversation.RoleUser && hasText(m) {
+		return m.Text(), true, nil
+	}
+	return "", false, nil
 }
 
 // The summary cache: a sidecar file "<log>.summary" per log holds the
@@ -108,8 +147,14 @@ func summarize(f *os.File, size int64, path string) (Summary, error) {
 // nothing about it changes.
 
 // summaryFormat is the version of the sidecar's shape; another version is
-// stale.
-const summaryFormat = 1
+// stale. Version 1 held the whole first message; 2 holds an excerpt.
+const summaryFormat = 2
+
+// maxSummaryFile bounds the sidecar that is read: a larger one (one of
+// version 1 with a huge first message, or one of a log with a great many
+// labels) is not read but computed again, and a summary that would make
+// one is not cached.
+const maxSummaryFile = 1 << 20
 
 // summaryPath is the sidecar of the log at path.
 func summaryPath(path string) string { return path + ".summary" }
@@ -136,7 +181,9 @@ type summaryFile struct {
 // from its sidecar "<log>.summary" when that is valid (the log's size and
 // modification time are those it records), else by scanning the log and
 // then writing the sidecar (mode 0600, replaced atomically; a failure to
-// write it is ignored: it is only a cache). Listing many sessions costs a
+// write it is ignored: it is only a cache). A sidecar of another format
+// (version 1 held the whole first message), or one larger than 1 MiB, is
+// not read but rebuilt. Listing many sessions costs a
 // stat and a small read per unchanged log.
 func CachedSummary(path string) (Summary, error) {
 	f, err := os.Open(path)
@@ -163,10 +210,19 @@ func CachedSummary(path string) (Summary, error) {
 }
 
 // readSummary returns the sidecar's summary when it is valid for a log
-// with the FileInfo st.
+// with the FileInfo st. It reads a regular file of at most
+// maxSummaryFile bytes, and nothing else: never a FIFO, never a huge one.
 func readSummary(path string, st os.FileInfo) (Summary, bool) {
-	data, err := os.ReadFile(summaryPath(path))
+	f, err := os.OpenFile(summaryPath(path), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
+		return Summary{}, false
+	}
+	defer f.Close()
+	if fst, err := f.Stat(); err != nil || !fst.Mode().IsRegular() || fst.Size() > maxSummaryFile {
+		return Summary{}, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSummaryFile+1))
+	if err != nil || len(data) > maxSummaryFile {
 		return Summary{}, false
 	}
 	var sf summaryFile
@@ -178,7 +234,7 @@ func readSummary(path string, st os.FileInfo) (Summary, bool) {
 		return Summary{}, false
 	}
 	sum := Summary{Header: h, Messages: sf.Messages, Branches: sf.Branches, Entries: sf.Entries, Labels: sf.Labels,
-		FirstUserText: sf.FirstUserText, Leaf: sf.Leaf, Warnings: sf.Warnings}
+		FirstUserText: excerpt(sf.FirstUserText), Leaf: sf.Leaf, Warnings: sf.Warnings}
 	if sf.LastTime != "" {
 		if sum.LastTime, err = time.Parse(time.RFC3339Nano, sf.LastTime); err != nil {
 			return Summary{}, false
@@ -211,20 +267,21 @@ func writeSummary(path string, st os.FileInfo, sum Summary) error {
 	if err != nil {
 		return err
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".summary-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if len(data) >= maxSummaryFile {
+		// It would never be read: do not keep an old one either.
+		os.Remove(summaryPath(path))
+		return nil
+	}
+	// Through a temporary file, renamed into place: a reader never sees
+	// half a sidecar, and one left by a kill is removed by a later
+	// listing (atomicfile.RemoveStale).
+	f, err := atomicfile.Create(context.Background(), summaryPath(path))
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(data, '\n'))
-	err = errors.Join(err, f.Close())
-	if err == nil {
-		err = os.Rename(tmp, summaryPath(path))
+	defer f.Abort()
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		return err
 	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return f.Commit(true)
 }
