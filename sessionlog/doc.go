@@ -19,11 +19,16 @@
 // Tree: ids, parents, types, labels, where each line is), Load what
 // resuming needs (Loaded: the system messages, the state entries and the
 // messages from the latest compaction on), and Summarize a session list's
-// row, which CachedSummary keeps in a derived "<log>.summary" sidecar. A
-// Writer, from Create, Open or OpenLoaded, is the one writer of a session:
-// it holds an exclusive lock on a sidecar "<log>.lock" file for its
-// lifetime, appends entries with one write and one fsync per call, and
-// repairs a last line torn by a crash when it opens the file.
+// row, which CachedSummary keeps in a derived "<log>.summary" sidecar (with
+// an excerpt of the first message, never all of it). A Writer, from
+// Create, Open or OpenLoaded, is the one writer of a session: it holds an
+// exclusive lock on a sidecar "<log>.lock" file for its lifetime, appends
+// entries with one write and one fsync per call, and repairs a last line
+// torn by a crash when it opens the file. WriteNew creates a complete log
+// in one step (a fork): through a temporary file that is linked into
+// place only when whole (package atomicfile), so a kill never leaves part
+// of one. HeaderOnly and LooksLikeLog tell, without blocking on a FIFO, a
+// log with nothing to continue and a file that must not be overwritten.
 //
 // What does not belong here: the derivation of the effective system prompt
 // (conversation.EffectiveSystem is the one implementation; the rebuilt

@@ -59,27 +59,8 @@ type logFile interface {
 // Cwd must be an absolute path.
 func Create(path string, h Header) (*Writer, error) {
 	fail := func(err error) error { return fmt.Errorf("create session log %s: %w", path, err) }
-	if h.Version == 0 {
-		h.Version = Version
-	}
-	if h.Version != Version {
-		return nil, fail(fmt.Errorf("this panto writes format version %d, not %d", Version, h.Version))
-	}
-	if h.ID == "" {
-		h.ID = NewID()
-	}
-	if h.Created.IsZero() {
-		h.Created = time.Now()
-	}
-	h.Created = h.Created.UTC()
-	if !writableTime(h.Created) {
-		return nil, fail(fmt.Errorf("header created %s is out of range (years 0 to 9999)", h.Created))
-	}
-	if !filepath.IsAbs(h.Cwd) {
-		return nil, fail(fmt.Errorf("header cwd %q is not an absolute path", h.Cwd))
-	}
-	if h.ParentEntry != "" && h.ParentSession == "" {
-		return nil, fail(fmt.Errorf("header parent entry %q without a parent session", h.ParentEntry))
+	if err := newHeader(&h); err != nil {
+		return nil, fail(err)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -112,6 +93,34 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, fail(err)
 	}
 	return &Writer{path: path, header: h, lock: lock, f: f, size: int64(buf.Len()), ids: map[string]struct{}{}}, nil
+}
+
+// newHeader checks the header of a new log, filling in a zero Version,
+// ID or Created.
+func newHeader(h *Header) error {
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	if h.Version != Version {
+		return fmt.Errorf("this panto writes format version %d, not %d", Version, h.Version)
+	}
+	if h.ID == "" {
+		h.ID = NewID()
+	}
+	if h.Created.IsZero() {
+		h.Created = time.Now()
+	}
+	h.Created = h.Created.UTC()
+	if !writableTime(h.Created) {
+		return fmt.Errorf("header created %s is out of range (years 0 to 9999)", h.Created)
+	}
+	if !filepath.IsAbs(h.Cwd) {
+		return fmt.Errorf("header cwd %q is not an absolute path", h.Cwd)
+	}
+	if h.ParentEntry != "" && h.ParentSession == "" {
+		return fmt.Errorf("header parent entry %q without a parent session", h.ParentEntry)
+	}
+	return nil
 }
 
 // Open opens the existing log at path for appending. It takes the writer
