@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"errors"
+	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -205,8 +205,9 @@ func umask() os.FileMode {
 	return os.FileMode(m)
 }
 
-// A write that fails part-way leaves the file as it was and no temporary
-// file behind.
+// A write that fails part-way — its call cancelled before the commit,
+// or the rename refused — leaves the file as it was and no temporary
+// file behind, whether the temporary file had a name or not.
 func TestWriteAtomicFailureLeavesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -214,22 +215,32 @@ func TestWriteAtomicFailureLeavesNothing(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("old\n"), 0o644))
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
-	injected := errors.New("injected failure")
-	err = writeAtomic(p, fi, func(f *os.File) error {
-		_, err := f.WriteString("half")
-		require.NoError(t, err)
-		return injected
-	})
-	require.ErrorIs(t, err, injected)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err = writeAtomic(ctx, p, fi, strings.Repeat("new\n", 3<<20))
+	require.ErrorIs(t, err, errInterrupted)
 	require.Equal(t, "old\n", readString(t, p))
 	require.Equal(t, []string{"f"}, entries(t, dir))
 
 	// The rename fails: the target became a directory meanwhile.
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "d", "x"), nil, 0o644))
-	err = writeAtomic(filepath.Join(dir, "d"), nil, func(f *os.File) error { _, err := f.WriteString("x"); return err })
+	err = writeAtomic(t.Context(), filepath.Join(dir, "d"), nil, "x")
 	require.Error(t, err)
 	require.Equal(t, []string{"d", "f"}, entries(t, dir))
+
+	for _, unnamed := range []bool{true, false} {
+		tf, err := makeTemp(p, 0o644, unnamed)
+		require.NoError(t, err)
+		if unnamed && tf.name != "" {
+			t.Log("no O_TMPFILE in", dir, "(the named fallback is used)")
+		}
+		require.False(t, !unnamed && tf.name == "")
+		_, err = tf.f.WriteString("x")
+		require.NoError(t, err)
+		require.ErrorIs(t, tf.commit(ctx, p), errInterrupted)
+		require.Equal(t, []string{"d", "f"}, entries(t, dir))
+	}
 }
 
 // A directory the user cannot create files in: the file is not written

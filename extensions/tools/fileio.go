@@ -1,13 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 )
 
@@ -100,30 +99,35 @@ func linkCount(fi fs.FileInfo) uint64 {
 	return 1
 }
 
-// writeAtomic replaces the regular file target (or creates it) with what
-// write writes, so that a reader, a crash or a kill at any point sees the
-// old content or the new, never a mix: write fills a new file in the
-// same directory, which is synced and renamed over target, and then the
-// directory is synced. old is target's FileInfo, nil if it does not
-// exist: the new file gets its mode and, where allowed, its owner and
-// group; a new file gets 0644 less the umask. On error nothing is left
-// behind and target is unchanged.
+// writeAtomic replaces the regular file target (or creates it) with
+// content, so that a reader, a crash, a cancel or a signal at any point
+// sees the old content or the new, never a mix (see tempfile.go): the
+// content fills a new file in the same directory, which is synced and
+// renamed over target, and then the directory is synced. old is target's
+// FileInfo, nil if it does not exist: the new file gets its mode and,
+// where allowed, its owner and group; a new file gets 0644 less the
+// umask.
+//
+// ctx is checked while writing and one last time right before the
+// rename, never after: a nil error means target holds content (the
+// rename is the commit point), an error that it is unchanged and no
+// temporary file is left (errInterrupted when ctx ended first).
 //
 // Renaming gives target a new inode: other hard links to the old one
 // keep the old content.
-func writeAtomic(target string, old fs.FileInfo, write func(*os.File) error) (err error) {
-	dir := filepath.Dir(target)
-	f, err := createTemp(dir, filepath.Base(target), 0o644)
+func writeAtomic(ctx context.Context, target string, old fs.FileInfo, content string) error {
+	t, err := newTemp(target, 0o644)
 	if err != nil {
 		return fmt.Errorf("create a temporary file beside it (edit and write replace a file through a new one in its directory): %w", cause(err))
 	}
-	tmp := f.Name()
+	committed := false
 	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+		if !committed {
+			t.abort()
 		}
 	}()
+	testHook(ctx, hookWrite)
+	f := t.f
 	if old != nil {
 		if st, ok := old.Sys().(*syscall.Stat_t); ok {
 			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort; before Chmod, which it could undo
@@ -132,42 +136,35 @@ func writeAtomic(target string, old fs.FileInfo, write func(*os.File) error) (er
 			return cause(err)
 		}
 	}
-	if err := write(f); err != nil {
-		return cause(err)
+	// In pieces, to stop soon when the call is cancelled.
+	for rest := content; len(rest) > 0; {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		n := min(len(rest), writeChunk)
+		if _, err := f.WriteString(rest[:n]); err != nil {
+			return cause(err)
+		}
+		rest = rest[n:]
 	}
 	if err := f.Sync(); err != nil {
 		return cause(err)
 	}
-	if err := f.Close(); err != nil {
-		return cause(err)
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			return le.Err
-		}
+	testHook(ctx, hookCommit)
+	committed = true // commit removes the file itself when it fails
+	if err := t.commit(ctx, target); err != nil {
 		return err
 	}
+	testHook(ctx, hookCommitted)
 	// The rename is done; syncing the directory makes it durable. A
 	// failure here does not undo the write, so it is not reported.
-	if d, err := os.Open(dir); err == nil {
+	if d, err := os.Open(filepath.Dir(target)); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
 	return nil
 }
 
-// createTemp creates a new file in dir named after base, like
-// os.CreateTemp but with mode perm (less the umask), not 0600.
-func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
-	if len(base) > 200 { // leave room for the suffix within NAME_MAX
-		base = base[:200]
-	}
-	for {
-		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-}
+// writeChunk is how much writeAtomic writes between two checks of the
+// call's context.
+const writeChunk = 4 << 20

@@ -159,7 +159,7 @@ func writeTool(dir string) sdk.Tool {
 		Guidance: "Use write to create a new file or to rewrite one completely; to change part of an existing file use " +
 			"edit, which is cheaper and cannot lose the rest of the file by mistake. Read a file before overwriting it. " +
 			"The content is written as given: no line numbers, and end it with a newline as text files should.",
-		Run: bindText(writeParams, func(_ context.Context, in writeInput) (string, error) { return writeFile(dir, in) }),
+		Run: bindText(writeParams, func(ctx context.Context, in writeInput) (string, error) { return writeFile(ctx, dir, in) }),
 	}
 }
 
@@ -174,7 +174,7 @@ func lockFile(p string) func() {
 	return mu.Unlock
 }
 
-func writeFile(dir string, in writeInput) (string, error) {
+func writeFile(ctx context.Context, dir string, in writeInput) (string, error) {
 	p, err := resolvePath(dir, in.Path)
 	if err != nil {
 		return "", err
@@ -201,11 +201,23 @@ func writeFile(dir string, in writeInput) (string, error) {
 	default:
 		return "", fmt.Errorf("write %s: %w", p, cause(err))
 	}
-	// WriteString does not copy the content.
-	if err := writeAtomic(target, old, func(f *os.File) error { _, err := f.WriteString(in.Content); return err }); err != nil {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("write %s: %w", p, errInterrupted)
+	}
+	if err := writeAtomic(ctx, target, old, in.Content); err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
-	return fmt.Sprintf("%s %s%s: wrote %s.%s", verb, p, through(p, target), plural(len(in.Content), "byte"), linksNote(old)), nil
+	return fmt.Sprintf("%s %s%s: wrote %s.%s%s", verb, p, through(p, target), plural(len(in.Content), "byte"), linksNote(old),
+		lateCancel(ctx, target)), nil
+}
+
+// lateCancel is the note of a write or edit whose call was cancelled
+// after its commit: the change was made, and the result says so.
+func lateCancel(ctx context.Context, target string) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	return " (Interrupted after the change was made: " + target + " was written.)"
 }
 
 // through says which file a write through symlink p replaced.
@@ -325,17 +337,17 @@ func editFile(ctx context.Context, dir string, in editInput) (string, error) {
 		return "", fmt.Errorf("edit %s: the edits leave the file unchanged; nothing was written", p)
 	}
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("edit %s: %w; nothing was written", p, err)
+		return "", fmt.Errorf("edit %s: %w", p, errInterrupted)
 	}
-	if err := writeAtomic(target, fi, func(f *os.File) error { _, err := f.WriteString(out); return err }); err != nil {
+	if err := writeAtomic(ctx, target, fi, out); err != nil {
 		return "", fmt.Errorf("edit %s: %w", target, err)
 	}
 	at := make([]string, len(lines))
 	for i, l := range lines {
 		at[i] = fmt.Sprint(l)
 	}
-	return fmt.Sprintf("Edited %s%s: applied %s (at line %s).%s", p, through(p, target), plural(len(edits), "edit"),
-		strings.Join(at, ", "), linksNote(fi)), nil
+	return fmt.Sprintf("Edited %s%s: applied %s (at line %s).%s%s", p, through(p, target), plural(len(edits), "edit"),
+		strings.Join(at, ", "), linksNote(fi), lateCancel(ctx, target)), nil
 }
 
 // maxEditSize is the largest file edit changes: it holds the file and

@@ -17,6 +17,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 
 	"github.com/panto-dev/panto/sdk"
 )
@@ -92,9 +95,36 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tools: cannot determine the working directory:", err)
 		os.Exit(1)
 	}
+	setupTemps(os.Getenv)
 	// grep and find compute: every core, not the SDK's default of one P.
-	if err := sdk.Serve(&ext{dir: dir}, sdk.MaxProcs(0)); err != nil {
+	err = sdk.Serve(&ext{dir: dir}, sdk.MaxProcs(0))
+	temps.shutdown() // the session is over; calls still running end with the process
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "tools:", err)
 		os.Exit(1)
 	}
+}
+
+// setupTemps prepares the temporary files of write and edit (see
+// tempfile.go): the test hooks, the journal folder, swept first of what
+// a tools process killed by SIGKILL left, and the signals that end the
+// process.
+func setupTemps(getenv func(string) string) {
+	hookDir, noTmpfile = getenv(testHookEnv), getenv(testNoTmpfileEnv) == "1"
+	if d := stateDir(getenv); d != "" {
+		journals := filepath.Join(d, "tmp")
+		sweep(journals)
+		temps.setJournalDir(journals)
+	}
+	// A SIGTERM or SIGHUP ends the process, as by default, but first
+	// removes every named temporary file. (go-plugin ignores SIGINT: the
+	// calls go on. SIGKILL leaves only unnamed files, which the system
+	// frees, and journalled ones, which the next start sweeps.)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-sigs
+		temps.shutdown()
+		os.Exit(128 + int(sig.(syscall.Signal)))
+	}()
 }

@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runReaper())
 	}
 	if what := os.Getenv(helperEnv); what != "" {
+		setupTemps(os.Getenv) // as the tools binary does
 		os.Exit(runHelper(what, os.Args[len(os.Args)-1]))
 	}
 	os.Exit(m.Run())
@@ -36,7 +37,7 @@ func runHelper(what, arg string) int {
 	var err error
 	switch what {
 	case "write":
-		_, err = writeFile(".", writeInput{Path: p, Content: newContent})
+		_, err = writeFile(context.Background(), ".", writeInput{Path: p, Content: newContent})
 	case "bash":
 		// Like the tools process under panto: run one bash call, say
 		// "done" and wait to be killed.

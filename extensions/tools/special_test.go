@@ -206,7 +206,7 @@ func TestEditSizeLimitAndMemory(t *testing.T) {
 	t.Logf("edit of a %d MB file: %.1f MB allocated", size/MiB, float64(n)/MiB)
 
 	content := strings.Repeat("w", size)
-	n = allocated(func() { _, err = writeFile(dir, writeInput{Path: "w.txt", Content: content}) })
+	n = allocated(func() { _, err = writeFile(t.Context(), dir, writeInput{Path: "w.txt", Content: content}) })
 	require.NoError(t, err)
 	require.Less(t, n, uint64(MiB), "a write of %d MB allocated %d MB", size/MiB, n/MiB)
 }
