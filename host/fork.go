@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,14 +17,25 @@ import (
 // the conversation at its leaf are exactly those at that entry. Its
 // header names src's session and the entry (parent_session,
 // parent_entry). Labels of the path's entries come along; entries off the
-// path do not. src is only read (it may have a writer); dst must not
-// exist. id is the new session's id ("" makes one: give the one dst's
-// name carries, if it carries one). It returns the new log's header.
+// path do not. src is only read (it may have a writer); nothing may be
+// at dst (not even a dangling symlink), and its directory must exist. id
+// is the new session's id ("" makes one: give the one dst's name carries,
+// if it carries one). It returns the new log's header.
+//
+// The log is written whole or not at all (sessionlog.WriteNew): until it
+// is complete nothing is at dst, so a fork that fails, is cancelled or
+// is killed never leaves a log that a later --continue would take up.
 func Fork(src, ref, dst, id string) (sessionlog.Header, error) {
+	return ForkContext(context.Background(), src, ref, dst, id)
+}
+
+// ForkContext is Fork, stopped by ctx: a cancelled fork removes its
+// temporary file at once and writes nothing.
+func ForkContext(ctx context.Context, src, ref, dst, id string) (sessionlog.Header, error) {
 	fail := func(err error) (sessionlog.Header, error) {
 		return sessionlog.Header{}, fmt.Errorf("fork %s: %w", src, err)
 	}
-	if _, err := os.Stat(dst); err == nil {
+	if _, err := os.Lstat(dst); err == nil {
 		return fail(fmt.Errorf("%s already exists", dst))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fail(err)
@@ -83,19 +95,17 @@ func Fork(src, ref, dst, id string) (sessionlog.Header, error) {
 			kept = append(kept, sessionlog.LabelEntry(c, text))
 		}
 	}
-	w, err := sessionlog.Create(dst, sessionlog.Header{ID: id, Cwd: h.Cwd, ParentSession: h.ID, ParentEntry: at})
+	if err := context.Cause(ctx); err != nil {
+		return fail(err)
+	}
+	out, err := sessionlog.WriteNew(ctx, dst, sessionlog.Header{ID: id, Cwd: h.Cwd, ParentSession: h.ID, ParentEntry: at}, kept)
+	if errors.Is(err, sessionlog.ErrExists) {
+		return fail(fmt.Errorf("%s already exists", dst))
+	}
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := w.Append(kept...); err != nil {
-		w.Close()
-		os.Remove(dst)
-		return fail(fmt.Errorf("write %s: %w", dst, err))
-	}
-	if err := w.Close(); err != nil {
-		return fail(err)
-	}
-	return w.Header(), nil
+	return out, nil
 }
 
 // chainParent is the parent an entry's own line names: for an entry of a
