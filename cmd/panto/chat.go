@@ -14,7 +14,6 @@ import (
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -29,9 +28,12 @@ type chat struct {
 	app  *app
 	sess *host.Session
 	view view
-	// lines are what the user types, in the line loop; nil in print
-	// mode, where nobody answers an extension's question.
-	lines <-chan string
+	// in is what the user types, in the line loop; nil in print mode,
+	// where nobody answers an extension's question.
+	in *lineInput
+	// leaving is set when the user left at a question (Ctrl-D, /quit):
+	// the loop ends once the turn has.
+	leaving bool
 	// drained is closed once the session's own events (those between
 	// turns) are all shown; once starts showing them.
 	drained chan struct{}
@@ -85,7 +87,7 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	}
 	var v view
 	if o.mode == "json" {
-		v = newJSONView(e.stdout)
+		v = newJSONView(e.jsonStdout())
 	} else {
 		v = newTextView(e, !printMode)
 	}
@@ -205,19 +207,47 @@ func (c *chat) close() {
 	c.app.close()
 }
 
-// turn runs one turn, shown as it happens.
+// turn runs one turn, shown as it happens. In the line loop the
+// extensions' questions are asked as they come (linequestion.go), while
+// the turn's other events go on being shown.
 func (c *chat) turn(ctx context.Context, text string) error {
 	ctx, stop := c.e.sig.foreground(ctx)
 	defer stop()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ask := &asking{c: c, cancel: cancel}
+	defer ask.done()
 	var end host.TurnEnd
-	for ev := range c.sess.Turn(ctx, text) {
-		if q, ok := ev.(host.Question); ok && c.lines != nil {
-			c.answer(ctx, q)
-			continue
+	events, done := c.sess.Turn(ctx, text), ctx.Done()
+	for events != nil {
+		var typed <-chan struct{}
+		if ask.open() {
+			typed = c.in.ready
 		}
-		c.view.show(ev)
-		if e, ok := ev.(host.TurnEnd); ok {
-			end = e
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			switch ev := ev.(type) {
+			case host.Question:
+				ask.add(ev)
+			case host.QuestionClosed:
+				ask.withdrawn(ev)
+			default:
+				c.view.show(ev)
+				if e, ok := ev.(host.TurnEnd); ok {
+					end = e
+				}
+			}
+		case <-typed:
+			ask.lines()
+		case <-ask.expiry():
+			ask.expire()
+		case <-done:
+			done = nil
+			ask.interrupted()
 		}
 	}
 	switch err := end.Err; {
@@ -295,8 +325,14 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /resume [N|ID]  list this directory's sessions, or switch to one
   /help      this help
   /quit      leave (or Ctrl-D)
-Ctrl-C stops a reply that is streaming.
+Ctrl-C stops a reply that is streaming; Ctrl-C twice leaves.
+An extension's question takes a line typed after it appeared; a confirm
+takes the word yes.
 `
+
+// leaveWindow is how soon after a Ctrl-C a second one at the prompt
+// leaves the line loop.
+const leaveWindow = 3 * time.Second
 
 // loop is the line-mode interactive session.
 func (c *chat) loop(ctx context.Context) error {
@@ -307,8 +343,9 @@ func (c *chat) loop(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.e.stdout, "panto %s · %s/%s · session %s\n/help for commands, Ctrl-D to quit.\n",
 		version, info.Provider, info.Model, where)
-	// A Ctrl-C at the prompt only reminds how to leave; during a turn the
-	// turn's own handler takes it. SIGTERM and SIGHUP end the loop (ctx).
+	// A Ctrl-C at the prompt reminds how to leave, and a second one in a
+	// row leaves; during a turn the turn's own handler takes it (a second
+	// one there ends panto). SIGTERM and SIGHUP end the loop (ctx).
 	intr := make(chan struct{}, 1)
 	defer c.e.sig.onInterrupt(func() {
 		select {
@@ -316,29 +353,41 @@ func (c *chat) loop(ctx context.Context) error {
 		default:
 		}
 	})()
-	lines := make(chan string)
-	readErr := make(chan error, 1)
-	go readLines(c.e.stdin, lines, readErr)
-	c.lines = lines
+	c.in = newLineInput(c.e.stdin)
+	// A second Ctrl-C soon after the first — at the prompt, or the one
+	// that stopped a turn — with no line typed between, leaves.
+	var interrupted time.Time
 	for {
 		fmt.Fprint(c.e.stdout, "> ")
-		var line string
-		select {
-		case line = <-lines:
-		case err := <-readErr:
-			fmt.Fprintln(c.e.stdout)
-			if u := (*unsentError)(nil); errors.As(err, &u) {
-				fmt.Fprintf(c.e.stderr, "panto: %v\n", u)
-				return nil
+		flush(c.e.stdout, c.e.stderr)
+		typed, ok := c.in.next()
+		for !ok {
+			if ended, err := c.in.done(); ended {
+				fmt.Fprintln(c.e.stdout)
+				if u := (*unsentError)(nil); errors.As(err, &u) {
+					fmt.Fprintf(c.e.stderr, "panto: %v\n", u)
+					return nil
+				}
+				return err
 			}
-			return err
-		case <-intr:
-			fmt.Fprintln(c.e.stdout, "\n(Ctrl-D or /quit to leave)")
-			continue
-		case <-ctx.Done():
-			fmt.Fprintln(c.e.stdout)
-			return context.Cause(ctx)
+			select {
+			case <-c.in.ready:
+			case <-intr:
+				if !interrupted.IsZero() && time.Since(interrupted) < leaveWindow {
+					fmt.Fprintln(c.e.stdout)
+					return nil
+				}
+				interrupted = time.Now()
+				fmt.Fprint(c.e.stdout, "\n(Ctrl-C again now, Ctrl-D or /quit to leave)\n> ")
+				flush(c.e.stdout)
+			case <-ctx.Done():
+				fmt.Fprintln(c.e.stdout)
+				return context.Cause(ctx)
+			}
+			typed, ok = c.in.next()
 		}
+		interrupted = time.Time{}
+		line := typed.text
 		line = conversation.ValidText(strings.TrimSpace(line))
 		if line == "" {
 			continue
@@ -354,6 +403,12 @@ func (c *chat) loop(ctx context.Context) error {
 		}
 		if err := c.turn(ctx, line); err != nil {
 			fmt.Fprintf(c.e.stderr, "panto: %v\n", err)
+			if errors.Is(err, errInterrupted) {
+				interrupted = time.Now()
+			}
+		}
+		if c.leaving {
+			return nil
 		}
 	}
 }
@@ -401,60 +456,6 @@ func (c *chat) showSession(_ context.Context, _ string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "session %s\nlog %s\nmessages %d\n", info.ID, info.Path, c.sess.MessageCount())
 	return nil
-}
-
-// answer puts an extension's question to the user of the line loop and
-// answers it with the next line they type (an empty line: no, or
-// dismissed).
-func (c *chat) answer(ctx context.Context, q host.Question) {
-	out := c.e.stdout
-	fmt.Fprintf(out, "\n? %s asks: %s\n", q.By, q.Title)
-	if q.Message != "" {
-		fmt.Fprintln(out, "  "+strings.ReplaceAll(strings.TrimRight(q.Message, "\n"), "\n", "\n  "))
-	}
-	switch q.Type {
-	case extension.AskConfirm:
-		fmt.Fprint(out, "  [y/N] ")
-	case extension.AskSelect:
-		for i, o := range q.Options {
-			fmt.Fprintf(out, "  %d. %s\n", i+1, o)
-		}
-		fmt.Fprint(out, "  number (empty to dismiss): ")
-	default:
-		if q.Placeholder != "" {
-			fmt.Fprintf(out, "  (%s)\n", q.Placeholder)
-		}
-		fmt.Fprint(out, "  > ")
-	}
-	var line string
-	select {
-	case line = <-c.lines:
-	case <-ctx.Done():
-		q.Dismiss()
-		return
-	case <-time.After(time.Until(q.Deadline)):
-		fmt.Fprintln(out, "\n  (no answer in time)")
-		return
-	}
-	line = strings.TrimSpace(line)
-	switch q.Type {
-	case extension.AskConfirm:
-		yes := strings.EqualFold(line, "y") || strings.EqualFold(line, "yes")
-		q.Answer(extension.Answer{Yes: yes})
-	case extension.AskSelect:
-		var n int
-		if _, err := fmt.Sscan(line, &n); err != nil || n < 1 || n > len(q.Options) {
-			q.Dismiss()
-			return
-		}
-		q.Answer(extension.Answer{Index: n - 1})
-	default:
-		if line == "" {
-			q.Dismiss()
-			return
-		}
-		q.Answer(extension.Answer{Text: line})
-	}
 }
 
 // model lists the models to choose from (the one in use marked), or

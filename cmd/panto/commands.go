@@ -183,7 +183,7 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 		if blocks == nil {
 			blocks = []promptBlock{}
 		}
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.jsonStdout())
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"blocks": blocks})
 	}

@@ -108,18 +108,18 @@ func (h *harness) lineLoop(stdin io.Reader, args ...string) (string, string) {
 	return out.String(), errb.String()
 }
 
-// The line loop asks: "y" runs the command, "n" blocks it.
+// The line loop asks: "yes" runs the command, "n" blocks it.
 func TestGuardAsksInTheLineLoop(t *testing.T) {
 	t.Parallel()
-	for _, answer := range []string{"y", "n"} {
+	for _, answer := range []string{"yes", "n"} {
 		t.Run(answer, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			victim := h.victim()
-			out, _ := h.lineLoop(strings.NewReader(rmVictim+"\n"+answer+"\n"), guardArgs(h)...)
+			out, _ := h.lineLoopAnswering(rmVictim, answer, guardArgs(h)...)
 			require.Contains(t, out, "? guard asks: Run this command?\n  rm -rf victim\n")
-			require.Contains(t, out, "[y/N] ")
-			if answer == "y" {
+			require.Contains(t, out, "type yes to confirm")
+			if answer == "yes" {
 				require.NoDirExists(t, victim)
 				return
 			}
@@ -140,11 +140,11 @@ func TestGuardQuestionOutlastsTheHookDeadline(t *testing.T) {
 	go func() {
 		io.WriteString(typed, rmVictim+"\n")
 		time.Sleep(time.Second) // three hook deadlines
-		io.WriteString(typed, "y\n")
+		io.WriteString(typed, "yes\n")
 		typed.Close()
 	}()
 	out, errs := h.lineLoop(in, guardArgs(h)...)
-	require.Contains(t, out, "[y/N] ")
+	require.Contains(t, out, "type yes to confirm")
 	require.NoDirExists(t, victim, "the answer came through")
 	require.NotContains(t, errs, "disabled")
 }

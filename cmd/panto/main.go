@@ -26,28 +26,45 @@ func main() {
 	if err != nil {
 		cwd = "."
 	}
-	os.Exit(run(context.Background(), &env{
-		stdin:    os.Stdin,
-		stdout:   &stdoutWriter{w: os.Stdout},
-		stderr:   os.Stderr,
-		getenv:   os.Getenv,
-		environ:  os.Environ,
-		cwd:      cwd,
-		terminal: isTerminal(os.Stdin),
-		ttyOut:   isTerminal(os.Stdout),
-		signals:  sigs,
-		exit:     os.Exit,
-		maxProcs: runtime.GOMAXPROCS,
-	}, os.Args[1:]))
+	// At a terminal, stdout and stderr sanitize what is written
+	// (streams.go).
+	s := newStreams(os.Stdout, os.Stderr)
+	code := run(context.Background(), &env{
+		stdin:     os.Stdin,
+		stdout:    s.stdout,
+		stderr:    s.stderr,
+		rawStdout: s.rawStdout,
+		termOut:   s.termOut,
+		getenv:    os.Getenv,
+		environ:   os.Environ,
+		cwd:       cwd,
+		terminal:  isTerminal(os.Stdin),
+		ttyOut:    isTerminal(os.Stdout),
+		signals:   sigs,
+		exit:      os.Exit,
+		maxProcs:  runtime.GOMAXPROCS,
+	}, os.Args[1:])
+	s.flush()
+	os.Exit(code)
 }
 
 // env is everything run takes from the process, so tests can run the CLI
 // in-process with their own streams and environment.
 type env struct {
-	stdin  io.Reader
+	stdin io.Reader
+	// stdout and stderr are what panto writes to; at a terminal they
+	// sanitize every byte (termtext), so outside text never drives it.
 	stdout io.Writer
 	stderr io.Writer
-	getenv func(string) string
+	// rawStdout is stdout without the sanitizer, set when stdout is a
+	// terminal (nil: stdout is raw already): for output made safe its own
+	// way (JSON, through jsonStdout).
+	rawStdout io.Writer
+	// termOut is the terminal stdout is, for the full-screen UI, which
+	// writes its own styling and sanitizes the text it draws; nil when
+	// stdout is not a terminal (and in tests).
+	termOut *os.File
+	getenv  func(string) string
 	// environ is the whole environment, passed on to extensions (less the
 	// provider keys); nil means os.Environ.
 	environ  func() []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -18,9 +19,10 @@ import (
 //     get "interrupted" results, extensions are stopped (each within its
 //     deadline) and panto exits with 128+signal.
 //   - SIGINT (Ctrl-C) interrupts what runs in the foreground: a turn, or
-//     the interactive prompt (a reminder of how to leave). When nothing
-//     has taken it (starting up, a subcommand), it ends panto too, with
-//     exit status 130.
+//     the interactive prompt (a reminder of how to leave; a second one in
+//     a row leaves). When nothing has taken it (starting up, a
+//     subcommand), or a second one comes while a turn is still stopping,
+//     it ends panto too, with exit status 130.
 //   - A second such signal while panto is already stopping, or the stop
 //     taking longer than stopGrace, ends the process at once: every
 //     recorded entry is already on disk, and the kernel releases the
@@ -81,12 +83,22 @@ func (r *signalRouter) route(sigs <-chan os.Signal) {
 
 func (r *signalRouter) deliver(sig os.Signal) {
 	r.mu.Lock()
-	stopping, onInt := r.stopping, r.onInt
-	if sig == os.Interrupt && onInt != nil && !stopping {
+	onInt := r.onInt
+	if sig == os.Interrupt && onInt != nil && !r.stopping {
 		r.mu.Unlock()
 		onInt()
 		return
 	}
+	r.mu.Unlock()
+	r.stop(sig)
+}
+
+// stop ends panto as sig does when nothing in the foreground takes it:
+// the root context is cancelled, and the process ends at once after
+// stopGrace or on a second call.
+func (r *signalRouter) stop(sig os.Signal) {
+	r.mu.Lock()
+	stopping := r.stopping
 	r.stopping = true
 	r.mu.Unlock()
 	cause := &stopSignal{sig}
@@ -106,6 +118,10 @@ func (r *signalRouter) deliver(sig os.Signal) {
 	time.AfterFunc(stopGrace, func() { r.exitNow(cause) })
 }
 
+// interrupt is a Ctrl-C from inside panto (the line loop's Ctrl-D or
+// /quit at a question): delivered as the signal would be.
+func (r *signalRouter) interrupt() { r.deliver(os.Interrupt) }
+
 // exitNow ends the process with the status of cause (nil: Ctrl-C).
 func (r *signalRouter) exitNow(cause *stopSignal) {
 	if r.exit == nil {
@@ -122,12 +138,22 @@ func (r *signalRouter) exitNow(cause *stopSignal) {
 
 // foreground returns a context that Ctrl-C cancels (cause errInterrupted)
 // while it is in use, and a stop function to call when done. Signals that
-// end panto cancel it too, through ctx.
+// end panto cancel it too, through ctx. A second Ctrl-C while it is in
+// use means what runs did not stop (an extension asking again and again,
+// a hook that hangs): it ends panto, as a Ctrl-C with nothing in the
+// foreground does.
 func (r *signalRouter) foreground(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	var n atomic.Int32
 	r.mu.Lock()
 	prev := r.onInt
-	r.onInt = func() { cancel(errInterrupted) }
+	r.onInt = func() {
+		if n.Add(1) == 1 {
+			cancel(errInterrupted)
+			return
+		}
+		r.stop(os.Interrupt)
+	}
 	r.mu.Unlock()
 	return ctx, func() {
 		r.mu.Lock()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -14,49 +13,6 @@ import (
 
 // nowFunc is the clock of new session names.
 var nowFunc = time.Now
-
-// readLines sends each line of r to lines, then r's error (nil at EOF).
-// Text after the last newline is not a line: at a terminal it is what
-// the user half-typed before Ctrl-D, and it is not sent. readLines
-// reports it as an *unsentError instead.
-func readLines(r io.Reader, lines chan<- string, errc chan<- error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		switch {
-		case err == bufio.ErrBufferFull:
-			if len(line) > maxLine {
-				errc <- fmt.Errorf("read stdin: a line longer than %d MiB", maxLine>>20)
-				return
-			}
-			continue
-		case err == nil:
-			lines <- strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-			line = line[:0]
-			continue
-		case err == io.EOF && len(line) > 0:
-			errc <- &unsentError{text: string(line)}
-		case err == io.EOF:
-			errc <- nil
-		default:
-			errc <- err
-		}
-		return
-	}
-}
-
-// maxLine bounds one line of the line loop.
-const maxLine = 16 << 20
-
-// unsentError is the text typed after the last newline when the input
-// ended: not sent.
-type unsentError struct{ text string }
-
-func (e *unsentError) Error() string {
-	return fmt.Sprintf("not sent: %q (the input ended before Enter; Ctrl-D on a half-typed line does not send it)", oneLine(e.text, 60))
-}
 
 // textView shows events as text: the reply on stdout as it streams, tool
 // calls, retries and compaction as progress lines (on stderr in print mode,
@@ -149,6 +105,7 @@ func (v *textView) show(ev host.Event) {
 		}
 	case host.TurnEnd:
 		v.endLine()
+		flush(v.out, v.errw)
 	}
 }
 
@@ -174,6 +131,7 @@ func (v *textView) output(_, text string) {
 	defer v.mu.Unlock()
 	v.endLine()
 	io.WriteString(v.out, text)
+	flush(v.out)
 }
 
 // oneLine is s on one line, white space runs made one space, cut to n
