@@ -13,6 +13,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/sessionlog"
+	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // sessionFile is a session log found on disk.
@@ -35,7 +36,8 @@ func newSessionPath(dir, id string, now time.Time) string {
 // listSessions returns the session logs in dir, newest first. A *.jsonl
 // entry that is not a regular file (a FIFO, a device, a socket, or a
 // symlink to one) is skipped and reported to warn: reading it could block
-// or never end.
+// or never end. A temporary file that a panto killed outright left there
+// (atomicfile.RemoveIfStale: older than a minute, no writer) is removed.
 func listSessions(dir string, warn func(string)) ([]sessionFile, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -45,8 +47,15 @@ func listSessions(dir string, warn func(string)) ([]sessionFile, error) {
 		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
 	}
 	var out []sessionFile
+	now := time.Now()
 	for _, de := range ents {
 		name := de.Name()
+		if de.Type().IsRegular() && atomicfile.IsTemp(name) {
+			// Left by a panto killed while it wrote a fork or a summary
+			// (a live writer's is held, and kept).
+			atomicfile.RemoveIfStale(filepath.Join(dir, name), now)
+			continue
+		}
 		if de.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
@@ -154,15 +163,19 @@ func pickSession(d layers.Dirs, o *options, now time.Time, stderr io.Writer) (pa
 			return "", "", err
 		}
 		// A log whose header cannot be read (a crash while the session
-		// was created, a newer panto's log) must not block -c for good:
+		// was created, a newer panto's log), or one with nothing after
+		// its header (an older panto's fork cut short), must not block
+		// -c for good, nor be continued as if it were the last session:
 		// skip it, say so, and leave the file alone.
-		skipped := 0
-		for _, s := range list {
-			if s.headerErr == nil {
-				return s.path, "", nil
+		p, skipped := latestSession(list, func(s sessionFile) {
+			if s.headerErr != nil {
+				fmt.Fprintf(stderr, "panto: warning: --continue skips an unreadable log: %s\n", oneLine(s.headerErr.Error(), 300))
+				return
 			}
-			skipped++
-			fmt.Fprintf(stderr, "panto: warning: --continue skips an unreadable log: %s\n", oneLine(s.headerErr.Error(), 300))
+			fmt.Fprintf(stderr, "panto: warning: --continue skips %s: %s\n", s.path, headerOnlyWhy)
+		})
+		if p != "" {
+			return p, "", nil
 		}
 		if skipped > 0 {
 			return "", "", fmt.Errorf("--continue: no readable session to continue in %s (start one with plain panto)", d.CWD)
@@ -174,6 +187,37 @@ func pickSession(d layers.Dirs, o *options, now time.Time, stderr io.Writer) (pa
 	}
 	id = sessionlog.NewID()
 	return newSessionPath(d.SessionDir(), id, now), id, nil
+}
+
+// headerOnlyWhy says why a log holding only its header is skipped.
+const headerOnlyWhy = "it holds only its header, no entries (a panto was stopped while it created the log: an older panto's fork cut short, say); resume it by name with --session if you mean it, or delete it"
+
+// latestSession returns the first log of list (newest first) that can be
+// continued, and how many it passed over: those whose header cannot be
+// read and those with nothing after their header (sessionlog.HeaderOnly).
+// skip is told of each one passed over.
+func latestSession(list []sessionFile, skip func(sessionFile)) (string, int) {
+	skipped := 0
+	for _, s := range list {
+		if s.headerErr == nil {
+			if empty, err := sessionlog.HeaderOnly(s.path); err != nil || !empty {
+				return s.path, skipped
+			}
+		}
+		skipped++
+		if skip != nil {
+			skip(s)
+		}
+	}
+	return "", skipped
+}
+
+// absIn is path made absolute against dir (the working directory).
+func absIn(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(dir, path)
 }
 
 // findSession finds the session whose id is, or starts with, prefix: in

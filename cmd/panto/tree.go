@@ -20,6 +20,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/sessionlog"
+	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // The session tree in the line loop (/tree, /label, /fork) and for
@@ -154,7 +155,7 @@ func (c *chat) fork(ctx context.Context, args string, out io.Writer) error {
 	}
 	id := sessionlog.NewID()
 	dst := newSessionPath(filepath.Dir(info.Path), id, nowFunc())
-	h, err := host.Fork(info.Path, ref, dst, id)
+	h, err := host.ForkContext(ctx, info.Path, ref, dst, id)
 	if err != nil {
 		return fmt.Errorf("/fork: %w", err)
 	}
@@ -281,10 +282,12 @@ func resolveSession(e *env, arg string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		for _, s := range list {
+		if p, _ := latestSession(list, func(s sessionFile) {
 			if s.headerErr == nil {
-				return s.path, nil
+				fmt.Fprintf(e.stderr, "panto: warning: skipping %s: %s\n", s.path, headerOnlyWhy)
 			}
+		}); p != "" {
+			return p, nil
 		}
 		return "", fmt.Errorf("no session in %s (give SESSION: a log file or a session id)", dirs.CWD)
 	}
@@ -361,7 +364,7 @@ original's. Its header names the session and entry it was forked from.
 It goes to -o FILE, or beside SESSION; panto --session FILE (or
 --resume ID) continues it. SESSION is only read.`,
 		Args: exactArgs(1, "SESSION"),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := resolveSession(e, args[0])
 			if err != nil {
 				return err
@@ -369,10 +372,19 @@ It goes to -o FILE, or beside SESSION; panto --session FILE (or
 			id, dst := sessionlog.NewID(), outPath
 			if dst == "" {
 				dst = newSessionPath(filepath.Dir(src), id, nowFunc())
-			} else if !filepath.IsAbs(dst) {
-				dst = filepath.Join(e.cwd, dst)
+			} else {
+				dirs, err := layers.Resolve(e.getenv, e.cwd)
+				if err != nil {
+					return err
+				}
+				if dst, err = outputPath("session fork", absIn(e.cwd, dst), src, dirs, false); err != nil {
+					return err
+				}
 			}
-			h, err := host.Fork(src, at, dst, id)
+			// What a fork killed outright left there (never a log: see
+			// host.Fork) goes first.
+			_, _ = atomicfile.RemoveStale(filepath.Dir(dst))
+			h, err := host.ForkContext(cmd.Context(), src, at, dst, id)
 			if err != nil {
 				return err
 			}
@@ -421,13 +433,24 @@ its source, each message one click from the whole prompt as of it;
 --format md is Markdown for pasting into an issue. The current branch,
 or with --all the whole tree. To -o FILE, or stdout.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "html" && format != "md" {
 				return usageErrorf("session export: --format %q: want html or md", format)
 			}
 			path, err := resolveSession(e, first(args))
 			if err != nil {
 				return err
+			}
+			var target string
+			if outPath != "" {
+				// Checked before the log is read: a refused -o costs nothing.
+				dirs, err := layers.Resolve(e.getenv, e.cwd)
+				if err != nil {
+					return err
+				}
+				if target, err = outputPath("session export", absIn(e.cwd, outPath), path, dirs, true); err != nil {
+					return err
+				}
 			}
 			log, err := sessionlog.Read(path)
 			if err != nil {
@@ -439,14 +462,10 @@ or with --all the whole tree. To -o FILE, or stdout.`,
 				}
 				return export.Markdown(w, log, export.Options{All: all})
 			}
-			if outPath == "" {
+			if target == "" {
 				return render(e.stdout)
 			}
-			p := outPath
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(e.cwd, p)
-			}
-			return writeExport(p, path, render)
+			return writeExport(cmd.Context(), target, render)
 		},
 	}
 	exp.Flags().StringVar(&format, "format", "html", "`FORMAT` html or md")
@@ -517,39 +536,4 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-// writeExport writes an export to dst whole or not at all (a temporary
-// file beside it, renamed over it), and never over a session log: not
-// the one exported (however dst names it: a link, another path), nor
-// any other.
-func writeExport(dst, src string, render func(io.Writer) error) error {
-	if fi, err := os.Stat(dst); err == nil {
-		if si, serr := os.Stat(src); serr == nil && os.SameFile(fi, si) {
-			return fmt.Errorf("session export: -o %s is the session log being exported: write the export elsewhere", dst)
-		}
-		if _, herr := sessionlog.ReadHeader(dst); herr == nil {
-			return fmt.Errorf("session export: -o %s is a session log: write the export elsewhere", dst)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".export-*")
-	if err != nil {
-		return fmt.Errorf("session export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := render(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("session export: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("session export: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return fmt.Errorf("session export: %w", err)
-	}
-	return nil
 }

@@ -53,6 +53,14 @@ var (
 	attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "\x00", "\uFFFD")
 )
 
+// failed reports whether a write to w has failed: bufio keeps the first
+// error, and rendering the rest of a long session for nothing would keep
+// a cancelled export running.
+func failed(w *bufio.Writer) bool {
+	_, err := w.Write(nil)
+	return err != nil
+}
+
 // m writes markup.
 func (h *htmlWriter) m(s markup) { h.w.WriteString(string(s)) }
 
@@ -173,6 +181,9 @@ func (p *plan) writeHTML(h *htmlWriter) {
 		}
 		c := newClock(hd.Created, time.TimeOnly)
 		for _, i := range b.entries {
+			if failed(h.w) {
+				return // the writer is gone (a cancelled export): stop now
+			}
 			p.htmlEntry(h, i, c)
 		}
 		h.m("</section>\n")

@@ -82,6 +82,9 @@ func (m *mdWriter) page() {
 		}
 		c := newClock(h.Created, "15:04")
 		for _, i := range b.entries {
+			if failed(m.w) {
+				return // the writer is gone (a cancelled export): stop now
+			}
 			m.entry(i, c)
 		}
 	}
