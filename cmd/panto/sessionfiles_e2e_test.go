@@ -394,3 +394,33 @@ func TestSessionFilesSummaryExcerpt(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, st.Size(), int64(4<<10), "the old sidecar was kept")
 }
+
+// A listing removes the temporary files a killed panto left in the
+// sessions folder — its own names only, once stale — and nothing else.
+func TestSessionFilesListRemovesStaleTemps(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "hi", "--provider", "echo", "--no-extensions")
+	dir := sfilesSessionDir(h)
+	old := time.Now().Add(-2 * time.Hour)
+	files := map[string]bool{ // name: removed
+		".20260101T000000Z_x.jsonl.0123456789ab.panto-tmp":         true, // a fork's, killed
+		".20260101T000000Z_x.jsonl.summary.abcdefabcdef.panto-tmp": true, // a summary's
+		".20260101T000000Z_x.jsonl.summary-0123456789ab":           true, // a summary's, by an older panto
+		".notes": false,
+		"20260101T000000Z_x.jsonl.summary-0123456789ab": false,
+	}
+	for name := range files {
+		p := filepath.Join(dir, name)
+		h.write(p, "x")
+		require.NoError(t, os.Chtimes(p, old, old))
+	}
+	young := filepath.Join(dir, ".20260101T000000Z_y.jsonl.0123456789ab.panto-tmp")
+	h.write(young, "being written")
+	h.ok("session", "list")
+	for name, removed := range files {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		require.Equal(t, removed, errors.Is(err, os.ErrNotExist), name)
+	}
+	require.FileExists(t, young)
+}

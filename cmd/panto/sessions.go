@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,10 @@ func listSessions(dir string, warn func(string)) ([]sessionFile, error) {
 			atomicfile.RemoveIfStale(filepath.Join(dir, name), now)
 			continue
 		}
+		if de.Type().IsRegular() && oldSummaryTemp(name) {
+			removeOld(filepath.Join(dir, name), now)
+			continue
+		}
 		if de.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
@@ -86,6 +91,26 @@ func listSessions(dir string, warn func(string)) ([]sessionFile, error) {
 		return out[i].path > out[j].path
 	})
 	return out, nil
+}
+
+// oldSummaryTemp reports whether name is a summary's temporary file as
+// panto wrote them before package atomicfile:
+// ".<log>.summary-<12 hex digits>", with no lock to tell a live one.
+func oldSummaryTemp(name string) bool {
+	i := strings.LastIndex(name, ".summary-")
+	if !strings.HasPrefix(name, ".") || i < 0 || len(name)-i-len(".summary-") != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(name[i+len(".summary-"):])
+	return err == nil
+}
+
+// removeOld removes the regular file at path if it was last changed over
+// an hour before now: a summary's write takes microseconds.
+func removeOld(path string, now time.Time) {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > time.Hour {
+		os.Remove(path)
+	}
 }
 
 // warnOnce returns a warn function for listSessions that writes each
