@@ -362,7 +362,9 @@ entry --at names (an id or a unique prefix; the leaf without it): the
 same entries, so the prompt and the conversation there are exactly the
 original's. Its header names the session and entry it was forked from.
 It goes to -o FILE, or beside SESSION; panto --session FILE (or
---resume ID) continues it. SESSION is only read.`,
+--resume ID) continues it. SESSION is only read. -o names a new file in
+a directory that exists: nothing already there is replaced. The log
+appears whole or not at all (a fork stopped midway leaves none).`,
 		Args: exactArgs(1, "SESSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := resolveSession(e, args[0])
@@ -431,7 +433,11 @@ share: --format html is one self-contained file (no script, no network)
 with tool calls folded and every change of the system prompt inline with
 its source, each message one click from the whole prompt as of it;
 --format md is Markdown for pasting into an issue. The current branch,
-or with --all the whole tree. To -o FILE, or stdout.`,
+or with --all the whole tree. To -o FILE, or stdout. -o writes a new
+file or replaces a regular one, whole or not at all; it never replaces
+a FIFO, a device, a socket, a lock file, a file in panto's sessions
+folder or a file that looks like a session log, and its directory must
+exist.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "html" && format != "md" {
