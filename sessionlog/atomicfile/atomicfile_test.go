@@ -174,3 +174,24 @@ func TestRemoveStale(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, removed)
 }
+
+// FuzzIsTemp: IsTemp never panics on a name found on disk, and the
+// temporary file Create makes for any target name is one.
+func FuzzIsTemp(f *testing.F) {
+	f.Add("out.html")
+	f.Add(".x.0123456789ab.panto-tmp")
+	f.Add(strings.Repeat("é", 200))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, name string) {
+		_ = IsTemp(name)
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || len(name) > 200 {
+			return
+		}
+		tmp, err := Create(context.Background(), filepath.Join(dir, name))
+		if err != nil {
+			return
+		}
+		defer tmp.Abort()
+		require.True(t, IsTemp(filepath.Base(tmp.Name())), tmp.Name())
+	})
+}
