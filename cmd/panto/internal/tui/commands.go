@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/host"
@@ -224,11 +225,12 @@ func (m *Model) helpPage() *pager {
 	var ext []Binding
 	if m.sess != nil {
 		for _, c := range m.sess.Commands() {
+			// An extension's texts: shown through termtext.
 			u := "/" + c.Name
 			if c.Usage != "" {
 				u += " " + c.Usage
 			}
-			ext = append(ext, Binding{u, c.Description + " (" + c.Extension + ")"})
+			ext = append(ext, Binding{termtext.Line(u), termtext.Line(c.Description + " (" + c.Extension + ")")})
 		}
 	}
 	p := &pager{name: "/help", hint: "keys and commands"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -53,12 +54,16 @@ type eventsMsg struct {
 
 // readEvents reads what the channel has: one event, waiting for it, then
 // whatever else is already there (a burst of deltas becomes one update).
-func readEvents(ch <-chan host.Event, turn int) tea.Cmd {
+// Once the UI is closing, a question it reads is dismissed there: the
+// program may no longer be there to show it.
+func (m *Model) readEvents(ch <-chan host.Event, turn int) tea.Cmd {
+	closing := &m.closing
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			return eventsMsg{ch: ch, turn: turn, closed: true}
 		}
+		dismissIfClosing(closing, ev)
 		evs := []host.Event{ev}
 		for len(evs) < 256 {
 			select {
@@ -66,12 +71,20 @@ func readEvents(ch <-chan host.Event, turn int) tea.Cmd {
 				if !ok {
 					return eventsMsg{ch: ch, turn: turn, evs: evs, closed: true}
 				}
+				dismissIfClosing(closing, ev)
 				evs = append(evs, ev)
 			default:
 				return eventsMsg{ch: ch, turn: turn, evs: evs}
 			}
 		}
 		return eventsMsg{ch: ch, turn: turn, evs: evs}
+	}
+}
+
+// dismissIfClosing dismisses a question read while the UI closes.
+func dismissIfClosing(closing *atomic.Bool, ev host.Event) {
+	if q, ok := ev.(host.Question); ok && closing.Load() {
+		q.Dismiss()
 	}
 }
 
@@ -110,7 +123,7 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	for _, ev := range pending {
 		cmds = append(cmds, m.event(ev, 0))
 	}
-	cmds = append(cmds, readEvents(m.sess.Events(), 0), m.usageCmd())
+	cmds = append(cmds, m.readEvents(m.sess.Events(), 0), m.usageCmd())
 	// What was typed while panto started.
 	cmds = append(cmds, m.next())
 	m.list.Changed()
@@ -240,7 +253,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		cmds = append(cmds, m.event(ev, msg.turn))
 	}
 	if !msg.closed {
-		cmds = append(cmds, readEvents(msg.ch, msg.turn))
+		cmds = append(cmds, m.readEvents(msg.ch, msg.turn))
 	}
 	if shows {
 		m.list.Changed()
@@ -324,7 +337,7 @@ func (m *Model) event(ev host.Event, turn int) tea.Cmd {
 	case asker:
 		return m.ask(ev.asked())
 	case host.QuestionClosed:
-		m.questionClosed(ev)
+		return m.questionClosed(ev)
 	case host.Status:
 		m.status.setExt(ev.By, ev.Key, ev.Text)
 	case host.Moved:

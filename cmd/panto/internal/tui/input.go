@@ -10,19 +10,30 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
 )
 
-// key handles a key press, in order: an extension's question, an
-// overlay, the keys that work everywhere, the completion popup, the
-// editor.
+// key handles a key press, in order: a second Ctrl-C that quits, an
+// extension's question, then what is on screen (screenKey).
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
+	if ks == "ctrl+c" && !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow {
+		return m.quit() // whatever is asked or open: Ctrl-C twice leaves
+	}
 	if ks != "ctrl+c" {
 		m.quitArmed = time.Time{}
 	}
 	if len(m.asks) > 0 {
 		return m.questionKey(k)
 	}
+	return m.screenKey(k)
+}
+
+// screenKey handles a key as what is on screen takes it, questions
+// aside: an overlay, the keys that work everywhere, the completion
+// popup, the editor.
+func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
+	ks := k.String()
 	if m.ov != nil {
 		return m.ov.key(m, k)
 	}
@@ -104,6 +115,15 @@ func (m *Model) wheel(w tea.MouseWheelMsg) tea.Cmd {
 	}
 	switch {
 	case len(m.asks) > 0:
+		if m.asks[0].q.Type == extension.AskConfirm {
+			for range wheelLines {
+				if up {
+					m.asks[0].scrollKey("up")
+				} else {
+					m.asks[0].scrollKey("down")
+				}
+			}
+		}
 		return nil
 	case m.ov != nil:
 		k := tea.KeyPressMsg{Code: tea.KeyDown}
@@ -151,9 +171,10 @@ func (m *Model) interrupt() tea.Cmd {
 	return nil
 }
 
-// pasteMsg takes a bracketed paste: one block, never sent by itself.
+// pasteMsg takes a bracketed paste: one block, never sent by itself. A
+// paste as a question comes up is the editor's, as its keys are.
 func (m *Model) pasteMsg(s string) tea.Cmd {
-	if len(m.asks) > 0 {
+	if len(m.asks) > 0 && m.asks[0].ready(m.now()) {
 		if q := m.asks[0]; q.input != nil {
 			q.input.InsertString(normalise(s))
 		}
@@ -211,7 +232,7 @@ func (m *Model) send(text string, item *transcript.User) tea.Cmd {
 	m.turnID++
 	m.turnCh = m.sess.Turn(ctx, text)
 	m.busy, m.busyWhat, m.busySince = turning, "working", m.now()
-	return tea.Batch(readEvents(m.turnCh, m.turnID), m.ensureTick())
+	return tea.Batch(m.readEvents(m.turnCh, m.turnID), m.ensureTick())
 }
 
 // toggleNearest expands or folds the collapsible item nearest the bottom

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -120,9 +121,12 @@ type Model struct {
 	flushing, ticking bool
 	frame             int
 
-	// quitArmed is when Ctrl-C on an empty editor was pressed (a second
-	// within quitWindow quits).
+	// quitArmed is when Ctrl-C on an empty editor (or on a question) was
+	// pressed: a second within quitWindow quits, whatever is up.
 	quitArmed time.Time
+	// closing is set once the UI quits: a question that comes after is
+	// dismissed unseen, wherever it is read (Shutdown, a stale reader).
+	closing atomic.Bool
 	// flash is a transient line in the activity bar.
 	flash      string
 	flashUntil time.Time
@@ -280,6 +284,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	case questionTickMsg:
 		return m.questionTick()
+	case graceMsg:
+		return m.graceOver()
 	case tea.ResumeMsg:
 		return nil
 	}
@@ -331,9 +337,12 @@ func (m *Model) setFlash(s string, d time.Duration) tea.Cmd {
 // Quitting reports whether the UI is quitting.
 func (m *Model) Quitting() bool { return m.quitting }
 
-// quit ends the UI: a running turn is interrupted first.
+// quit ends the UI: the questions up are dismissed (none shows after),
+// a running turn is interrupted.
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
+	m.closing.Store(true)
+	m.dismissAll()
 	if m.cancel != nil {
 		m.cancel()
 	}

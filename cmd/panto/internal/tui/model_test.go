@@ -493,7 +493,8 @@ func TestConfirmDialog(t *testing.T) {
 			require.Contains(t, s, "guard asks: Run this command?")
 			require.Contains(t, s, "rm -rf victim")
 			require.Contains(t, s, "[y] yes   [n] no")
-			h.typ("z") // not an answer: nothing happens, nothing typed
+			h.now = h.now.Add(answerGrace) // read it
+			h.typ("z")                     // not an answer: nothing happens, nothing typed
 			require.Len(t, h.m.asks, 1)
 			require.True(t, h.m.ed.empty())
 			h.key(tc.key)
@@ -523,10 +524,13 @@ func TestSelectAndInputDialogs(t *testing.T) {
 	h.enter()
 	h.wait(func() bool { return len(h.m.asks) > 0 }, "the select shows")
 	require.Contains(t, h.screen(), "green")
+	h.now = h.now.Add(answerGrace)
 	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
 	h.enter()
 	require.Equal(t, 1, (<-got).Index)
 	h.wait(func() bool { return len(h.m.asks) > 0 && h.m.asks[0].input != nil }, "the input shows")
+	h.screen()
+	h.now = h.now.Add(answerGrace)
 	h.typ("Ann")
 	h.enter()
 	require.Equal(t, "Ann", (<-got).Text)

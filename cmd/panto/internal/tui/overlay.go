@@ -3,18 +3,14 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
-	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/host/extension"
 )
 
 // overlay is what takes the screen (a page) or a box over it (a picker)
@@ -166,178 +162,6 @@ func (p *modelPicker) view(m *Model, width, height int) []string {
 	return p.pk.View(m.th, min(width, w), min(height, 14))
 }
 
-// question is an extension's question on screen.
-type question struct {
-	q     asked
-	pk    *picker.Model
-	input *editor.Model
-}
-
-// asked is a question to put to the user: a host.Question, kept as its
-// fields and its two answers.
-type asked struct {
-	ID                       int64
-	By, Title, Message, Hint string
-	Type                     extension.QuestionKind
-	Options                  []string
-	Deadline                 time.Time
-	Answer                   func(extension.Answer)
-	Dismiss                  func()
-}
-
-func askedOf(q host.Question) asked {
-	return asked{ID: q.ID, By: q.By, Title: q.Title, Message: q.Message, Hint: q.Placeholder, Type: q.Type,
-		Options: q.Options, Deadline: q.Deadline, Answer: q.Answer, Dismiss: q.Dismiss}
-}
-
-// asker is an event that asks something (a test's, besides host.Question).
-type asker interface{ asked() asked }
-
-type questionTickMsg struct{}
-
-// ask puts an extension's question up (after those already up).
-func (m *Model) ask(q asked) tea.Cmd {
-	d := &question{q: q}
-	switch q.Type {
-	case extension.AskSelect:
-		var items []picker.Item
-		for i, o := range q.Options {
-			items = append(items, picker.Item{Title: o, Value: fmt.Sprint(i)})
-		}
-		d.pk = picker.New("", items)
-		d.pk.OwnFilter = len(items) > 8
-	case extension.AskInput:
-		ti := editor.New()
-		ti.Single, ti.MaxHeight = true, 3
-		ti.Prompt, ti.Continuation = "> ", "  "
-		ti.Placeholder = q.Hint
-		d.input = ti
-	}
-	first := len(m.asks) == 0
-	m.asks = append(m.asks, d)
-	m.list.Changed()
-	if first && !q.Deadline.IsZero() {
-		return tea.Tick(time.Second, func(time.Time) tea.Msg { return questionTickMsg{} })
-	}
-	return nil
-}
-
-// questionTick keeps the deadline's countdown moving.
-func (m *Model) questionTick() tea.Cmd {
-	if len(m.asks) == 0 {
-		return nil
-	}
-	m.list.Changed()
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return questionTickMsg{} })
-}
-
-// questionClosed takes a withdrawn question off the screen.
-func (m *Model) questionClosed(ev host.QuestionClosed) {
-	for i, d := range m.asks {
-		if d.q.ID == ev.ID {
-			m.asks = append(m.asks[:i], m.asks[i+1:]...)
-			m.say(transcript.Warning, fmt.Sprintf("%s's question was withdrawn: %s", d.q.By, errText(ev.Err)))
-			return
-		}
-	}
-}
-
-// questionKey answers the question on top.
-func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
-	d := m.asks[0]
-	done := func(answer string) {
-		m.asks = m.asks[1:]
-		m.list.Changed()
-		if answer != "" {
-			m.say(transcript.Quiet, fmt.Sprintf("%s asked %q: %s", d.q.By, d.q.Title, answer))
-		}
-	}
-	ks := k.String()
-	if ks == "esc" || (ks == "ctrl+c" && d.input == nil) {
-		d.q.Dismiss()
-		done("dismissed")
-		return nil
-	}
-	switch d.q.Type {
-	case extension.AskConfirm:
-		switch strings.ToLower(ks) {
-		case "y":
-			d.q.Answer(extension.Answer{Yes: true})
-			done("yes")
-		case "n", "enter":
-			d.q.Answer(extension.Answer{Yes: false})
-			done("no")
-		}
-	case extension.AskSelect:
-		if d.pk.Update(k) == picker.Choose {
-			it, _ := d.pk.Selected()
-			var i int
-			fmt.Sscan(it.Value, &i)
-			d.q.Answer(extension.Answer{Index: i})
-			done(it.Title)
-		}
-	default:
-		if ks == "enter" {
-			v := d.input.Value()
-			if strings.TrimSpace(v) == "" {
-				d.q.Dismiss()
-				done("dismissed")
-				return nil
-			}
-			d.q.Answer(extension.Answer{Text: v})
-			done("answered")
-			return nil
-		}
-		d.input.Update(k)
-		return nil
-	}
-	return nil
-}
-
-// questionBox draws the question on top.
-func (m *Model) questionBox(width int) []string {
-	d := m.asks[0]
-	th := m.th
-	w := width
-	var out []string
-	title := d.q.By + " asks"
-	if d.q.Title != "" {
-		title += ": " + d.q.Title
-	}
-	for _, l := range strings.Split(ansi.Wrap(title, w, ""), "\n") {
-		out = append(out, th.AccentBold.Render(l))
-	}
-	if d.q.Message != "" {
-		for _, l := range strings.Split(strings.TrimRight(d.q.Message, "\n"), "\n") {
-			out = append(out, strings.Split(ansi.Wrap(strings.ReplaceAll(l, "\t", "    "), w, ""), "\n")...)
-		}
-	}
-	out = append(out, "")
-	switch d.q.Type {
-	case extension.AskConfirm:
-		out = append(out, th.Bold.Render("[y]")+" yes   "+th.Bold.Render("[n]")+" no   "+th.Dim.Render("Esc dismisses"))
-	case extension.AskSelect:
-		out = append(out, d.pk.View(th, w, min(10, len(d.q.Options)+2))...)
-		out = append(out, th.Dim.Render("↑↓ Enter chooses · Esc dismisses"))
-	default:
-		d.input.SetWidth(max(10, w))
-		rows, _, _ := d.input.View(th)
-		out = append(out, rows...)
-		out = append(out, th.Dim.Render("Enter answers · Esc dismisses"))
-	}
-	if !d.q.Deadline.IsZero() {
-		left := d.q.Deadline.Sub(m.now()).Round(time.Second)
-		if left < 0 {
-			left = 0
-		}
-		out = append(out, th.Dim.Render(fmt.Sprintf("no answer in %s counts as none", left)))
-	}
-	if len(m.asks) > 1 {
-		out = append(out, th.Dim.Render(fmt.Sprintf("%d more question(s) waiting", len(m.asks)-1)))
-	}
-	return out
-}
-
 // box frames lines (the box at most width wide) with a rounded border
 // and a space of padding.
 func box(th *theme.Theme, lines []string, width int) []string {
@@ -356,16 +180,17 @@ func box(th *theme.Theme, lines []string, width int) []string {
 }
 
 // promptLines draws prompt blocks, each under a line that says where it
-// came from.
+// came from. A block's text is a prompt file's, an extension's, a log's:
+// it is shown through termtext.
 func promptLines(th *theme.Theme, blocks []conversation.SystemText, width int, short func(string) string) []string {
 	var out []string
 	for i, b := range blocks {
-		from := short(b.Source)
+		from := termtext.Line(short(b.Source))
 		if b.Source == "" {
 			from = fmt.Sprintf("message %d", b.Index+1)
 		}
 		if b.Key != "" {
-			from += " · section " + b.Key
+			from += " · section " + termtext.Line(b.Key)
 		}
 		if i > 0 {
 			out = append(out, "")
@@ -375,7 +200,7 @@ func promptLines(th *theme.Theme, blocks []conversation.SystemText, width int, s
 			head += strings.Repeat("─", n)
 		}
 		out = append(out, th.AccentBold.Render(ansi.Truncate(head, width, "…")))
-		for _, l := range strings.Split(strings.TrimRight(b.Text, "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(termtext.Sanitize(b.Text), "\n"), "\n") {
 			l = strings.ReplaceAll(l, "\t", "    ")
 			if ansi.StringWidth(l) <= width {
 				out = append(out, l)

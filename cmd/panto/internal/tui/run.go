@@ -58,10 +58,8 @@ const shutdownWait = 10 * time.Second
 // the session is closed. It returns the error that kept the session
 // from opening.
 func (m *Model) Shutdown(ctx context.Context) error {
-	for _, d := range m.asks {
-		d.q.Dismiss()
-	}
-	m.asks = nil
+	m.closing.Store(true)
+	m.dismissAll()
 	if m.cancel != nil {
 		m.cancel()
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
@@ -248,21 +249,23 @@ func (rp *resumePicker) view(m *Model, width, height int) []string {
 	return append(out, m.th.Dim.Render(ansi.Truncate("↑↓ move · Enter switches to the session (this one is closed) · Esc closes", width, "…")))
 }
 
-// preview says what the session under the cursor holds.
+// preview says what the session under the cursor holds. It is a log's
+// (and its file name's): shown through termtext.
 func (rp *resumePicker) preview(th *theme.Theme, path string, width, _ int) []string {
 	s := rp.items[path]
-	out := []string{th.Bold.Render("session " + s.ID)}
+	out := []string{th.Bold.Render("session " + termtext.Line(s.ID))}
 	if s.Err != nil {
-		return append(out, th.Error.Render(errText(s.Err)))
+		return append(out, th.Error.Render(termtext.Line(errText(s.Err))))
 	}
 	out = append(out,
-		th.Dim.Render("last   ")+s.Last,
+		th.Dim.Render("last   ")+termtext.Line(s.Last),
 		th.Dim.Render("msgs   ")+fmt.Sprint(s.Messages),
 		th.Dim.Render("branch ")+fmt.Sprint(s.Branches))
 	if s.Labels > 0 {
 		out = append(out, th.Dim.Render("labels ")+fmt.Sprint(s.Labels))
 	}
-	out = append(out, th.Dim.Render("log    ")+path, "", th.Dim.Render("first message:"))
-	out = append(out, strings.Split(ansi.Wrap(cmp.Or(s.First, "(none yet)"), max(10, width), ""), "\n")...)
+	out = append(out, th.Dim.Render("log    ")+termtext.Line(path), "", th.Dim.Render("first message:"))
+	first := strings.ReplaceAll(termtext.Sanitize(cmp.Or(s.First, "(none yet)")), "\t", "    ")
+	out = append(out, strings.Split(ansi.Wrap(first, max(10, width), ""), "\n")...)
 	return out
 }

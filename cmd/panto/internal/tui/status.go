@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/serializers"
 )
@@ -62,7 +63,8 @@ func (s *status) addUsage(u serializers.Usage, p Price) {
 	}
 }
 
-// setExt sets (or, with empty text, clears) an extension's segment.
+// setExt sets (or, with empty text, clears) an extension's segment; the
+// text is kept made safe for the terminal.
 func (s *status) setExt(by, key, text string) {
 	if s.ext == nil {
 		s.ext = map[string]string{}
@@ -76,7 +78,7 @@ func (s *status) setExt(by, key, text string) {
 		delete(s.ext, k)
 		return
 	}
-	s.ext[k] = oneLine(text, 40)
+	s.ext[k] = oneLine(termtext.Line(text), 40)
 }
 
 // segment is a piece of the status line; the lowest prio goes first
@@ -86,17 +88,19 @@ type segment struct {
 	prio int
 }
 
-// view draws the status line in width cells.
+// view draws the status line in width cells. The directory, the branch
+// (a repository's .git/HEAD), the model and the extensions' names are
+// outside text: each is shown through termtext.
 func (s *status) view(th *theme.Theme, width int) string {
 	var segs []segment
 	if s.cwd != "" {
-		segs = append(segs, segment{th.Status.Render(s.cwd), 1})
+		segs = append(segs, segment{th.Status.Render(termtext.Line(s.cwd)), 1})
 	}
 	if s.branch != "" {
-		segs = append(segs, segment{th.Status.Render("(" + s.branch + ")"), 4})
+		segs = append(segs, segment{th.Status.Render("(" + termtext.Line(s.branch) + ")"), 4})
 	}
 	if s.model != "" {
-		segs = append(segs, segment{th.StatusKey.Render(s.provider + "/" + s.model), 9})
+		segs = append(segs, segment{th.StatusKey.Render(termtext.Line(s.provider + "/" + s.model)), 9})
 	}
 	if s.in > 0 || s.out > 0 {
 		t := "↑" + kilo(s.in) + " ↓" + kilo(s.out)
@@ -125,6 +129,7 @@ func (s *status) view(th *theme.Theme, width int) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		by, _, _ := strings.Cut(k, "/")
+		by = termtext.Line(by)
 		text := s.ext[k]
 		if !strings.HasPrefix(strings.ToLower(text), strings.ToLower(by)) {
 			text = by + ": " + text

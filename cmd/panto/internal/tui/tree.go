@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
@@ -210,7 +211,7 @@ func (nav *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	case "p":
 		if p, ok := nav.prompts[row.ID]; ok && p.err == nil {
 			pg := newPromptPager(p.blocks, m.prompts.long)
-			pg.name, pg.hint = "/tree · prompt as of "+treeview.Short(row.ID), fmt.Sprintf("%d block(s) · q goes back to the tree", len(p.blocks))
+			pg.name, pg.hint = "/tree · prompt as of "+termtext.Line(treeview.Short(row.ID)), fmt.Sprintf("%d block(s) · q goes back to the tree", len(p.blocks))
 			pg.back = nav
 			m.ov = pg
 		}
@@ -279,17 +280,18 @@ func (nav *treeNav) preview(m *Model, id string, width, height int) []string {
 		return []string{th.Dim.Render("rows folded away: Enter (or a) shows them")}
 	}
 	p, ok := nav.prompts[id]
+	short := termtext.Line(treeview.Short(id)) // the log's
 	if !ok {
-		return []string{th.Dim.Render("reading the prompt as of " + treeview.Short(id) + "…")}
+		return []string{th.Dim.Render("reading the prompt as of " + short + "…")}
 	}
 	if p.err != nil {
-		return []string{th.Error.Render("the prompt as of " + treeview.Short(id) + ": " + errText(p.err))}
+		return []string{th.Error.Render(ansi.Truncate("the prompt as of "+short+": "+termtext.Line(errText(p.err)), width, "…"))}
 	}
 	now := "differs from now"
 	if m.sess != nil && sameBlocks(p.blocks, m.sess.EffectiveSystem()) {
 		now = "as now"
 	}
-	head := fmt.Sprintf("as of %s · %s · %d block(s)", treeview.Short(id), now, len(p.blocks))
+	head := fmt.Sprintf("as of %s · %s · %d block(s)", short, now, len(p.blocks))
 	out := []string{th.Bold.Render(ansi.Truncate(head, width, "…"))}
 	out = append(out, promptLines(th, p.blocks, width, m.prompts.long)...)
 	if len(out) > height {

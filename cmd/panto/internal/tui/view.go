@@ -46,9 +46,18 @@ func (m *Model) View() tea.View {
 	if m.quitting {
 		return v
 	}
+	content, cursor := m.draw()
+	v.Cursor = cursor
+	v.SetContent(safeFrame(content))
+	return v
+}
+
+// draw draws the screen's content and says where the cursor is (nil
+// when a box or a page hides the editor). Outside text in it is already
+// safe; View passes it through safeFrame all the same.
+func (m *Model) draw() (string, *tea.Cursor) {
 	if m.ov != nil && m.ov.page() && len(m.asks) == 0 {
-		v.SetContent(strings.Join(m.ov.view(m, m.width, m.height), "\n"))
-		return v
+		return strings.Join(m.ov.view(m, m.width, m.height), "\n"), nil
 	}
 	th := m.th
 	tH := m.transcriptHeight()
@@ -73,12 +82,9 @@ func (m *Model) View() tea.View {
 	b.WriteString(m.statusLine())
 	content := b.String()
 	if box := m.boxView(); box != nil {
-		content = overlayBox(content, box, m.width, m.height)
-	} else {
-		v.Cursor = tea.NewCursor(cx, tH+1+cy)
+		return overlayBox(content, box, m.width, m.height), nil
 	}
-	v.SetContent(content)
-	return v
+	return content, tea.NewCursor(cx, tH+1+cy)
 }
 
 // transcriptLines are the transcript's rows, from the cache when nothing
@@ -179,7 +185,7 @@ func (m *Model) boxView() []string {
 	w := min(m.width-2, 72)
 	switch {
 	case len(m.asks) > 0:
-		return box(m.th, m.questionBox(w-4), w)
+		return box(m.th, m.questionBox(w-4, max(4, m.height-4)), w)
 	case m.ov != nil && !m.ov.page():
 		return box(m.th, m.ov.view(m, w-4, m.height-4), w)
 	}

@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
 
@@ -475,7 +476,25 @@ func runeWidth(r rune, col int) int {
 	case r < 32 || r == 0x7f:
 		return 2 // shown as ^X
 	}
+	if esc, ok := escaped(r); ok {
+		return len(esc)
+	}
 	return max(1, ansi.StringWidth(string(r)))
+}
+
+// escaped is how a rune above ASCII that a terminal would obey (a C1
+// control, a bidi control) shows: termtext's escape, "\u009b". The
+// text can hold them (a paste, a file name completed, a message put
+// back from /tree): they are shown, never written raw.
+func escaped(r rune) (string, bool) {
+	if r < 0x80 || r == 0xfffd {
+		return "", false
+	}
+	s := string(r)
+	if termtext.Safe(s) {
+		return "", false
+	}
+	return termtext.Sanitize(s), true
 }
 
 // rowOf is the visual row of line i that holds column col.
@@ -576,7 +595,7 @@ func (m *Model) View(th *theme.Theme) (rows []string, cx, cy int) {
 }
 
 // show writes runes for the screen: tabs as spaces, control characters
-// as ^X.
+// as ^X, C1 and bidi controls as their escapes.
 func show(rs []rune) string {
 	var b strings.Builder
 	cells := 0
@@ -590,6 +609,14 @@ func show(rs []rune) string {
 			b.WriteByte('^')
 			b.WriteRune(r ^ 0x40)
 			cells += 2
+		case r >= 0x80:
+			if esc, ok := escaped(r); ok {
+				b.WriteString(esc)
+				cells += len(esc)
+				continue
+			}
+			b.WriteRune(r)
+			cells += runeWidth(r, cells)
 		default:
 			b.WriteRune(r)
 			cells += runeWidth(r, cells)

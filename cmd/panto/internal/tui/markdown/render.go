@@ -15,6 +15,12 @@
 //
 // Stream renders a reply as it streams: finished blocks are rendered
 // once and kept as lines; only the open last block is rendered again.
+//
+// The source is outside text (a model's reply): every piece of it the
+// renderer writes goes through termtext first — after entities are
+// resolved, so "&#27;" cannot make an ESC — and a link shows its target
+// beside its text when they differ. The only escapes in the lines are
+// the theme's styling.
 package markdown
 
 import (
@@ -31,6 +37,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
 
@@ -105,7 +112,7 @@ func (r *renderer) block(n ast.Node, width int) []string {
 	case *ast.ThematicBreak:
 		return []string{th.Faint.Render(strings.Repeat("─", min(width, 40)))}
 	case *ast.FencedCodeBlock:
-		lang := string(n.Language(r.src))
+		lang := termtext.Line(string(n.Language(r.src)))
 		return r.code(n, lang, width)
 	case *ast.CodeBlock:
 		return r.code(n, "", width)
@@ -133,7 +140,7 @@ func (r *renderer) block(n ast.Node, width int) []string {
 			b.Write(n.ClosureLine.Value(r.src))
 		}
 		var out []string
-		for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(termtext.Sanitize(b.String()), "\n"), "\n") {
 			out = append(out, hardwrap(th.Dim, expandTabs(l), width)...)
 		}
 		return out
@@ -165,7 +172,7 @@ func (r *renderer) code(n ast.Node, lang string, width int) []string {
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		l := strings.TrimRight(string(seg.Value(r.src)), "\n\r")
-		l = expandTabs(l)
+		l = expandTabs(termtext.Sanitize(l))
 		if !fenced {
 			l = "    " + l
 		}
@@ -242,7 +249,7 @@ func (r *renderer) inlineNode(b *strings.Builder, n ast.Node, st theme.Style) {
 		if !n.IsRaw() {
 			v = unescape(v)
 		}
-		b.WriteString(st.Render(string(v)))
+		b.WriteString(st.Render(termtext.Line(string(v))))
 		switch {
 		case n.HardLineBreak():
 			b.WriteString("\n")
@@ -254,7 +261,7 @@ func (r *renderer) inlineNode(b *strings.Builder, n ast.Node, st theme.Style) {
 		if !n.IsRaw() && !n.IsCode() {
 			v = unescape(v)
 		}
-		b.WriteString(st.Render(string(v)))
+		b.WriteString(st.Render(termtext.Line(string(v))))
 	case *ast.CodeSpan:
 		var code bytes.Buffer
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -265,7 +272,7 @@ func (r *renderer) inlineNode(b *strings.Builder, n ast.Node, st theme.Style) {
 				code.Write(t.Value)
 			}
 		}
-		s := code.String()
+		s := termtext.Line(code.String())
 		if th.Plain {
 			s = "`" + s + "`"
 		}
@@ -281,22 +288,24 @@ func (r *renderer) inlineNode(b *strings.Builder, n ast.Node, st theme.Style) {
 	case *ast.Link:
 		label := r.inline(n, st.Add(th.Link))
 		b.WriteString(label)
-		url := string(n.Destination)
+		// The target is shown beside the text whenever they differ: a
+		// link's text cannot pass for where it goes.
+		url := termtext.Line(string(n.Destination))
 		if url != "" && ansi.Strip(label) != url {
 			b.WriteString(th.LinkURL.Render(" (" + url + ")"))
 		}
 	case *ast.AutoLink:
-		b.WriteString(st.Add(th.Link).Render(string(n.URL(r.src))))
+		b.WriteString(st.Add(th.Link).Render(termtext.Line(string(n.URL(r.src)))))
 	case *ast.Image:
 		alt := ansi.Strip(r.inline(n, st))
-		b.WriteString(th.LinkURL.Render("[image: " + alt + "] (" + string(n.Destination) + ")"))
+		b.WriteString(th.LinkURL.Render("[image: " + alt + "] (" + termtext.Line(string(n.Destination)) + ")"))
 	case *ast.RawHTML:
 		var raw strings.Builder
 		for i := 0; i < n.Segments.Len(); i++ {
 			seg := n.Segments.At(i)
 			raw.Write(seg.Value(r.src))
 		}
-		b.WriteString(th.Dim.Render(raw.String()))
+		b.WriteString(th.Dim.Render(termtext.Line(raw.String())))
 	case *east.TaskCheckBox:
 		if n.IsChecked {
 			b.WriteString(th.OK.Render("[x] "))

@@ -3,6 +3,7 @@ package markdown
 import (
 	"strings"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
 
@@ -15,9 +16,13 @@ import (
 // Flush asks for it — from a frame tick, not per token.
 //
 // A Stream renders the same text as Render would, block for block; only
-// the blank lines at the seams may differ.
+// the blank lines at the seams may differ. What is appended is made safe
+// for the terminal as it comes (termtext.Writer: a lone CR shows as "␍"
+// even when its piece ends with it), so the source is the sanitized
+// reply.
 type Stream struct {
-	src strings.Builder
+	src  strings.Builder
+	safe *termtext.Writer
 	// ends are the end offsets of the finished chunks.
 	ends []int
 	// scanned is how far the boundary scan has read (a line start);
@@ -50,7 +55,15 @@ func StreamOf(text string) *Stream {
 	return s
 }
 
-// Text returns the source so far.
+// sink takes what the sanitizer lets through.
+type sink struct{ s *Stream }
+
+func (k sink) Write(p []byte) (int, error) {
+	k.s.append(string(p))
+	return len(p), nil
+}
+
+// Text returns the source so far (sanitized).
 func (s *Stream) Text() string { return s.src.String() }
 
 // Len is the source's length in bytes.
@@ -64,6 +77,17 @@ func (s *Stream) Version() int { return s.version }
 // at the whole source.
 func (s *Stream) Append(delta string) {
 	if delta == "" || s.done {
+		return
+	}
+	if s.safe == nil {
+		s.safe = termtext.NewWriter(sink{s})
+	}
+	_, _ = s.safe.Write([]byte(delta))
+}
+
+// append adds sanitized text to the source.
+func (s *Stream) append(delta string) {
+	if delta == "" {
 		return
 	}
 	s.src.WriteString(delta)
@@ -170,6 +194,9 @@ func continues(line string) bool {
 func (s *Stream) Finish() {
 	if s.done {
 		return
+	}
+	if s.safe != nil {
+		_ = s.safe.Flush() // a CR the last piece ended with
 	}
 	s.done = true
 	s.tailOK = false

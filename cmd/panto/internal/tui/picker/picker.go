@@ -4,6 +4,11 @@
 //
 // It is a plain component, not a tea.Model: its owner feeds it keys and
 // draws its lines where it wants them.
+//
+// Items hold outside text (file names, commands' descriptions, session
+// summaries, a tree's rows): the picker shows each through termtext, and
+// gives the owner the item as it was (a file name completed is the
+// file's name). A preview's lines are the owner's, made safe by it.
 package picker
 
 import (
@@ -15,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
 
@@ -241,17 +247,17 @@ func Score(q, s string) (int, bool) {
 func (m *Model) View(th *theme.Theme, width, height int) []string {
 	var head []string
 	if m.Title != "" {
-		head = append(head, th.AccentBold.Render(ansi.Truncate(m.Title, width, "…")))
+		head = append(head, th.AccentBold.Render(ansi.Truncate(termtext.Line(m.Title), width, "…")))
 	}
 	if m.OwnFilter {
-		f := m.filter
+		f := termtext.Line(m.filter)
 		if f == "" {
 			f = th.Dim.Render("type to filter")
 		}
 		head = append(head, th.Dim.Render("› ")+f)
 	}
 	if m.Hint != "" {
-		head = append(head, th.Dim.Render(ansi.Truncate(m.Hint, width, "…")))
+		head = append(head, th.Dim.Render(ansi.Truncate(termtext.Line(m.Hint), width, "…")))
 	}
 	rowsH := max(1, height-len(head))
 	if m.Preview == nil {
@@ -312,22 +318,23 @@ func (m *Model) rows(th *theme.Theme, width, height int) []string {
 	// Descriptions line up after the widest title on screen.
 	tw := 0
 	for i := m.offset; i < len(m.shown) && i < m.offset+visible; i++ {
-		tw = max(tw, ansi.StringWidth(m.items[m.shown[i]].Title))
+		tw = max(tw, ansi.StringWidth(termtext.Line(m.items[m.shown[i]].Title)))
 	}
 	tw = min(tw, width*2/5)
 	var out []string
 	for i := m.offset; i < len(m.shown) && len(out) < visible; i++ {
 		it := m.items[m.shown[i]]
+		title, desc := termtext.Line(it.Title), termtext.Line(it.Desc)
 		mark := "  "
 		if it.Mark != "" {
-			mark = ansi.Truncate(it.Mark, 1, "") + " "
+			mark = ansi.Truncate(termtext.Line(it.Mark), 1, "") + " "
 		}
-		line := mark + it.Title
-		if it.Desc != "" {
-			line = mark + theme.Pad(it.Title, tw)
+		line := mark + title
+		if desc != "" {
+			line = mark + theme.Pad(title, tw)
 			room := width - ansi.StringWidth(line) - 2
 			if room > 4 {
-				line += "  " + th.Dim.Render(ansi.Truncate(it.Desc, room, "…"))
+				line += "  " + th.Dim.Render(ansi.Truncate(desc, room, "…"))
 			}
 		}
 		line = ansi.Truncate(line, width, "…")

@@ -67,7 +67,10 @@ type Theme struct {
 	System                         Style
 	Status, StatusKey              Style
 	Selected, Match                Style
-	Border                         Style
+	// Highlight marks what a question is about (the part of a command a
+	// guard matched): reverse and bold, so it shows without colour.
+	Highlight Style
+	Border    Style
 }
 
 // palette is one background's colours.
@@ -159,6 +162,7 @@ func New(isDark, plain bool) *Theme {
 	t.StatusKey = newStyle(fg(p.fg).Bold())
 	t.Selected = newStyle(ansi.Style{}.Reverse(true))
 	t.Match = newStyle(fg(p.accent).Bold())
+	t.Highlight = newStyle(fg(p.warn).Bold().Reverse(true))
 	t.Border = newStyle(fg(p.border))
 	return t
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/markdown"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
@@ -33,13 +34,15 @@ func (c *cache) put(x Ctx, version int, l Lines) Lines {
 
 // wrapText wraps plain text to width, keeping its line breaks and
 // indentation (tabs become spaces): what the user typed, a tool's output.
+// The text is outside text: what a terminal would obey in it is shown
+// (termtext), never passed.
 func wrapText(s string, width int) []string {
 	if width < 4 {
 		width = 4
 	}
 	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		line = markdown.ExpandTabs(strings.TrimRight(line, "\r"))
+	for _, line := range strings.Split(termtext.Sanitize(s), "\n") {
+		line = markdown.ExpandTabs(line)
 		if ansi.StringWidth(line) <= width {
 			out = append(out, line)
 			continue
@@ -201,7 +204,7 @@ func (t *Text) Render(c Ctx) Lines {
 	th := c.Theme
 	var out []string
 	if t.Title != "" {
-		out = append(out, th.AccentBold.Render(cut(t.Title, c.Width)))
+		out = append(out, th.AccentBold.Render(cut(termtext.Line(t.Title), c.Width)))
 	}
 	for _, l := range wrapText(strings.TrimRight(t.Body, "\n"), c.Width-2) {
 		out = append(out, "  "+l)
@@ -209,7 +212,8 @@ func (t *Text) Render(c Ctx) Lines {
 	return t.c.put(c, 0, Strings(out))
 }
 
-// Styled is lines already styled by the caller, cut to the width.
+// Styled is lines already styled by the caller, cut to the width: the
+// caller has made any outside text in them safe (termtext).
 type Styled struct {
 	Lines []string
 	c     cache

@@ -1,6 +1,10 @@
 package transcript
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+)
 
 // SystemChange is one recorded change of the system prompt, said in a
 // line: "persona replaced the system prompt".
@@ -63,7 +67,7 @@ func (s *System) Render(c Ctx) Lines {
 	th := c.Theme
 	var out []string
 	for _, ch := range s.Changes {
-		out = append(out, th.System.Render(cut("⚙ "+ch.Says, c.Width)))
+		out = append(out, th.System.Render(cut("⚙ "+termtext.Line(ch.Says), c.Width)))
 		if !s.expanded || ch.Text == "" {
 			continue
 		}

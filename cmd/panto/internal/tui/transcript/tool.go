@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
 
@@ -35,15 +37,56 @@ type Tool struct {
 	c       cache
 }
 
-// NewTool returns a running call.
+// NewTool returns a running call. Its name and input come from the
+// model: they are kept made safe for the terminal (termtext), the input
+// as JSON whose every string is.
 func NewTool(id, name string, input json.RawMessage, start time.Time) *Tool {
-	return &Tool{ID: id, Name: name, Input: input, Start: start}
+	return &Tool{ID: id, Name: termtext.Line(name), Input: safeJSON(input), Start: start}
 }
 
-// End records how the call ended.
+// End records how the call ended; the result is kept made safe for the
+// terminal.
 func (t *Tool) End(result string, isError bool, d time.Duration) {
-	t.done, t.result, t.isError, t.duration = true, result, isError, d
+	t.done, t.result, t.isError, t.duration = true, termtext.Sanitize(result), isError, d
 	t.version++
+}
+
+// safeJSON returns input with every string in it (keys too) made safe
+// for the terminal; input that is not JSON is kept as sanitized text.
+func safeJSON(input json.RawMessage) json.RawMessage {
+	if termtext.Safe(string(input)) && !bytes.ContainsRune(input, '\\') {
+		return input // nothing a terminal obeys, and no escape to decode into one
+	}
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		return json.RawMessage(termtext.Sanitize(string(input)))
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "a < b" stays as the model wrote it
+	if enc.Encode(safeValue(v)) != nil {
+		return json.RawMessage(termtext.Sanitize(string(input)))
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func safeValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return termtext.Sanitize(v)
+	case []any:
+		for i := range v {
+			v[i] = safeValue(v[i])
+		}
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[termtext.Sanitize(k)] = safeValue(x)
+		}
+		return out
+	}
+	return v
 }
 
 // Abandon ends a call whose end never came (the turn ended first).
@@ -172,7 +215,7 @@ func (t *Tool) mainArg() string {
 	str := func(k string) string { s, _ := in[k].(string); return s }
 	switch t.Name {
 	case "bash":
-		return oneLine(str("command"))
+		return oneLine(str("command")) // a CR in it shows: the input is safe
 	case "read", "write", "ls":
 		s := str("path")
 		if t.Name == "write" {

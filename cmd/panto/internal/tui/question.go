@@ -1,0 +1,573 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
+)
+
+// Questions: an extension's confirm, select or input, as a box over the
+// screen. A question is answered only by the person who read it:
+//
+//   - Keys pressed before it was drawn, or within answerGrace after,
+//     never answer it: they go where they were meant — the editor, or
+//     the page under the box — as if it were not there. (Esc and Ctrl-C
+//     dismiss it at any time: a dismissal is never a yes.)
+//   - Its whole subject shows, escaped: the box keeps the choice line on
+//     screen, scrolls a subject taller than itself ("lines 1–20 of
+//     400"), and highlights the parts the extension marked
+//     (host.Question.Highlight).
+//   - A confirm whose subject does not fit is answered yes only once its
+//     last line and every highlighted line have been on screen; no
+//     (n, Enter) and Esc work as soon as the grace is over.
+//
+// Questions cannot trap the user: Ctrl-C dismisses the question on top
+// and arms the quit, so Ctrl-C twice leaves however many questions are
+// up or come; Ctrl-D on an empty editor leaves; once quitting, every
+// question is dismissed and no new one is shown.
+
+// answerGrace is how long a question is on screen before a key answers
+// it.
+const answerGrace = 300 * time.Millisecond
+
+// question is an extension's question on screen.
+type question struct {
+	q     asked
+	pk    *picker.Model
+	input *editor.Model
+	// shown is when it was first drawn on top (zero until then).
+	shown time.Time
+	// The subject at bodyW cells: its lines, which of them hold a
+	// highlighted part, which have been on screen; off is the first on
+	// screen, rows how many showed at the last draw.
+	bodyW     int
+	bodyTh    *theme.Theme
+	body      []string
+	hl, seen  []bool
+	off, rows int
+}
+
+// asked is a question to put to the user: a host.Question, kept as its
+// fields and its two answers.
+type asked struct {
+	ID                       int64
+	By, Title, Message, Hint string
+	Type                     extension.QuestionKind
+	Options                  []string
+	// Highlight are the parts of Message to show highlighted.
+	Highlight []string
+	Deadline  time.Time
+	Answer    func(extension.Answer)
+	Dismiss   func()
+}
+
+// askedOf takes a question from the host: its texts are the
+// extension's, kept made safe for the terminal (an answer is an index or
+// the user's own text, so nothing is handed back).
+func askedOf(q host.Question) asked {
+	return asked{ID: q.ID, By: q.By, Title: q.Title, Message: q.Message, Hint: q.Placeholder, Type: q.Type,
+		Options: q.Options, Highlight: q.Highlight, Deadline: q.Deadline, Answer: q.Answer, Dismiss: q.Dismiss}.safe()
+}
+
+// safe returns a with every text made safe for the terminal.
+func (a asked) safe() asked {
+	a.By, a.Title, a.Hint = termtext.Line(a.By), termtext.Line(a.Title), termtext.Line(a.Hint)
+	a.Message = termtext.Sanitize(a.Message)
+	a.Options = slices.Clone(a.Options)
+	for i, o := range a.Options {
+		a.Options[i] = termtext.Line(o)
+	}
+	a.Highlight = slices.Clone(a.Highlight)
+	for i, h := range a.Highlight {
+		a.Highlight[i] = termtext.Sanitize(h)
+	}
+	return a
+}
+
+// asker is an event that asks something (a test's, besides host.Question).
+type asker interface{ asked() asked }
+
+type questionTickMsg struct{}
+
+// graceMsg comes when the question on top may have become answerable:
+// the box is drawn again without its dimmed choice line.
+type graceMsg struct{}
+
+// ask puts an extension's question up (after those already up); while
+// quitting it is dismissed unseen.
+func (m *Model) ask(q asked) tea.Cmd {
+	if m.quitting || m.closing.Load() {
+		q.Dismiss()
+		return nil
+	}
+	d := &question{q: q}
+	switch q.Type {
+	case extension.AskSelect:
+		var items []picker.Item
+		for i, o := range q.Options {
+			items = append(items, picker.Item{Title: o, Value: fmt.Sprint(i)})
+		}
+		d.pk = picker.New("", items)
+		d.pk.OwnFilter = len(items) > 8
+	case extension.AskInput:
+		ti := editor.New()
+		ti.Single, ti.MaxHeight = true, 3
+		ti.Prompt, ti.Continuation = "> ", "  "
+		ti.Placeholder = q.Hint
+		d.input = ti
+	}
+	first := len(m.asks) == 0
+	m.asks = append(m.asks, d)
+	m.list.Changed()
+	if !first {
+		return nil
+	}
+	cmds := []tea.Cmd{graceTick(answerGrace)}
+	if !q.Deadline.IsZero() {
+		cmds = append(cmds, tea.Tick(time.Second, func(time.Time) tea.Msg { return questionTickMsg{} }))
+	}
+	return tea.Batch(cmds...)
+}
+
+func graceTick(d time.Duration) tea.Cmd {
+	return tea.Tick(d+10*time.Millisecond, func(time.Time) tea.Msg { return graceMsg{} })
+}
+
+// graceOver redraws the box once the question on top takes keys.
+func (m *Model) graceOver() tea.Cmd {
+	if len(m.asks) == 0 {
+		return nil
+	}
+	m.list.Changed()
+	d := m.asks[0]
+	if d.shown.IsZero() {
+		return graceTick(answerGrace)
+	}
+	if left := d.shown.Add(answerGrace).Sub(m.now()); left > 0 {
+		return graceTick(left)
+	}
+	return nil
+}
+
+// questionTick keeps the deadline's countdown moving.
+func (m *Model) questionTick() tea.Cmd {
+	if len(m.asks) == 0 {
+		return nil
+	}
+	m.list.Changed()
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return questionTickMsg{} })
+}
+
+// questionClosed takes a withdrawn question off the screen.
+func (m *Model) questionClosed(ev host.QuestionClosed) tea.Cmd {
+	for i, d := range m.asks {
+		if d.q.ID == ev.ID {
+			m.asks = append(m.asks[:i], m.asks[i+1:]...)
+			m.say(transcript.Warning, fmt.Sprintf("%s's question was withdrawn: %s", d.q.By, errText(ev.Err)))
+			if i == 0 {
+				return m.nextQuestion()
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// nextQuestion is what the question now on top needs: a grace of its
+// own before a key answers it.
+func (m *Model) nextQuestion() tea.Cmd {
+	m.list.Changed()
+	if len(m.asks) == 0 {
+		return nil
+	}
+	return graceTick(answerGrace)
+}
+
+// dismissAll dismisses every question up (quitting).
+func (m *Model) dismissAll() {
+	for _, d := range m.asks {
+		d.q.Dismiss()
+	}
+	m.asks = nil
+}
+
+// ready reports whether the question takes keys: it was drawn, and the
+// grace has passed.
+func (d *question) ready(now time.Time) bool {
+	return !d.shown.IsZero() && !now.Before(d.shown.Add(answerGrace))
+}
+
+// questionKey answers the question on top, or passes a key that came too
+// soon to what is under it.
+func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
+	d := m.asks[0]
+	done := func(answer string) tea.Cmd {
+		m.asks = m.asks[1:]
+		if answer != "" {
+			m.say(transcript.Quiet, fmt.Sprintf("%s asked %q: %s", d.q.By, d.q.Title, answer))
+		}
+		return m.nextQuestion()
+	}
+	ks := k.String()
+	switch ks {
+	case "ctrl+c":
+		// Never an answer; and a second Ctrl-C quits, whatever else is
+		// asked meanwhile.
+		d.q.Dismiss()
+		m.quitArmed = m.now()
+		return tea.Batch(done("dismissed"), m.setFlash("Ctrl-C again to quit (or Ctrl-D)", quitWindow))
+	case "esc":
+		d.q.Dismiss()
+		return done("dismissed")
+	case "ctrl+d":
+		if m.ed.empty() && (d.input == nil || d.input.Empty()) {
+			return m.quit()
+		}
+	}
+	if !d.ready(m.now()) {
+		// Typed before the question showed, or as it came up: the keys
+		// were meant for what was there.
+		return m.screenKey(k)
+	}
+	switch d.q.Type {
+	case extension.AskConfirm:
+		switch strings.ToLower(ks) {
+		case "y":
+			if !d.fits() && !d.allSeen() {
+				return m.setFlash("read it all first: ↓ PgDn scroll, Tab goes to what is highlighted", 3*time.Second)
+			}
+			d.q.Answer(extension.Answer{Yes: true})
+			return done("yes")
+		case "n", "enter":
+			d.q.Answer(extension.Answer{Yes: false})
+			return done("no")
+		}
+		d.scrollKey(ks)
+	case extension.AskSelect:
+		if d.pk.Update(k) == picker.Choose {
+			it, _ := d.pk.Selected()
+			var i int
+			fmt.Sscan(it.Value, &i)
+			d.q.Answer(extension.Answer{Index: i})
+			return done(it.Title)
+		}
+	default:
+		if ks == "enter" {
+			v := d.input.Value()
+			if strings.TrimSpace(v) == "" {
+				d.q.Dismiss()
+				return done("dismissed")
+			}
+			d.q.Answer(extension.Answer{Text: v})
+			return done("answered")
+		}
+		d.input.Update(k)
+	}
+	return nil
+}
+
+// scrollKey scrolls the subject; Tab goes to the next highlighted line
+// not seen yet (or the next one).
+func (d *question) scrollKey(ks string) {
+	h := max(1, d.rows)
+	switch ks {
+	case "up", "k", "ctrl+p":
+		d.off--
+	case "down", "j", "ctrl+n":
+		d.off++
+	case "pgup", "b":
+		d.off -= max(1, h-1)
+	case "pgdown", "space", " ", "f":
+		d.off += max(1, h-1)
+	case "home", "g":
+		d.off = 0
+	case "end", "G":
+		d.off = len(d.body)
+	case "tab":
+		next := -1
+		for i, hl := range d.hl {
+			if hl && !d.seen[i] {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			for i := d.off + h; i < len(d.hl); i++ {
+				if d.hl[i] {
+					next = i
+					break
+				}
+			}
+		}
+		if next >= 0 {
+			d.off = next - h/3
+		}
+	}
+	d.off = min(max(0, d.off), max(0, len(d.body)-h))
+}
+
+// fits reports whether the whole subject showed at once.
+func (d *question) fits() bool { return d.rows >= len(d.body) }
+
+// allSeen reports whether the subject's last line and every highlighted
+// line have been on screen.
+func (d *question) allSeen() bool {
+	if len(d.seen) == 0 {
+		return true
+	}
+	if !d.seen[len(d.seen)-1] {
+		return false
+	}
+	for i, hl := range d.hl {
+		if hl && !d.seen[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// unseen counts the highlighted lines not on screen yet.
+func (d *question) unseen() int {
+	n := 0
+	for i, hl := range d.hl {
+		if hl && !d.seen[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// layout wraps the subject at width: the title when it is too long for
+// the head line, then the message, its highlighted parts styled.
+func (d *question) layout(th *theme.Theme, width int, titleInBody bool) {
+	if d.bodyW == width && d.bodyTh == th && d.body != nil {
+		return
+	}
+	d.bodyW, d.bodyTh = width, th
+	d.body, d.hl = nil, nil
+	if titleInBody {
+		for _, l := range wrapPlain(d.q.Title, width) {
+			d.body = append(d.body, th.Bold.Render(l))
+			d.hl = append(d.hl, false)
+		}
+		if d.q.Message != "" {
+			d.body = append(d.body, "")
+			d.hl = append(d.hl, false)
+		}
+	}
+	if d.q.Message != "" {
+		lines, hl := highlightWrap(th, strings.TrimRight(d.q.Message, "\n"), d.q.Highlight, width)
+		d.body = append(d.body, lines...)
+		d.hl = append(d.hl, hl...)
+	}
+	if d.body == nil {
+		d.body = []string{}
+	}
+	d.seen = make([]bool, len(d.body)) // a new wrap: seen again
+}
+
+// questionBox draws the question on top in at most maxRows lines of
+// width cells: the head, the subject (scrolled), the choices, always.
+func (m *Model) questionBox(width, maxRows int) []string {
+	d := m.asks[0]
+	th := m.th
+	now := m.now()
+	if d.shown.IsZero() {
+		d.shown = now
+	}
+	ready := d.ready(now)
+	head := wrapPlain(d.q.By+" asks", width)
+	titleInBody := false
+	if d.q.Title != "" {
+		h := wrapPlain(d.q.By+" asks: "+d.q.Title, width)
+		if len(h) <= 2 {
+			head = h
+		} else {
+			head, titleInBody = wrapPlain(d.q.By+" asks:", width), true
+		}
+	}
+	out := make([]string, 0, maxRows)
+	for _, l := range head {
+		out = append(out, th.AccentBold.Render(l))
+	}
+	d.layout(th, width, titleInBody)
+
+	// What follows the subject, always on screen.
+	var foot []string
+	choice := func(s string) string {
+		if !ready {
+			return th.Faint.Render(ansi.Strip(s))
+		}
+		return s
+	}
+	switch d.q.Type {
+	case extension.AskConfirm:
+		foot = append(foot, choice(th.Bold.Render("[y]")+" yes   "+th.Bold.Render("[n]")+" no   "+th.Dim.Render("Esc dismisses")))
+	case extension.AskSelect:
+		rows := min(10, len(d.q.Options)+2, max(3, maxRows-len(out)-6))
+		for _, l := range d.pk.View(th, width, rows) {
+			foot = append(foot, choice(l))
+		}
+		foot = append(foot, th.Dim.Render("↑↓ Enter chooses · Esc dismisses"))
+	default:
+		d.input.SetWidth(max(10, width))
+		rows, _, _ := d.input.View(th)
+		for _, l := range rows {
+			foot = append(foot, choice(l))
+		}
+		foot = append(foot, th.Dim.Render("Enter answers · Esc dismisses"))
+	}
+	if !d.q.Deadline.IsZero() {
+		left := max(0, d.q.Deadline.Sub(now).Round(time.Second))
+		foot = append(foot, th.Dim.Render(fmt.Sprintf("no answer in %s counts as none", left)))
+	}
+	if len(m.asks) > 1 {
+		foot = append(foot, th.Dim.Render(fmt.Sprintf("%d more question(s) waiting", len(m.asks)-1)))
+	}
+
+	// The subject gets what is left; a line says where it is when it
+	// does not fit.
+	room := maxRows - len(out) - len(foot)
+	if len(d.body) > 0 {
+		room-- // the blank line before the choices
+	}
+	if len(d.body) > room {
+		room-- // the position line
+	}
+	room = max(1, room)
+	if len(d.body) == 0 {
+		room = 0
+	}
+	d.rows = min(room, len(d.body))
+	d.off = min(max(0, d.off), max(0, len(d.body)-d.rows))
+	if len(d.body) > d.rows {
+		pos := fmt.Sprintf("lines %d–%d of %d · ↑↓ PgUp PgDn scroll", d.off+1, d.off+d.rows, len(d.body))
+		if n := d.unseen(); n > 0 {
+			pos += fmt.Sprintf(" · Tab: %d highlighted not seen", n)
+		}
+		out = append(out, th.Dim.Render(ansi.Truncate(pos, width, "…")))
+	}
+	for i := d.off; i < d.off+d.rows; i++ {
+		d.seen[i] = true
+		out = append(out, d.body[i])
+	}
+	if len(d.body) > 0 {
+		out = append(out, "")
+	}
+	if d.q.Type == extension.AskConfirm && ready && !d.fits() && !d.allSeen() {
+		foot[0] += th.Warn.Render("  · y once all is read")
+	}
+	return append(out, foot...)
+}
+
+// wrapPlain wraps plain text (made safe) to width, tabs as spaces.
+func wrapPlain(s string, width int) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		if ansi.StringWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
+	}
+	return out
+}
+
+// highlightWrap wraps text (made safe) to width, styling every
+// occurrence of a highlighted part; hl says which lines hold one. A
+// part spanning lines is matched line by line.
+func highlightWrap(th *theme.Theme, text string, parts []string, width int) (lines []string, hl []bool) {
+	var pieces []string
+	for _, p := range parts {
+		for _, q := range strings.Split(p, "\n") {
+			if q = strings.TrimSpace(strings.ReplaceAll(q, "\t", "    ")); q != "" {
+				pieces = append(pieces, q)
+			}
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		rs := []rune(strings.ReplaceAll(line, "\t", "    "))
+		mask := make([]bool, len(rs))
+		s := string(rs)
+		for _, p := range pieces {
+			for at := 0; at < len(s); {
+				i := strings.Index(s[at:], p)
+				if i < 0 {
+					break
+				}
+				start := len([]rune(s[:at+i]))
+				for j := range len([]rune(p)) {
+					mask[start+j] = true
+				}
+				at += i + len(p)
+			}
+		}
+		for _, seg := range wrapRunes(rs, width) {
+			var b strings.Builder
+			any := false
+			for i := seg[0]; i < seg[1]; {
+				j := i
+				for j < seg[1] && mask[j] == mask[i] {
+					j++
+				}
+				if mask[i] {
+					any = true
+					b.WriteString(th.Highlight.Render(string(rs[i:j])))
+				} else {
+					b.WriteString(string(rs[i:j]))
+				}
+				i = j
+			}
+			lines = append(lines, b.String())
+			hl = append(hl, any)
+		}
+	}
+	return lines, hl
+}
+
+// wrapRunes cuts a line into rows of at most w cells, after a space when
+// there is one: the rows' [start, end) rune ranges.
+func wrapRunes(rs []rune, w int) [][2]int {
+	w = max(1, w)
+	var out [][2]int
+	start := 0
+	for {
+		cells, i, lastSpace := 0, start, -1
+		for i < len(rs) {
+			cw := max(1, ansi.StringWidth(string(rs[i])))
+			if cells+cw > w {
+				break
+			}
+			cells += cw
+			if rs[i] == ' ' {
+				lastSpace = i
+			}
+			i++
+		}
+		if i >= len(rs) {
+			return append(out, [2]int{start, len(rs)})
+		}
+		end := i
+		if lastSpace >= start && lastSpace+1 < i {
+			end = lastSpace + 1
+		}
+		if end == start {
+			end = start + 1
+		}
+		out = append(out, [2]int{start, end})
+		start = end
+	}
+}
