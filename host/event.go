@@ -2,6 +2,9 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -171,8 +174,15 @@ func (Status) Kind() string          { return "status" }
 func (TurnEnd) Kind() string         { return "turn_end" }
 
 // stream delivers events in order to a channel without ever blocking the
-// sender: events wait in an unbounded queue until the reader takes them.
-// A session has one for the events between turns; each turn has its own.
+// sender: events wait in a queue until the reader takes them. A session
+// has one for the events between turns; each turn has its own.
+//
+// What extensions send cannot grow the queue without bound, however
+// slowly it is read: an extension has at most maxQueuedNotices notices
+// waiting (the next ones are dropped and counted, and a notice of
+// panto's says how many once the reader takes the queue), and a status
+// segment replaces the one with its key that waits still (the session
+// bounds the keys). The session's own events are never dropped.
 type stream struct {
 	out chan Event
 
@@ -181,7 +191,18 @@ type stream struct {
 	closed  bool
 	started bool // the pump runs
 	wake    chan struct{}
+
+	// notices counts the queued notices of each extension; drops those
+	// dropped since the reader last took the queue; status is the place
+	// in queue of each queued status segment, by extension and key.
+	notices map[string]int
+	drops   map[string]int
+	status  map[[2]string]int
 }
+
+// maxQueuedNotices is how many of one extension's notices wait, at most,
+// for a reader.
+const maxQueuedNotices = 64
 
 // newStream returns a stream whose channel is fed at once.
 func newStream() *stream {
@@ -215,8 +236,22 @@ func (s *stream) takeUnread() []Event {
 	if s.started {
 		return nil
 	}
+	return s.takeLocked()
+}
+
+// takeLocked takes the queue, the notices of what was dropped last.
+func (s *stream) takeLocked() []Event {
 	q := s.queue
 	s.queue = nil
+	clear(s.notices)
+	clear(s.status)
+	if len(s.drops) > 0 {
+		for _, by := range slices.Sorted(maps.Keys(s.drops)) {
+			q = append(q, Notice{Level: NoticeWarning, Text: fmt.Sprintf(
+				"%d notices from %s dropped (more than %d waited to be shown)", s.drops[by], by, maxQueuedNotices)})
+		}
+		clear(s.drops)
+	}
 	return q
 }
 
@@ -226,6 +261,32 @@ func (s *stream) send(ev Event) {
 	defer s.mu.Unlock()
 	if s.closed {
 		return
+	}
+	switch e := ev.(type) {
+	case Notice:
+		if e.By != "" {
+			if s.notices[e.By] >= maxQueuedNotices {
+				if s.drops == nil {
+					s.drops = map[string]int{}
+				}
+				s.drops[e.By]++
+				return
+			}
+			if s.notices == nil {
+				s.notices = map[string]int{}
+			}
+			s.notices[e.By]++
+		}
+	case Status:
+		k := [2]string{e.By, e.Key}
+		if i, ok := s.status[k]; ok {
+			s.queue[i] = e // the newest text, where the first stood
+			return
+		}
+		if s.status == nil {
+			s.status = map[[2]string]int{}
+		}
+		s.status[k] = len(s.queue)
 	}
 	s.queue = append(s.queue, ev)
 	s.signal()
@@ -260,8 +321,7 @@ func (s *stream) pump() {
 	defer close(s.out)
 	for range s.wake {
 		s.mu.Lock()
-		batch, closed := s.queue, s.closed
-		s.queue = nil
+		batch, closed := s.takeLocked(), s.closed
 		s.mu.Unlock()
 		for _, ev := range batch {
 			s.out <- ev

@@ -63,6 +63,10 @@ type Session struct {
 	// "": ErrNoUser).
 	interactive    bool
 	confirmDefault string
+	// asks closes when Close begins: no question is asked from then on
+	// (user.go); told bounds the extensions' notices and status segments.
+	asks askGate
+	told notices
 
 	// turnMu makes turns (and compactions) one at a time.
 	turnMu sync.Mutex
@@ -262,10 +266,16 @@ func (s *Session) Path() string {
 // Resumed reports whether the log existed before this run.
 func (s *Session) Resumed() bool { return s.resumed }
 
-// Close ends the session: it tells the extensions (session_end), stops
-// them, each within its deadline, and releases the log. Close it once;
+// Close ends the session: it withdraws the extensions' questions (from
+// now on each fails with ErrClosing), tells the extensions
+// (session_end), stops them, each within its deadline, and releases the
+// log. Close it once;
 // the session must not be used afterwards.
 func (s *Session) Close(ctx context.Context) error {
+	// Nobody answers from now on: the questions on the screen are
+	// withdrawn and session_end's fail at once, so closing never waits on
+	// a user (or on an extension that asks in a loop).
+	s.asks.close()
 	if s.exts != nil {
 		s.exts.Close(ctx)
 	}

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,20 +14,37 @@ import (
 // (Config.Interactive) gets a Question event and answers it; without
 // one, a confirm gets Config.ConfirmDefault when set, and every other
 // question fails at once with ErrNoUser: panto never waits on a user who
-// is not there.
+// is not there. Once Close has begun, every question fails at once with
+// ErrClosing and those on the screen are withdrawn, so a session always
+// closes in bounded time whatever its extensions ask. (The extension
+// host adds the other bounds: one question per extension on the screen,
+// a short queue, a hook deadline that stops for a few questions only.)
+//
+// What a Question carries is the extension's text exactly as it sent it
+// (valid UTF-8, nothing else is changed): a front end sanitizes it for
+// its terminal.
+//
+// Notices are bounded per extension: noticeBurst at once, then
+// noticeRate a second; the ones over that are dropped and counted, and
+// a notice of panto's says how many, at most once a second. A status
+// segment replaces the one queued with its key, and an extension has at
+// most maxStatusKeys segments.
 
 // The errors an extension's question can end with.
 var (
-	ErrNoUser    = extension.ErrNoUser
-	ErrDismissed = extension.ErrDismissed
-	ErrNoAnswer  = extension.ErrNoAnswer
+	ErrNoUser           = extension.ErrNoUser
+	ErrDismissed        = extension.ErrDismissed
+	ErrNoAnswer         = extension.ErrNoAnswer
+	ErrTooManyQuestions = extension.ErrTooManyQuestions
+	ErrClosing          = extension.ErrClosing
 )
 
 // Question is an extension's question to the user: a confirm (yes or
 // no), a select (one of Options) or an input (a line of text). Answer it
 // once, with Answer (or Dismiss); it is withdrawn — a QuestionClosed
-// event says so — when its deadline passes or the extension stops
-// waiting.
+// event says so — when its deadline passes, the extension stops waiting
+// or the session closes. Its texts are the extension's, unchanged:
+// sanitize them before they reach a terminal.
 type Question struct {
 	ID int64
 	By string
@@ -67,8 +85,8 @@ func (q Question) send(a answer) {
 }
 
 // QuestionClosed says a question was withdrawn before it was answered:
-// its deadline passed, or the extension stopped waiting. Take it off the
-// screen.
+// its deadline passed, the extension stopped waiting, or the session is
+// closing. Take it off the screen.
 type QuestionClosed struct {
 	ID  int64
 	Err error
@@ -83,6 +101,12 @@ var questionIDs atomic.Int64
 
 // Ask puts an extension's question to the user (see Question).
 func (s *Session) Ask(ctx context.Context, by string, q extension.Question) (extension.Answer, error) {
+	closing := s.asks.closing()
+	select {
+	case <-closing:
+		return extension.Answer{}, ErrClosing
+	default:
+	}
 	if !s.interactive {
 		if q.Kind == extension.AskConfirm && s.confirmDefault != "" {
 			return extension.Answer{Yes: s.confirmDefault == "yes"}, nil
@@ -93,7 +117,7 @@ func (s *Session) Ask(ctx context.Context, by string, q extension.Question) (ext
 	defer cancel()
 	ch := make(chan answer, 1)
 	ev := Question{ID: questionIDs.Add(1), By: by, Type: q.Kind, Title: q.Title, Message: q.Message,
-		Options: q.Options, Placeholder: q.Placeholder, answer: ch}
+		Options: q.Options, Placeholder: q.Placeholder, Highlight: q.Highlight, answer: ch}
 	if d, ok := ctx.Deadline(); ok {
 		ev.Deadline = d
 	}
@@ -108,6 +132,41 @@ func (s *Session) Ask(ctx context.Context, by string, q extension.Question) (ext
 		err := fmt.Errorf("%w (%v)", ErrNoAnswer, context.Cause(ctx))
 		s.emit(QuestionClosed{ID: ev.ID, Err: err})
 		return extension.Answer{}, err
+	case <-closing:
+		s.emit(QuestionClosed{ID: ev.ID, Err: ErrClosing})
+		return extension.Answer{}, ErrClosing
+	}
+}
+
+// askGate is closed when the session starts to close: no question is
+// asked from then on. Its zero value is open.
+type askGate struct {
+	mu   sync.Mutex
+	ch   chan struct{}
+	shut bool
+}
+
+// closing returns a channel closed once the session closes.
+func (g *askGate) closing() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.chLocked()
+}
+
+func (g *askGate) chLocked() chan struct{} {
+	if g.ch == nil {
+		g.ch = make(chan struct{})
+	}
+	return g.ch
+}
+
+// close refuses every question from now on and withdraws those asked.
+func (g *askGate) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.shut {
+		g.shut = true
+		close(g.chLocked())
 	}
 }
 
@@ -120,10 +179,125 @@ func (s *Session) Notify(by, level, text string) {
 	default:
 		l = NoticeInfo
 	}
+	if !s.told.allow(by, time.Now()) {
+		if s.told.dropped(by) {
+			time.AfterFunc(noticeFlush, func() { s.tellDropped(by) })
+		}
+		return
+	}
 	s.emit(Notice{Level: l, Text: text, By: by})
 }
 
-// SetStatus sets an extension's status segment.
+// tellDropped says how many of by's notices were dropped since it last
+// said so.
+func (s *Session) tellDropped(by string) {
+	if n := s.told.takeDropped(by); n > 0 {
+		s.notice(NoticeWarning, fmt.Sprintf("%d notices from %s dropped (an extension's notices are shown %d at once, then %d a second)", n, by, noticeBurst, noticeRate))
+	}
+}
+
+// SetStatus sets an extension's status segment. A segment beyond an
+// extension's maxStatusKeys is not shown.
 func (s *Session) SetStatus(by, key, text string) {
+	if !s.told.statusKey(by, key, text != "") {
+		return
+	}
 	s.emit(Status{By: by, Key: key, Text: text})
+}
+
+// How many notices of one extension are shown: noticeBurst at once, then
+// noticeRate a second; the drops are told noticeFlush after the first.
+// maxStatusKeys is how many status segments one extension may have.
+const (
+	noticeBurst   = 20
+	noticeRate    = 5
+	noticeFlush   = time.Second
+	maxStatusKeys = 8
+)
+
+// notices is what the session told the user for each extension: a token
+// bucket of notices, the count of those dropped, and the status keys
+// set. Its zero value is ready.
+type notices struct {
+	mu sync.Mutex
+	by map[string]*told
+}
+
+type told struct {
+	tokens  float64
+	last    time.Time
+	drops   int
+	telling bool // a tellDropped is scheduled
+	status  map[string]bool
+}
+
+func (n *notices) of(by string) *told {
+	if n.by == nil {
+		n.by = map[string]*told{}
+	}
+	t := n.by[by]
+	if t == nil {
+		t = &told{tokens: noticeBurst}
+		n.by[by] = t
+	}
+	return t
+}
+
+// allow takes a token from by's bucket at now, if it has one.
+func (n *notices) allow(by string, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t := n.of(by)
+	if !t.last.IsZero() {
+		t.tokens = min(noticeBurst, t.tokens+now.Sub(t.last).Seconds()*noticeRate)
+	}
+	t.last = now
+	if t.tokens < 1 {
+		return false
+	}
+	t.tokens--
+	return true
+}
+
+// dropped counts one dropped notice of by's; true when the drops are to
+// be told (no tellDropped is scheduled yet).
+func (n *notices) dropped(by string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t := n.of(by)
+	t.drops++
+	if t.telling {
+		return false
+	}
+	t.telling = true
+	return true
+}
+
+// takeDropped returns by's drops not yet told, and zeroes them.
+func (n *notices) takeDropped(by string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t := n.of(by)
+	d := t.drops
+	t.drops, t.telling = 0, false
+	return d
+}
+
+// statusKey reports whether by may set (or clear) its segment key.
+func (n *notices) statusKey(by, key string, set bool) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t := n.of(by)
+	if t.status == nil {
+		t.status = map[string]bool{}
+	}
+	switch {
+	case !set:
+		delete(t.status, key)
+	case !t.status[key] && len(t.status) >= maxStatusKeys:
+		return false
+	default:
+		t.status[key] = true
+	}
+	return true
 }

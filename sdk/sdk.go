@@ -98,17 +98,22 @@ type Host interface {
 	Info() HostInfo
 
 	// The user (API v2). Confirm asks a yes/no question, Select a choice
-	// among options (it returns the index), Input a line of text. Each
-	// waits for the answer until ctx ends or its deadline passes (ctx's
-	// deadline, else 5 minutes); while it waits, the hook that asked is
-	// not held to the hook deadline. With nobody to ask — print mode,
-	// --mode json — each returns ErrNoUser at once (a confirm may get the
-	// user's configured default instead). A user who closes the question
-	// gives ErrDismissed (Confirm: false, nil — a "no"); no answer in time
-	// gives ErrNoAnswer.
-	Confirm(ctx context.Context, title, message string) (bool, error)
-	Select(ctx context.Context, title string, options []string) (int, error)
-	Input(ctx context.Context, title, placeholder string) (string, error)
+	// among options (it returns the index), Input a line of text; opts
+	// add to the question (Highlight). Each waits for the answer until
+	// ctx ends or its deadline passes (ctx's deadline, at most 5
+	// minutes). An extension has one question on the screen at a time:
+	// the next ones wait their turn within their own deadline, and with 4
+	// waiting another gives ErrTooManyQuestions at once. While a question
+	// of the extension's is on the screen, a hook is not held to the hook
+	// deadline — for at most 5 questions and 5 minutes in all per hook.
+	// With nobody to ask — print mode, --mode json — each returns
+	// ErrNoUser at once (a confirm may get the user's configured default
+	// instead); once the session is closing (session_end) ErrClosing. A
+	// user who closes the question gives ErrDismissed (Confirm: false,
+	// nil — a "no"); no answer in time gives ErrNoAnswer.
+	Confirm(ctx context.Context, title, message string, opts ...AskOption) (bool, error)
+	Select(ctx context.Context, title string, options []string, opts ...AskOption) (int, error)
+	Input(ctx context.Context, title, placeholder string, opts ...AskOption) (string, error)
 	// Notify shows the user a notice (level "info", "warning" or
 	// "error"); SetStatus sets the extension's status segment key (an
 	// empty text clears it). Neither waits.
@@ -126,7 +131,53 @@ var (
 	ErrDismissed = errors.New("panto host: the user dismissed the question")
 	// ErrNoAnswer: no answer before the deadline.
 	ErrNoAnswer = errors.New("panto host: no answer in time")
+	// ErrTooManyQuestions: this extension has a question on the screen
+	// and 4 more waiting their turn; nothing was asked. Decide without
+	// the user, or ask again once they are answered.
+	ErrTooManyQuestions = errors.New("panto host: too many questions wait already")
+	// ErrClosing: the session is closing (session_end and after); nobody
+	// will answer, and nothing was asked. Decide without the user.
+	ErrClosing = errors.New("panto host: the session is closing; no more questions")
 )
+
+// AskOption adds to a question to the user (Host.Confirm, Select,
+// Input). New options may be added; a panto too old to know one ignores
+// it.
+type AskOption func(*QuestionOptions)
+
+// QuestionOptions are what a question's AskOptions set. A Host reads
+// them with ApplyAskOptions; an extension need not use them.
+type QuestionOptions struct {
+	// Highlight are the parts of the question's text it is about.
+	Highlight []string
+}
+
+// Highlight marks parts of the question's text — the message, or the
+// title of a Select or Input — as what it is about: the part of a
+// command a guard matched, say. The user's front end highlights them
+// wherever they occur in the text. Empty parts are ignored.
+//
+//	h.Confirm(ctx, "Run this command?", cmd, sdk.Highlight(matched))
+func Highlight(parts ...string) AskOption {
+	return func(o *QuestionOptions) {
+		for _, p := range parts {
+			if p != "" {
+				o.Highlight = append(o.Highlight, p)
+			}
+		}
+	}
+}
+
+// ApplyAskOptions returns what opts set.
+func ApplyAskOptions(opts ...AskOption) QuestionOptions {
+	var o QuestionOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
 
 // Section is one of an extension's sections in the prompt.
 type Section struct {

@@ -103,7 +103,7 @@ func pluginServe(ext Extension, logger hclog.Logger, onShutdown ...func()) *plug
 		HandshakeConfig: protocol.Handshake,
 		Plugins:         plugin.PluginSet{protocol.PluginName: pluginFor(ext, logger, onShutdown...)},
 		GRPCServer: func(o []grpc.ServerOption) *grpc.Server {
-			return grpc.NewServer(append(o, protocol.ServerOptions()...)...)
+			return grpc.NewServer(append(append(o, protocol.ServerOptions()...), grpc.ChainUnaryInterceptor(newToolCancel().intercept))...)
 		},
 		Logger: logger,
 	}
@@ -475,15 +475,20 @@ func userErr(op string, domain *pb.Error, err error) error {
 		return ErrDismissed
 	case "timeout":
 		return ErrNoAnswer
+	case "too_many":
+		return ErrTooManyQuestions
+	case "closing":
+		return ErrClosing
 	}
 	return hostErr(op, domain, nil)
 }
 
-func (h *remoteHost) Confirm(ctx context.Context, title, message string) (bool, error) {
+func (h *remoteHost) Confirm(ctx context.Context, title, message string, opts ...AskOption) (bool, error) {
 	if err := h.needs("confirm", 2); err != nil {
 		return false, err
 	}
-	resp, err := h.client.Confirm(ctx, &pb.ConfirmRequest{Title: title, Message: message, TimeoutMs: timeoutMS(ctx)})
+	o := ApplyAskOptions(opts...)
+	resp, err := h.client.Confirm(ctx, &pb.ConfirmRequest{Title: title, Message: message, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight})
 	err = userErr("confirm", resp.GetError(), err)
 	if errors.Is(err, ErrDismissed) {
 		return false, nil // closing a yes/no question is a no
@@ -491,22 +496,24 @@ func (h *remoteHost) Confirm(ctx context.Context, title, message string) (bool, 
 	return resp.GetYes() && err == nil, err
 }
 
-func (h *remoteHost) Select(ctx context.Context, title string, options []string) (int, error) {
+func (h *remoteHost) Select(ctx context.Context, title string, options []string, opts ...AskOption) (int, error) {
 	if err := h.needs("select", 2); err != nil {
 		return 0, err
 	}
-	resp, err := h.client.Select(ctx, &pb.SelectRequest{Title: title, Options: options, TimeoutMs: timeoutMS(ctx)})
+	o := ApplyAskOptions(opts...)
+	resp, err := h.client.Select(ctx, &pb.SelectRequest{Title: title, Options: options, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight})
 	if err = userErr("select", resp.GetError(), err); err != nil {
 		return 0, err
 	}
 	return int(resp.GetIndex()), nil
 }
 
-func (h *remoteHost) Input(ctx context.Context, title, placeholder string) (string, error) {
+func (h *remoteHost) Input(ctx context.Context, title, placeholder string, opts ...AskOption) (string, error) {
 	if err := h.needs("input", 2); err != nil {
 		return "", err
 	}
-	resp, err := h.client.Input(ctx, &pb.InputRequest{Title: title, Placeholder: placeholder, TimeoutMs: timeoutMS(ctx)})
+	o := ApplyAskOptions(opts...)
+	resp, err := h.client.Input(ctx, &pb.InputRequest{Title: title, Placeholder: placeholder, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight})
 	if err = userErr("input", resp.GetError(), err); err != nil {
 		return "", err
 	}
@@ -588,12 +595,16 @@ func (noHost) AppendData(context.Context, any) error            { return ErrNoHo
 func (noHost) SetSection(context.Context, string, string) error { return ErrNoHost }
 func (noHost) RemoveSection(context.Context, string) error      { return ErrNoHost }
 func (noHost) Sections(context.Context) ([]Section, error)      { return nil, ErrNoHost }
-func (noHost) Confirm(context.Context, string, string) (bool, error) {
+func (noHost) Confirm(context.Context, string, string, ...AskOption) (bool, error) {
 	return false, ErrNoHost
 }
-func (noHost) Select(context.Context, string, []string) (int, error) { return 0, ErrNoHost }
-func (noHost) Input(context.Context, string, string) (string, error) { return "", ErrNoHost }
-func (noHost) Notify(context.Context, string, string) error          { return ErrNoHost }
-func (noHost) SetStatus(context.Context, string, string) error       { return ErrNoHost }
-func (h noHost) Logger() hclog.Logger                                { return h.logger }
-func (noHost) Info() HostInfo                                        { return HostInfo{} }
+func (noHost) Select(context.Context, string, []string, ...AskOption) (int, error) {
+	return 0, ErrNoHost
+}
+func (noHost) Input(context.Context, string, string, ...AskOption) (string, error) {
+	return "", ErrNoHost
+}
+func (noHost) Notify(context.Context, string, string) error    { return ErrNoHost }
+func (noHost) SetStatus(context.Context, string, string) error { return ErrNoHost }
+func (h noHost) Logger() hclog.Logger                          { return h.logger }
+func (noHost) Info() HostInfo                                  { return HostInfo{} }

@@ -35,6 +35,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/pb"
 	"github.com/panto-dev/panto/internal/protocol"
+	"github.com/panto-dev/panto/rules"
 )
 
 // APIVersion is the newest panto extension API version the host speaks,
@@ -124,6 +125,10 @@ type Options struct {
 	HostVersion string
 	// SessionID and CWD are sent in Init.
 	SessionID, CWD string
+
+	// questionTime caps a question's wait and the time a hook's deadline
+	// stands still for questions (MaxQuestionTimeout; tests shorten it).
+	questionTime time.Duration
 }
 
 func (o *Options) defaults() {
@@ -138,6 +143,9 @@ func (o *Options) defaults() {
 	}
 	if o.ToolTimeout <= 0 {
 		o.ToolTimeout = 15 * time.Minute
+	}
+	if o.questionTime <= 0 {
+		o.questionTime = MaxQuestionTimeout
 	}
 }
 
@@ -155,11 +163,9 @@ type Ext struct {
 	events  map[string]bool
 	server  *grpc.Server // the Host service served to it
 
-	// asking counts the questions it has put to the user and waits on;
-	// waiters run when the last is answered (see hookContext).
-	asking  atomic.Int32
-	waitMu  sync.Mutex
-	waiters []func()
+	// questions are its questions to the user: one on the screen at a
+	// time (see user.go).
+	questions questions
 
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).
@@ -392,34 +398,6 @@ func (e *Ext) setProc(p *process) bool {
 	return true
 }
 
-// onAnswer runs f once e waits on no question (at once when it waits on
-// none).
-func (e *Ext) onAnswer(f func()) {
-	e.waitMu.Lock()
-	if e.asking.Load() > 0 {
-		e.waiters = append(e.waiters, f)
-		e.waitMu.Unlock()
-		return
-	}
-	e.waitMu.Unlock()
-	f()
-}
-
-// answered runs the waiters when e waits on no question any more.
-func (e *Ext) answered() {
-	e.waitMu.Lock()
-	if e.asking.Load() > 0 {
-		e.waitMu.Unlock()
-		return
-	}
-	ws := e.waiters
-	e.waiters = nil
-	e.waitMu.Unlock()
-	for _, f := range ws {
-		f()
-	}
-}
-
 // Name is the extension's name (from Init).
 func (e *Ext) Name() string { return e.info.GetName() }
 
@@ -463,7 +441,7 @@ var ErrStart = errors.New("extension did not start")
 // error the process group is gone.
 func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report func(error)) (*Ext, error) {
 	logger := opts.Logger.Named("ext")
-	ext := &Ext{spec: spec, logger: logger}
+	ext := &Ext{spec: spec, logger: logger, questions: questions{limit: opts.questionTime}}
 	deadline := time.Now().Add(opts.StartTimeout)
 	timer := time.AfterFunc(opts.StartTimeout, ext.expire)
 	defer timer.Stop()
@@ -571,6 +549,11 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	}
 	if info.GetName() == "" {
 		return fail(errors.New("init: the extension gave no name"), false)
+	}
+	if err := rules.CheckExtensionName(info.GetName()); err != nil {
+		// The name labels what the user reads: one that breaks a line or
+		// poses as panto could forge panto's own lines.
+		return fail(fmt.Errorf("init: %w; give it another name (sdk.Info.Name in Go, InitResponse.name in the protocol, or its file name when it gives none)", err), false)
 	}
 	if err := checkTools(info.GetTools()); err != nil {
 		return fail(fmt.Errorf("extension %s: %w", info.GetName(), err), false)

@@ -69,6 +69,7 @@ type Harness struct {
 	mu        sync.Mutex
 	vars      map[string]string
 	user      User
+	closing   bool // SessionEnd was delivered: no more questions
 	questions []Question
 	notices   []Notice
 	status    map[string]string
@@ -81,14 +82,20 @@ type Harness struct {
 }
 
 // New returns a harness for ext with an empty conversation. It fails the
-// test if ext's commands could not be run by panto: an empty name, one
-// with a slash or a space in it, a nil Run, or a name given twice; and
-// likewise for its tools (see Tools).
+// test if panto would refuse ext: a name (sdk.Info.Name) that is not 1 to
+// 64 letters, digits, _ or -, or is "panto" in any case; or commands it
+// could not run: an empty name, one with a slash or a space in it, a nil
+// Run, or a name given twice; and likewise for its tools (see Tools).
 func New(t testing.TB, ext sdk.Extension) *Harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	h := &Harness{ext: ext, ctx: ctx, commands: map[string]sdk.Command{}, timeout: HookTimeout}
+	if n := h.Info().Name; n != "" {
+		if err := rules.CheckExtensionName(n); err != nil {
+			t.Fatalf("sdktest: panto would not load this extension: %v", err)
+		}
+	}
 	h.host = &fakeHost{h: h}
 	h.logger = hclog.New(&hclog.LoggerOptions{
 		Name:   h.name(),
@@ -263,8 +270,13 @@ func (h *Harness) SystemPromptChanged(ev sdk.SystemPromptChangedEvent) error {
 	return nil
 }
 
-// SessionEnd delivers the session_end event.
+// SessionEnd delivers the session_end event. As in panto, the session is
+// closing from then on: every question (Confirm, Select, Input) fails at
+// once with sdk.ErrClosing, and is not recorded.
 func (h *Harness) SessionEnd(ev sdk.SessionEndEvent) error {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
 	if x, ok := h.ext.(sdk.SessionEnder); ok {
 		return h.hook("SessionEnd", func(ctx context.Context) error { _, err := x.SessionEnd(ctx, h.host, ev); return err })
 	}

@@ -25,6 +25,8 @@ type Question struct {
 	Title, Message string
 	Options        []string
 	Placeholder    string
+	// Highlight are the parts it marked with sdk.Highlight (nil: none).
+	Highlight []string
 }
 
 // Notice is one Host.Notify call.
@@ -62,12 +64,17 @@ func (h *Harness) Status() map[string]string {
 	return maps.Clone(h.status)
 }
 
-func (f *fakeHost) asked(q Question) User {
+// asked records q and returns the user who answers it; false once the
+// session is closing (nothing is asked then).
+func (f *fakeHost) asked(q Question) (User, bool) {
 	h := f.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closing {
+		return User{}, false
+	}
 	h.questions = append(h.questions, q)
-	return h.user
+	return h.user, true
 }
 
 // ask runs the scripted answer with the hook clock stopped.
@@ -102,11 +109,14 @@ func (f *fakeHost) waiting(g func()) bool {
 	return true
 }
 
-func (f *fakeHost) Confirm(ctx context.Context, title, message string) (bool, error) {
+func (f *fakeHost) Confirm(ctx context.Context, title, message string, opts ...sdk.AskOption) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	u := f.asked(Question{Kind: "confirm", Title: title, Message: message})
+	u, ok := f.asked(Question{Kind: "confirm", Title: title, Message: message, Highlight: sdk.ApplyAskOptions(opts...).Highlight})
+	if !ok {
+		return false, sdk.ErrClosing
+	}
 	if u.Confirm == nil {
 		return false, sdk.ErrNoUser
 	}
@@ -117,22 +127,28 @@ func (f *fakeHost) Confirm(ctx context.Context, title, message string) (bool, er
 	return yes && err == nil, err
 }
 
-func (f *fakeHost) Select(ctx context.Context, title string, options []string) (int, error) {
+func (f *fakeHost) Select(ctx context.Context, title string, options []string, opts ...sdk.AskOption) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	u := f.asked(Question{Kind: "select", Title: title, Options: slices.Clone(options)})
+	u, ok := f.asked(Question{Kind: "select", Title: title, Options: slices.Clone(options), Highlight: sdk.ApplyAskOptions(opts...).Highlight})
+	if !ok {
+		return 0, sdk.ErrClosing
+	}
 	if u.Select == nil {
 		return 0, sdk.ErrNoUser
 	}
 	return ask(f, func() (int, error) { return u.Select(title, options) })
 }
 
-func (f *fakeHost) Input(ctx context.Context, title, placeholder string) (string, error) {
+func (f *fakeHost) Input(ctx context.Context, title, placeholder string, opts ...sdk.AskOption) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	u := f.asked(Question{Kind: "input", Title: title, Placeholder: placeholder})
+	u, ok := f.asked(Question{Kind: "input", Title: title, Placeholder: placeholder, Highlight: sdk.ApplyAskOptions(opts...).Highlight})
+	if !ok {
+		return "", sdk.ErrClosing
+	}
 	if u.Input == nil {
 		return "", sdk.ErrNoUser
 	}

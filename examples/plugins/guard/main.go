@@ -1,7 +1,8 @@
 // Command guard asks the user before the model runs a risky shell
 // command. It watches every call of the bash tool; when the command
-// matches one of its patterns it asks (Host.Confirm) and blocks the call
-// unless the user says yes. With nobody to ask — print mode, --mode json
+// matches one of its patterns it asks (Host.Confirm) — the whole command
+// in the question, the part that matched highlighted — and blocks the
+// call unless the user says yes. With nobody to ask — print mode, --mode json
 // — it blocks, unless the user configured confirm_default = "yes"; a
 // question not answered in time blocks too.
 //
@@ -77,11 +78,13 @@ func (e *ext) ToolCall(ctx context.Context, h sdk.Host, call sdk.ToolCall) (sdk.
 	if e.bad != nil {
 		return sdk.ToolCallDecision{Block: true, Reason: "guard blocked this command: " + e.bad.Error()}, nil
 	}
-	pat := e.match(in.Command)
+	pat, part := e.find(in.Command)
 	if pat == "" {
 		return sdk.ToolCallDecision{}, nil
 	}
-	yes, err := h.Confirm(ctx, "Run this command?", fmt.Sprintf("%s\n\n(it matches guard's pattern %s)", in.Command, pat))
+	// The whole command, however long, and the part that matched
+	// highlighted: the user judges what runs, not a summary of it.
+	yes, err := h.Confirm(ctx, "Run this command?", fmt.Sprintf("%s\n\n(it matches guard's pattern %s)", in.Command, pat), sdk.Highlight(part))
 	var why string
 	switch {
 	case err == nil && yes:
@@ -93,6 +96,10 @@ func (e *ext) ToolCall(ctx context.Context, h sdk.Host, call sdk.ToolCall) (sdk.
 		why = "there is nobody to ask (set confirm_default = \"yes\" to allow such commands without asking)"
 	case errors.Is(err, sdk.ErrNoAnswer):
 		why = "the user did not answer in time"
+	case errors.Is(err, sdk.ErrTooManyQuestions):
+		why = "too many of guard's questions were waiting for the user"
+	case errors.Is(err, sdk.ErrClosing):
+		why = "the session is closing"
 	default:
 		why = "guard could not ask the user: " + err.Error()
 	}
@@ -103,12 +110,19 @@ func (e *ext) ToolCall(ctx context.Context, h sdk.Host, call sdk.ToolCall) (sdk.
 
 // match returns the first pattern cmd matches, or "".
 func (e *ext) match(cmd string) string {
+	pat, _ := e.find(cmd)
+	return pat
+}
+
+// find returns the first pattern cmd matches and the part of cmd it
+// matched, or "", "".
+func (e *ext) find(cmd string) (pattern, part string) {
 	for _, p := range e.patterns {
-		if p.MatchString(cmd) {
-			return p.String()
+		if loc := p.FindStringIndex(cmd); loc != nil {
+			return p.String(), cmd[loc[0]:loc[1]]
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // count tallies one question and updates the status segment.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,7 @@ func TestAsksAndFollowsTheAnswer(t *testing.T) {
 			require.Len(t, q, 1)
 			assert.Equal(t, "confirm", q[0].Kind)
 			assert.Contains(t, q[0].Message, "rm -rf /tmp/x")
+			assert.Equal(t, []string{"rm -rf"}, q[0].Highlight, "the part the pattern matched")
 			if tc.block {
 				require.Len(t, h.Notices(), 1)
 				assert.Equal(t, "warning", h.Notices()[0].Level)
@@ -115,4 +117,34 @@ func TestAQuestionIsNotHeldToTheHookDeadline(t *testing.T) {
 	d, err := h.ToolCall(bash("sudo true"))
 	require.NoError(t, err)
 	assert.False(t, d.Block)
+}
+
+// A long command is asked about whole, with what matched highlighted:
+// the part that runs is never hidden behind harmless lines.
+func TestAsksAboutTheWholeCommandAndHighlightsTheMatch(t *testing.T) {
+	t.Parallel()
+	cmd := strings.Repeat("echo fine\n", 400) + "sudo rm -rf ~"
+	h := sdktest.New(t, newGuard(t, "")).WithUser(sdktest.User{Confirm: func(string, string) (bool, error) { return false, nil }})
+	d, err := h.ToolCall(bash(cmd))
+	require.NoError(t, err)
+	assert.True(t, d.Block)
+	q := h.Questions()
+	require.Len(t, q, 1)
+	assert.True(t, strings.HasPrefix(q[0].Message, cmd+"\n\n"), "the whole command, first")
+	assert.Equal(t, []string{"rm -rf"}, q[0].Highlight)
+}
+
+// Too many questions waiting, or a session closing: guard blocks.
+func TestBlocksWhenItCannotAsk(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err    error
+		reason string
+	}{{sdk.ErrTooManyQuestions, "too many"}, {sdk.ErrClosing, "closing"}} {
+		h := sdktest.New(t, newGuard(t, "")).WithUser(sdktest.User{Confirm: func(string, string) (bool, error) { return false, tc.err }})
+		d, err := h.ToolCall(bash("rm -rf x"))
+		require.NoError(t, err)
+		assert.True(t, d.Block)
+		assert.Contains(t, d.Reason, tc.reason)
+	}
 }
