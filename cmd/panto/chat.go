@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/serializers"
@@ -30,7 +31,7 @@ type chat struct {
 	view view
 	// in is what the user types, in the line loop; nil in print mode,
 	// where nobody answers an extension's question.
-	in *lineInput
+	in *lineloop.Input
 	// leaving is set when the user left at a question (Ctrl-D, /quit):
 	// the loop ends once the turn has.
 	leaving bool
@@ -222,7 +223,7 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	for events != nil {
 		var typed <-chan struct{}
 		if ask.open() {
-			typed = c.in.ready
+			typed = c.in.Ready()
 		}
 		select {
 		case ev, ok := <-events:
@@ -353,25 +354,25 @@ func (c *chat) loop(ctx context.Context) error {
 		default:
 		}
 	})()
-	c.in = newLineInput(c.e.stdin)
+	c.in = lineloop.NewInput(c.e.stdin)
 	// A second Ctrl-C soon after the first — at the prompt, or the one
 	// that stopped a turn — with no line typed between, leaves.
 	var interrupted time.Time
 	for {
 		fmt.Fprint(c.e.stdout, "> ")
 		flush(c.e.stdout, c.e.stderr)
-		typed, ok := c.in.next()
+		typed, ok := c.in.Next()
 		for !ok {
-			if ended, err := c.in.done(); ended {
+			if ended, err := c.in.Done(); ended {
 				fmt.Fprintln(c.e.stdout)
-				if u := (*unsentError)(nil); errors.As(err, &u) {
+				if u := (*lineloop.UnsentError)(nil); errors.As(err, &u) {
 					fmt.Fprintf(c.e.stderr, "panto: %v\n", u)
 					return nil
 				}
 				return err
 			}
 			select {
-			case <-c.in.ready:
+			case <-c.in.Ready():
 			case <-intr:
 				if !interrupted.IsZero() && time.Since(interrupted) < leaveWindow {
 					fmt.Fprintln(c.e.stdout)
@@ -384,10 +385,10 @@ func (c *chat) loop(ctx context.Context) error {
 				fmt.Fprintln(c.e.stdout)
 				return context.Cause(ctx)
 			}
-			typed, ok = c.in.next()
+			typed, ok = c.in.Next()
 		}
 		interrupted = time.Time{}
-		line := typed.text
+		line := typed.Text
 		line = conversation.ValidText(strings.TrimSpace(line))
 		if line == "" {
 			continue

@@ -7,11 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
-	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/host/extension"
 )
 
 // How the line loop asks what an extension asks (docs/cli.md, "Line
@@ -21,17 +18,9 @@ import (
 // hide or rewrite it; answered only by a line typed after the question
 // appeared. Lines typed before it — read ahead, or still in the
 // terminal's input queue — are discarded (and the user told), and a line
-// that ends within questionGrace of it appearing is ignored: it was typed
+// that ends within lineloop.Grace of it appearing is ignored: it was typed
 // before it could be read. A confirm takes the word "yes"; anything else
 // is no.
-
-// questionGrace is how long after a question appears a line that ends is
-// taken as typed before it was read, and ignored.
-const questionGrace = 300 * time.Millisecond
-
-// longMessage is the number of lines past which a question says how long
-// its message was (to scroll back to).
-const longMessage = 20
 
 // asking holds the line loop's questions during one turn.
 type asking struct {
@@ -80,9 +69,9 @@ func (a *asking) show() {
 	out, errw := a.c.e.stdout, a.c.e.stderr
 	a.stopTimer()
 	q := a.pending[0]
-	dropped := a.c.in.discard()
+	dropped := a.c.in.Discard()
 	for _, l := range dropped {
-		if isQuit(l.text) {
+		if isQuit(l.Text) {
 			// Typed ahead, but meant: leaving answers nothing.
 			a.leave()
 			return
@@ -92,7 +81,7 @@ func (a *asking) show() {
 		fmt.Fprintf(errw, "panto: discarded %s typed before the question\n", plural(n, "line"))
 		flush(errw)
 	}
-	fmt.Fprint(out, questionText(q))
+	fmt.Fprint(out, lineloop.Text(q))
 	flush(out)
 	a.shown = time.Now()
 	if !q.Deadline.IsZero() {
@@ -105,23 +94,23 @@ func (a *asking) show() {
 func (a *asking) lines() {
 	out, errw := a.c.e.stdout, a.c.e.stderr
 	for a.open() {
-		l, ok := a.c.in.next()
+		l, ok := a.c.in.Next()
 		if !ok {
-			if ended, _ := a.c.in.done(); ended {
+			if ended, _ := a.c.in.Done(); ended {
 				fmt.Fprintln(out)
 				a.leave() // Ctrl-D
 			}
 			return
 		}
-		text := strings.TrimSpace(l.text)
+		text := strings.TrimSpace(l.Text)
 		switch {
 		case isQuit(text):
 			a.leave()
 			return
-		case l.at.Before(a.shown):
+		case l.At.Before(a.shown):
 			fmt.Fprintln(errw, "panto: discarded 1 line typed before the question")
-		case l.at.Before(a.shown.Add(questionGrace)):
-			fmt.Fprintf(errw, "panto: ignored a line typed as the question appeared (within %s): answer again\n", questionGrace)
+		case l.At.Before(a.shown.Add(lineloop.Grace)):
+			fmt.Fprintf(errw, "panto: ignored a line typed as the question appeared (within %s): answer again\n", lineloop.Grace)
 		default:
 			q := a.pending[0]
 			a.pending = a.pending[1:]
@@ -136,7 +125,7 @@ func (a *asking) lines() {
 		}
 		flush(errw)
 		// The choice again, last on the screen.
-		fmt.Fprint(out, choicePrompt(a.pending[0]))
+		fmt.Fprint(out, lineloop.Choice(a.pending[0]))
 		flush(out)
 	}
 }
@@ -232,127 +221,13 @@ func isQuit(line string) bool {
 // answerQuestion answers q with the line typed; it returns a note for
 // the user, or "".
 func answerQuestion(q host.Question, text string) string {
-	switch q.Type {
-	case extension.AskConfirm:
-		yes := strings.EqualFold(text, "yes")
-		q.Answer(extension.Answer{Yes: yes})
-		if !yes && text != "" {
-			return "(no: only the word yes confirms)"
-		}
-	case extension.AskSelect:
-		var n int
-		if _, err := fmt.Sscan(text, &n); err != nil || n < 1 || n > len(q.Options) {
-			q.Dismiss()
-			return "(dismissed)"
-		}
-		q.Answer(extension.Answer{Index: n - 1})
-	default:
-		if text == "" {
-			q.Dismiss()
-			return "(dismissed)"
-		}
-		q.Answer(extension.Answer{Text: text})
+	a, dismiss, note := lineloop.Decide(q, text)
+	if dismiss {
+		q.Dismiss()
+	} else {
+		q.Answer(a)
 	}
-	return ""
-}
-
-// questionText is a question as the line loop shows it, ending with its
-// choice line. Every text in it is the extension's, escaped: nothing in
-// it can move the cursor, erase a line or hide the choice.
-func questionText(q host.Question) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n? %s asks: %s\n", termtext.Line(q.By), termtext.Line(q.Title))
-	if msg := strings.TrimRight(q.Message, "\n"); msg != "" {
-		lines := strings.Split(termtext.Sanitize(msg), "\n")
-		marks := highlights(q.Highlight)
-		for _, l := range lines {
-			b.WriteString("  " + l + "\n")
-			if c := caretLine(l, marks); c != "" {
-				b.WriteString("  " + c + "\n")
-			}
-		}
-		if len(lines) > longMessage {
-			fmt.Fprintf(&b, "  (%d lines: the whole message is above)\n", len(lines))
-		}
-	}
-	switch q.Type {
-	case extension.AskSelect:
-		for i, o := range q.Options {
-			fmt.Fprintf(&b, "  %d. %s\n", i+1, termtext.Line(o))
-		}
-	case extension.AskConfirm:
-	default:
-		if q.Placeholder != "" {
-			fmt.Fprintf(&b, "  (%s)\n", termtext.Line(q.Placeholder))
-		}
-	}
-	b.WriteString(choicePrompt(q))
-	return b.String()
-}
-
-// choicePrompt is the last line of a question: what to type.
-func choicePrompt(q host.Question) string {
-	switch q.Type {
-	case extension.AskConfirm:
-		return "  type yes to confirm, anything else is no: "
-	case extension.AskSelect:
-		return "  number (empty to dismiss): "
-	}
-	return "  > "
-}
-
-// highlights are the pieces of the highlighted parts to mark, as they
-// read escaped and line by line.
-func highlights(parts []string) []string {
-	var out []string
-	for _, p := range parts {
-		for _, piece := range strings.Split(termtext.Sanitize(p), "\n") {
-			if strings.TrimSpace(piece) != "" {
-				out = append(out, piece)
-			}
-		}
-	}
-	return out
-}
-
-// caretLine marks with ^ where the pieces occur in line (an escaped
-// line of the message), or is "" when none does. It is aligned under the
-// line: a tab under a tab, the width of each rune in spaces.
-func caretLine(line string, pieces []string) string {
-	if len(pieces) == 0 {
-		return ""
-	}
-	marked := make([]bool, len(line))
-	found := false
-	for _, p := range pieces {
-		for from := 0; from < len(line); {
-			i := strings.Index(line[from:], p)
-			if i < 0 {
-				break
-			}
-			for k := from + i; k < from+i+len(p); k++ {
-				marked[k] = true
-			}
-			found = true
-			from += i + len(p)
-		}
-	}
-	if !found {
-		return ""
-	}
-	var b strings.Builder
-	for i, r := range line {
-		w := ansi.StringWidth(string(r))
-		switch {
-		case marked[i]:
-			b.WriteString(strings.Repeat("^", w))
-		case r == '\t':
-			b.WriteByte('\t')
-		default:
-			b.WriteString(strings.Repeat(" ", w))
-		}
-	}
-	return strings.TrimRight(b.String(), " \t")
+	return note
 }
 
 // plural is "1 line", "2 lines".

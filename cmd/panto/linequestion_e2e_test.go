@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 )
 
 // Issue 15, items 3, 4 and 9, in the line loop: a question is answered
@@ -45,7 +47,7 @@ func TestLineQuestionDiscardsTypeAhead(t *testing.T) {
 	p.waitFor(t, lineAskAsked)
 	p.waitFor(t, "panto: discarded 1 line typed before the question")
 	require.NotContains(t, p.out.String(), "confirmed=", "the line typed ahead answered nothing")
-	time.Sleep(2 * questionGrace)
+	time.Sleep(2 * lineloop.Grace)
 	p.typeIn(t, "yes\r")
 	p.waitFor(t, "confirmed=true")
 	p.waitCount(t, "> ", 2)
@@ -60,7 +62,7 @@ func TestLineQuestionDiscardsHalfTypedLine(t *testing.T) {
 	p := lineAskStart(t)
 	p.typeIn(t, lineAskConfirm(time.Second)+"\ryes")
 	p.waitFor(t, "rm -rf victim\r\n")
-	time.Sleep(2 * questionGrace)
+	time.Sleep(2 * lineloop.Grace)
 	p.typeIn(t, "\r")
 	p.waitFor(t, "confirmed=false")
 	p.waitCount(t, "> ", 2)
@@ -90,7 +92,7 @@ func TestLineQuestionGrace(t *testing.T) {
 			continue
 		}
 		p.waitCount(t, lineAskChoice, 2) // asked again, last on the screen
-		time.Sleep(2 * questionGrace)
+		time.Sleep(2 * lineloop.Grace)
 		p.typeIn(t, "no\r")
 		p.waitFor(t, "confirmed=false")
 		require.NotContains(t, p.out.String(), "confirmed=true")
@@ -105,7 +107,7 @@ func TestLineQuestionConfirmWantsYes(t *testing.T) {
 	p := lineAskStart(t)
 	p.typeIn(t, lineAskConfirm(0)+"\r")
 	p.waitFor(t, "rm -rf victim\r\n")
-	time.Sleep(2 * questionGrace)
+	time.Sleep(2 * lineloop.Grace)
 	p.typeIn(t, "y\r")
 	p.waitFor(t, "confirmed=false")
 	require.Contains(t, p.out.String(), "(no: only the word yes confirms)")
@@ -133,10 +135,10 @@ func TestLineQuestionUserCanAlwaysLeave(t *testing.T) {
 			p := lineAskStart(t)
 			p.typeIn(t, tc.ask+"\r")
 			p.waitFor(t, lineAskAsked)
-			time.Sleep(2 * questionGrace)
+			time.Sleep(2 * lineloop.Grace)
 			p.typeIn(t, tc.keys)
 			if tc.keys == "\x03" {
-				time.Sleep(questionGrace)
+				time.Sleep(lineloop.Grace)
 				p.typeIn(t, "\x03")
 			}
 			code := p.wait(t)
@@ -160,7 +162,7 @@ func (h *harness) lineLoopAnswering(first, answer string, args ...string) (strin
 		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), " asks: ") && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
 		}
-		time.Sleep(2 * questionGrace)
+		time.Sleep(2 * lineloop.Grace)
 		io.WriteString(typed, answer+"\n")
 		typed.Close()
 	}()

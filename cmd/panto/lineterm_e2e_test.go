@@ -15,6 +15,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 )
 
@@ -283,7 +285,7 @@ func TestLineTermQuestion(t *testing.T) {
 	p.typeIn(t, "tool:lineask "+in+"\r")
 	p.waitFor(t, "lineasker asks:")
 	p.waitFor(t, "del1")
-	time.Sleep(2 * questionGrace)
+	time.Sleep(2 * lineloop.Grace)
 	p.typeIn(t, "no\r")
 	p.waitFor(t, "confirmed=false")
 	p.waitCount(t, "> ", 2)

@@ -1,0 +1,152 @@
+package lineloop
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
+)
+
+// Grace is how long after a question appears a line that ends is taken
+// as typed before it was read, and ignored.
+const Grace = 300 * time.Millisecond
+
+// longMessage is the number of lines past which a question says how long
+// its message was (to scroll back to).
+const longMessage = 20
+
+// Decide is the answer a line typed gives q: a confirm is yes for the
+// word yes alone; a select takes a number from its list; an input any
+// text. An empty line (or, for a select, anything but a number from the
+// list) dismisses it.
+func Decide(q host.Question, text string) (a extension.Answer, dismiss bool, note string) {
+	switch q.Type {
+	case extension.AskConfirm:
+		a.Yes = strings.EqualFold(text, "yes")
+		if !a.Yes && text != "" {
+			note = "(no: only the word yes confirms)"
+		}
+		return a, false, note
+	case extension.AskSelect:
+		var n int
+		if _, err := fmt.Sscan(text, &n); err != nil || n < 1 || n > len(q.Options) || strings.TrimSpace(text) != strconv.Itoa(n) {
+			return a, true, "(dismissed)"
+		}
+		a.Index = n - 1
+		return a, false, ""
+	}
+	if text == "" {
+		return a, true, "(dismissed)"
+	}
+	a.Text = text
+	return a, false, ""
+}
+
+// Text is a question as the line loop shows it, ending with its
+// choice line. Every text in it is the extension's, escaped: nothing in
+// it can move the cursor, erase a line or hide the choice.
+func Text(q host.Question) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n? %s asks: %s\n", termtext.Line(q.By), termtext.Line(q.Title))
+	if msg := strings.TrimRight(q.Message, "\n"); msg != "" {
+		lines := strings.Split(termtext.Sanitize(msg), "\n")
+		marks := highlights(q.Highlight)
+		for _, l := range lines {
+			if l == "" {
+				b.WriteString("\n")
+				continue
+			}
+			b.WriteString("  " + l + "\n")
+			if c := caretLine(l, marks); c != "" {
+				b.WriteString("  " + c + "\n")
+			}
+		}
+		if len(lines) > longMessage {
+			fmt.Fprintf(&b, "  (%d lines: the whole message is above)\n", len(lines))
+		}
+	}
+	switch q.Type {
+	case extension.AskSelect:
+		for i, o := range q.Options {
+			fmt.Fprintf(&b, "  %d. %s\n", i+1, termtext.Line(o))
+		}
+	case extension.AskConfirm:
+	default:
+		if q.Placeholder != "" {
+			fmt.Fprintf(&b, "  (%s)\n", termtext.Line(q.Placeholder))
+		}
+	}
+	b.WriteString(Choice(q))
+	return b.String()
+}
+
+// Choice is the last line of a question: what to type.
+func Choice(q host.Question) string {
+	switch q.Type {
+	case extension.AskConfirm:
+		return "  type yes to confirm, anything else is no: "
+	case extension.AskSelect:
+		return "  number (empty to dismiss): "
+	}
+	return "  > "
+}
+
+// highlights are the pieces of the highlighted parts to mark, as they
+// read escaped and line by line.
+func highlights(parts []string) []string {
+	var out []string
+	for _, p := range parts {
+		for _, piece := range strings.Split(termtext.Sanitize(p), "\n") {
+			if strings.TrimSpace(piece) != "" {
+				out = append(out, piece)
+			}
+		}
+	}
+	return out
+}
+
+// caretLine marks with ^ where the pieces occur in line (an escaped
+// line of the message), or is "" when none does. It is aligned under the
+// line: a tab under a tab, the width of each rune in spaces.
+func caretLine(line string, pieces []string) string {
+	if len(pieces) == 0 {
+		return ""
+	}
+	marked := make([]bool, len(line))
+	found := false
+	for _, p := range pieces {
+		for from := 0; from < len(line); {
+			i := strings.Index(line[from:], p)
+			if i < 0 {
+				break
+			}
+			for k := from + i; k < from+i+len(p); k++ {
+				marked[k] = true
+			}
+			found = true
+			from += i + len(p)
+		}
+	}
+	if !found {
+		return ""
+	}
+	var b strings.Builder
+	for i, r := range line {
+		w := ansi.StringWidth(string(r))
+		switch {
+		case marked[i]:
+			b.WriteString(strings.Repeat("^", w))
+		case r == '\t':
+			b.WriteByte('\t')
+		default:
+			b.WriteString(strings.Repeat(" ", w))
+		}
+	}
+	return strings.TrimRight(b.String(), " \t")
+}
