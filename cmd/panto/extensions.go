@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,74 +17,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/spf13/cobra"
 )
-
-// trustFile is where trusted project-layer extensions are recorded, in the
-// user layer: a project's binaries arrive with any git clone, so they run
-// only once the user has trusted them.
-const trustFile = "trusted-extensions.json"
-
-// trustStore maps an extension's absolute path to the sha256 (hex) it was
-// trusted with.
-type trustStore struct {
-	Version int               `json:"version"`
-	Trusted map[string]string `json:"trusted"`
-}
-
-func loadTrust(d layers.Dirs) (trustStore, error) {
-	path := filepath.Join(d.Layer(layers.User), trustFile)
-	ts := trustStore{Version: 1, Trusted: map[string]string{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return ts, nil
-	}
-	if err != nil {
-		return ts, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &ts); err != nil {
-		return ts, fmt.Errorf("read %s: %w (fix or delete it; it lists trusted extensions)", path, err)
-	}
-	if ts.Trusted == nil {
-		ts.Trusted = map[string]string{}
-	}
-	return ts, nil
-}
-
-func saveTrust(d layers.Dirs, ts trustStore) error {
-	dir := d.Layer(layers.User)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	data, err := json.MarshalIndent(ts, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, trustFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func fileSHA256(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return nil, err
-	}
-	return h.Sum(nil), nil
-}
 
 // candidate is an extension found by discovery, trusted or not.
 type candidate struct {
@@ -100,7 +35,7 @@ type candidate struct {
 // extensions/ folder, base → user → project, by name within a folder;
 // then the --extension flags in the order given.
 func discover(d layers.Dirs, flagPaths []string) ([]candidate, error) {
-	ts, err := loadTrust(d)
+	ts, err := trust.Load(d.Layer(layers.User), trust.ExtensionsFile)
 	if err != nil {
 		return nil, err
 	}
@@ -142,19 +77,18 @@ func discover(d layers.Dirs, flagPaths []string) ([]candidate, error) {
 
 // checkTrust says whether a project-layer binary may run; when it may, it
 // returns the checksum go-plugin verifies again right before the start.
-func checkTrust(ts trustStore, path string) (skip string, checksum []byte) {
-	want, ok := ts.Trusted[path]
-	if !ok {
-		return fmt.Sprintf("not trusted; run 'panto ext trust %s' to trust it", path), nil
-	}
-	sum, err := fileSHA256(path)
+func checkTrust(ts *trust.Store, path string) (skip string, checksum []byte) {
+	sum, err := trust.FileSHA256(path)
 	if err != nil {
 		return fmt.Sprintf("cannot read it: %v", err), nil
 	}
-	if hex.EncodeToString(sum) != want {
+	switch ts.Check(path, sum) {
+	case trust.Trusted:
+		return "", sum
+	case trust.Changed:
 		return fmt.Sprintf("changed since it was trusted; check it, then run 'panto ext trust %s'", path), nil
 	}
-	return "", sum
+	return fmt.Sprintf("not trusted; run 'panto ext trust %s' to trust it", path), nil
 }
 
 func isExecutable(path string) bool {
@@ -517,7 +451,7 @@ func extTrust(e *env, args []string) error {
 			return fmt.Errorf("ext trust: no extensions in %s", filepath.Join(d.Layer(layers.Project), "extensions"))
 		}
 	}
-	ts, err := loadTrust(d)
+	ts, err := trust.Load(d.Layer(layers.User), trust.ExtensionsFile)
 	if err != nil {
 		return err
 	}
@@ -529,12 +463,12 @@ func extTrust(e *env, args []string) error {
 		if !isExecutable(abs) {
 			return fmt.Errorf("ext trust %s: not an executable file", p)
 		}
-		sum, err := fileSHA256(abs)
+		sum, err := trust.FileSHA256(abs)
 		if err != nil {
 			return fmt.Errorf("ext trust %s: %w", p, err)
 		}
-		ts.Trusted[abs] = hex.EncodeToString(sum)
+		ts.Trust(abs, sum)
 		fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", abs, hex.EncodeToString(sum)[:16])
 	}
-	return saveTrust(d, ts)
+	return ts.Save()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/provider"
@@ -30,6 +31,10 @@ type app struct {
 	cfg    config.Config
 	logger hclog.Logger
 	close  func()
+	// notices are what the user should be told before the session
+	// starts: the project settings ignored, untrusted extensions
+	// skipped. Each front end shows them its own way.
+	notices []string
 }
 
 // loadApp resolves the directories and config, applies the flags on top
@@ -39,7 +44,7 @@ func loadApp(e *env, o *options) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(dirs)
+	cfg, err := loadConfig(e, dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +92,74 @@ func loadApp(e *env, o *options) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{dirs: dirs, cfg: cfg, logger: logger, close: closeLog}, nil
+	return &app{dirs: dirs, cfg: cfg, logger: logger, close: closeLog, notices: projectNotices(cfg.Project)}, nil
+}
+
+// tell writes the app's notices to w, a "panto: " line each.
+func (a *app) tell(w io.Writer) {
+	for _, n := range a.notices {
+		fmt.Fprintf(w, "panto: %s\n", n)
+	}
+}
+
+// loadConfig loads the layers' config files, the project's only as the
+// user trusted it.
+func loadConfig(e *env, dirs layers.Dirs) (config.Config, error) {
+	store, err := trust.Load(dirs.Layer(layers.User), trust.ProjectsFile)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return config.Load(dirs, config.Options{Trust: store, KeyEnv: func(p string) string { return keyInEnv(e, p) }})
+}
+
+// keyInEnv names the environment variable that holds provider p's key,
+// "" when none does.
+func keyInEnv(e *env, p string) string {
+	for _, k := range providerKeyVars(p) {
+		if e.getenv(k) != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// providerKeyVars are the variables that may hold provider p's
+// credentials.
+func providerKeyVars(p string) []string {
+	switch p {
+	case provider.Anthropic:
+		return []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+	case provider.OpenAI:
+		return []string{"OPENAI_API_KEY"}
+	}
+	return nil
+}
+
+// projectNotices say what of the project's config file did not count.
+func projectNotices(p *config.Project) []string {
+	if p == nil {
+		return nil
+	}
+	if !p.Applied {
+		var keys []string
+		for _, s := range p.Settings {
+			keys = append(keys, s.Key)
+		}
+		why := "they are not trusted"
+		switch p.Status {
+		case trust.Changed:
+			why = "they changed since you trusted them"
+		case trust.Declined:
+			why = "you declined them"
+		}
+		return []string{fmt.Sprintf("ignoring the project settings in %s (%s; they would set %s): run 'panto trust' to review and trust them",
+			p.Path, why, strings.Join(keys, ", "))}
+	}
+	var out []string
+	for _, s := range p.Never() {
+		out = append(out, fmt.Sprintf("ignoring %s in the project settings %s: %s", s.Key, p.Path, s.Never))
+	}
+	return out
 }
 
 // checkPromptFlags reads --system-prompt and --append-system-prompt as a
@@ -197,7 +269,9 @@ func envVar(e *env) func(string) (string, bool) {
 
 // extensionSpecs are the extensions the flags and layers say to start, in
 // load order, less those config disables by file name; those that may not
-// run (untrusted, changed) are reported on stderr.
+// run (untrusted, changed) are reported on stderr. Those the base and user
+// layers install are safeguards that must run for tools to run (Required),
+// unless config's [extensions.NAME] says otherwise.
 func (a *app) extensionSpecs(e *env, o *options) ([]extension.Spec, error) {
 	if o.noExtensions {
 		return nil, nil
@@ -207,10 +281,47 @@ func (a *app) extensionSpecs(e *env, o *options) ([]extension.Spec, error) {
 		return nil, err
 	}
 	specs := withoutDisabled(runnable(cands, e.stderr), a.cfg.DisabledExtensions)
+	specs = a.withoutProjectDisabled(e, specs)
 	for i := range specs {
 		specs[i].Environ = a.extensionEnviron(e, specs[i].Path)
+		specs[i].Required = a.required(specs[i])
 	}
 	return reattached(e, specs)
+}
+
+// required says whether the extension of spec is a safeguard: one the
+// base or user layer installs, or one config marks required.
+func (a *app) required(spec extension.Spec) bool {
+	if r, ok := a.cfg.Required[filepath.Base(spec.Path)]; ok {
+		return r
+	}
+	return spec.Source == string(layers.Base)+" layer" || spec.Source == string(layers.User)+" layer"
+}
+
+// withoutProjectDisabled applies a trusted project's disabled_extensions:
+// to the project layer's own extensions only, by file name; an entry
+// naming one the user installed is reported and ignored.
+func (a *app) withoutProjectDisabled(e *env, specs []extension.Spec) []extension.Spec {
+	if len(a.cfg.ProjectDisabledExtensions) == 0 {
+		return specs
+	}
+	project := string(layers.Project) + " layer"
+	for _, name := range a.cfg.ProjectDisabledExtensions {
+		for _, sp := range specs {
+			if filepath.Base(sp.Path) == name && sp.Source != project {
+				fmt.Fprintf(e.stderr, "panto: ignoring disabled_extensions entry %q in the project settings %s: it names an extension you installed (%s); a project may only disable its own\n",
+					name, a.cfg.Project.Path, sp.Source)
+			}
+		}
+	}
+	var out []extension.Spec
+	for _, sp := range specs {
+		if sp.Source == project && slices.Contains(a.cfg.ProjectDisabledExtensions, filepath.Base(sp.Path)) {
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 // reattached applies PANTO_REATTACH_EXTENSIONS: each extension it names,

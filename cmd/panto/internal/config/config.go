@@ -3,6 +3,11 @@
 // line and column), merged base → user → project over built-in defaults.
 // Command-line flags are applied on top by the caller.
 //
+// The project layer's file arrives with a git clone, so it counts only
+// once the user has trusted it (package trust), and even then some keys
+// never come from it: where the API key is sent, which extension gets
+// it, which of the user's safeguards are off (see project.go).
+//
 // The system prompt is deliberately not configured here: it comes from
 // SYSTEM.md / APPEND_SYSTEM.md files (see package sysprompt).
 package config
@@ -23,6 +28,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/panto-dev/panto/serializers/anthropic"
 )
 
@@ -60,8 +66,18 @@ type Config struct {
 	CompactionModel      string
 	// ExtensionStartTimeout bounds one extension's start.
 	ExtensionStartTimeout time.Duration
-	// DisabledExtensions are extension names not to load.
+	// DisabledExtensions are extension names not to load, from the base
+	// and user layers: they apply to every extension.
 	DisabledExtensions []string
+	// ProjectDisabledExtensions are a trusted project's
+	// disabled_extensions: they apply only to the project layer's own
+	// extensions, by file name.
+	ProjectDisabledExtensions []string
+	// Required says, by extension file name, what [extensions.NAME]
+	// required sets: true makes the extension a safeguard that must be
+	// running for tools to run; false says one of the base or user layer
+	// is not. A project may only set true.
+	Required map[string]bool
 	// ExtensionAPIKeys are the extensions, by executable file name, whose
 	// environment gets the provider API key variables (ANTHROPIC_API_KEY,
 	// OPENAI_API_KEY, ANTHROPIC_AUTH_TOKEN). Every layer's list counts;
@@ -88,8 +104,13 @@ type Config struct {
 	// line; a model without one shows no cost. panto has no price list
 	// of its own.
 	Prices map[string]Price
-	// Sources lists the config files that were read, lowest layer first.
+	// Sources lists the config files that were applied, lowest layer
+	// first.
 	Sources []string
+	// Project is the project layer's config file, when there is one:
+	// what it sets, whether it was applied, and what a project may never
+	// set.
+	Project *Project
 	// from says, for each key a file set, where the winning value was
 	// written ("config /p/config.toml line 3 column 14"), for Validate's
 	// errors.
@@ -181,6 +202,13 @@ type file struct {
 	Mouse            *bool     `toml:"mouse"`
 	// Prices is [prices."MODEL"] tables.
 	Prices map[string]Price `toml:"prices"`
+	// Extensions is [extensions.NAME] tables, by extension file name.
+	Extensions map[string]extensionFile `toml:"extensions"`
+}
+
+// extensionFile is one [extensions.NAME] table.
+type extensionFile struct {
+	Required *bool `toml:"required"`
 }
 
 // duration is a duration string ("90s"). A struct, not an integer type:
@@ -201,12 +229,25 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Options say how Load treats the project layer's file.
+type Options struct {
+	// Trust holds the project settings files the user trusted; nil
+	// trusts none.
+	Trust *trust.Store
+	// KeyEnv names the environment variable that holds a provider's API
+	// key when it is set, "" when no key for that provider is in the
+	// environment; nil means none is.
+	KeyEnv func(provider string) string
+}
+
 // Load reads config.toml from each layer of d that has one and merges them
 // over Defaults. Each file must be a regular file of at most
 // layers.MaxFileSize bytes. Each file's values are checked on their own
 // (Parse); the rules that need the merged configuration with the flags
-// applied are Validate's.
-func Load(d layers.Dirs) (Config, error) {
+// applied are Validate's. The project layer's file is applied only when
+// opts.Trust trusts it with its current content, and then without the
+// keys a project may never set (Config.Project says which).
+func Load(d layers.Dirs, opts Options) (Config, error) {
 	cfg := Defaults()
 	files, err := d.Find(FileName)
 	if err != nil {
@@ -223,6 +264,14 @@ func Load(d layers.Dirs) (Config, error) {
 		fc, err := Parse(f.Path, data)
 		if err != nil {
 			return Config{}, err
+		}
+		if f.Layer == layers.Project {
+			p := project(f.Path, data, fc, cfg, opts)
+			cfg.Project = p
+			if !p.Applied {
+				continue
+			}
+			fc = p.apply(fc, &cfg)
 		}
 		fc.mergeInto(&cfg)
 		for _, key := range fc.keys() {
@@ -379,6 +428,8 @@ func wantedType(t reflect.Type) string {
 		return `a duration string such as "90s" or "10m"`
 	case t.Kind() == reflect.Slice:
 		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(wantedType(t.Elem()), "an "), "a ") + "s"
+	case t == reflect.TypeFor[map[string]extensionFile]():
+		return "a table of extensions, such as [extensions.guard]"
 	case t.Kind() == reflect.Map:
 		return "a table of models, such as [prices.\"claude-sonnet-4-5\"]"
 	}
@@ -517,6 +568,11 @@ func (f file) check() *badValue {
 			return bad("extension_api_keys", strconv.Quote(name), "want an extension's file name, such as \"tools\", not a path")
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(f.Extensions)) {
+		if name == "" || strings.ContainsAny(name, `/\`) {
+			return bad("extensions", strconv.Quote(name), "want an extension's file name, such as [extensions.guard], not a path")
+		}
+	}
 	return nil
 }
 
@@ -636,6 +692,15 @@ func (f file) mergeInto(c *Config) {
 		if m = strings.TrimSpace(m); m != "" && !slices.Contains(c.Models, m) {
 			c.Models = append(c.Models, m)
 		}
+	}
+	for name, x := range f.Extensions {
+		if x.Required == nil {
+			continue
+		}
+		if c.Required == nil {
+			c.Required = map[string]bool{}
+		}
+		c.Required[name] = *x.Required
 	}
 }
 

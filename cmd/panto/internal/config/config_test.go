@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,6 +21,20 @@ func dirs(t *testing.T) layers.Dirs {
 	}, filepath.Join(root, "proj"))
 	require.NoError(t, err)
 	return d
+}
+
+// load loads d's config with its project file, if any, trusted as it is.
+func load(t *testing.T, d layers.Dirs) (Config, error) {
+	t.Helper()
+	ts, err := trust.Load(t.TempDir(), trust.ProjectsFile)
+	require.NoError(t, err)
+	p := Path(d.Layer(layers.Project))
+	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		ts.Trust(p, trust.Sum(data))
+	}
+	return Load(d, Options{Trust: ts})
 }
 
 func put(t *testing.T, d layers.Dirs, l layers.Name, text string) string {
@@ -36,7 +51,7 @@ func TestLoadMergesLayers(t *testing.T) {
 	put(t, d, layers.Base, "provider = \"openai\"\nmodel = \"base-model\"\nmax_tokens = 100\n")
 	put(t, d, layers.User, "model = \"user-model\"\nrequest_timeout = \"90s\"\ntemperature = 0.5\n")
 	put(t, d, layers.Project, "model = \"project-model\"\nretries = 0\n")
-	c, err := Load(d)
+	c, err := load(t, d)
 	require.NoError(t, err)
 	require.Equal(t, "openai", c.Provider)
 	require.Equal(t, "project-model", c.Model)
@@ -50,7 +65,7 @@ func TestLoadMergesLayers(t *testing.T) {
 
 func TestLoadNoFiles(t *testing.T) {
 	t.Parallel()
-	c, err := Load(dirs(t))
+	c, err := load(t, dirs(t))
 	require.NoError(t, err)
 	require.Equal(t, Defaults(), c)
 }
@@ -166,7 +181,7 @@ func TestValidateChecksTheProvidersLimits(t *testing.T) {
 	t.Parallel()
 	d := dirs(t)
 	user := put(t, d, layers.User, "provider = \"openai\"\nthinking_budget = 500\ntemperature = 1.5\n")
-	c, err := Load(d)
+	c, err := load(t, d)
 	require.NoError(t, err)
 	require.NoError(t, c.Validate(), "openai takes any budget and temperatures up to 2")
 
@@ -177,14 +192,15 @@ func TestValidateChecksTheProvidersLimits(t *testing.T) {
 	c.ThinkingBudget = 2048
 	require.EqualError(t, c.Validate(), "config "+user+" line 3 column 15: temperature 1.5: anthropic wants a number from 0 to 1 (see docs/config.md)")
 
-	project := put(t, d, layers.Project, "provider = \"anthropic\"\nmax_tokens = 2000\nthinking_budget = 3000\ntemperature = 0.5\n")
-	c, err = Load(d)
+	user = put(t, d, layers.User, "provider = \"anthropic\"\ntemperature = 1.5\n")
+	project := put(t, d, layers.Project, "max_tokens = 2000\nthinking_budget = 3000\ntemperature = 0.5\n")
+	c, err = load(t, d)
 	require.NoError(t, err)
-	require.EqualError(t, c.Validate(), "config "+project+" line 3 column 19: thinking_budget 3000: anthropic wants it below max_tokens, 2000 (from config "+project+" line 2 column 14) (see docs/config.md)")
-	put(t, d, layers.Project, "provider = \"anthropic\"\nanthropic_version = \"2026-10-21\"\nthinking_budget = 0\n")
-	c, err = Load(d)
+	require.EqualError(t, c.Validate(), "config "+project+" line 2 column 19: thinking_budget 3000: anthropic wants it below max_tokens, 2000 (from config "+project+" line 1 column 14) (see docs/config.md)")
+	put(t, d, layers.Project, "anthropic_version = \"2026-10-21\"\nthinking_budget = 0\n")
+	c, err = load(t, d)
 	require.NoError(t, err)
-	require.EqualError(t, c.Validate(), "config "+user+" line 3 column 15: temperature 1.5: anthropic_version 2026-10-21 takes no temperature (from config "+project+" line 2 column 21): remove one of them (see docs/config.md)")
+	require.EqualError(t, c.Validate(), "config "+user+" line 2 column 15: temperature 1.5: anthropic_version 2026-10-21 takes no temperature (from config "+project+" line 1 column 21): remove one of them (see docs/config.md)")
 
 	require.NoError(t, Defaults().Validate())
 	c = Defaults()
@@ -196,11 +212,12 @@ func TestExtensionAPIKeysMerge(t *testing.T) {
 	t.Parallel()
 	d := dirs(t)
 	put(t, d, layers.Base, "extension_api_keys = [\"tools\"]\n")
-	put(t, d, layers.Project, "extension_api_keys = [\"review-bot\"]\n")
-	c, err := Load(d)
+	put(t, d, layers.User, "extension_api_keys = [\"review-bot\"]\n")
+	put(t, d, layers.Project, "extension_api_keys = [\"evil\"]\n")
+	c, err := load(t, d)
 	require.NoError(t, err)
-	require.Equal(t, []string{"tools", "review-bot"}, c.ExtensionAPIKeys)
-	c, err = Load(dirs(t))
+	require.Equal(t, []string{"tools", "review-bot"}, c.ExtensionAPIKeys, "a project's, trusted or not, never counts")
+	c, err = load(t, dirs(t))
 	require.NoError(t, err)
 	require.Empty(t, c.ExtensionAPIKeys, "by default no extension gets a key")
 }
@@ -213,12 +230,12 @@ func TestLoadRefusesSpecialAndHugeFiles(t *testing.T) {
 	p := Path(d.Layer(layers.Project))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, syscall.Mkfifo(p, 0o644))
-	_, err := Load(d)
+	_, err := load(t, d)
 	require.EqualError(t, err, "read config "+p+": a named pipe (FIFO), want a regular file")
 
 	d = dirs(t)
 	p = put(t, d, layers.User, "# "+strings.Repeat("x", layers.MaxFileSize)+"\n")
-	_, err = Load(d)
+	_, err = load(t, d)
 	require.EqualError(t, err, "read config "+p+": larger than 1 MiB, the limit for this file")
 }
 
@@ -229,7 +246,7 @@ func TestThemeAndPrices(t *testing.T) {
 	d := dirs(t)
 	put(t, d, layers.User, "theme = \"light\"\n[prices.\"claude-sonnet-4-5\"]\ninput = 3\noutput = 15\ncache_read = 0.3\n[prices.\"gpt-4.1\"]\ninput = 2\noutput = 8\n")
 	put(t, d, layers.Project, "[prices.\"gpt-4.1\"]\ninput = 1\noutput = 4\n")
-	c, err := Load(d)
+	c, err := load(t, d)
 	require.NoError(t, err)
 	require.Equal(t, "light", c.Theme)
 	require.Equal(t, Price{Input: 3, Output: 15, CacheRead: 0.3}, c.Prices["claude-sonnet-4-5"])
@@ -237,7 +254,7 @@ func TestThemeAndPrices(t *testing.T) {
 	require.Equal(t, "auto", Defaults().Theme)
 	require.True(t, Defaults().Mouse)
 	put(t, d, layers.Base, "mouse = false\n")
-	c, err = Load(d)
+	c, err = load(t, d)
 	require.NoError(t, err)
 	require.False(t, c.Mouse)
 

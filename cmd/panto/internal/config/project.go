@@ -1,0 +1,195 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
+)
+
+// A project's config.toml comes with a clone of somebody else's
+// repository. It counts only once the user trusted it with its current
+// content; and some keys never come from a project, trusted or not,
+// because they decide where data goes or what guards it. docs/config.md
+// has the table; this file is the rule.
+
+// Project is the project layer's config file as Load found it.
+type Project struct {
+	Path string
+	// Sum is the sha256 of its content: what trusting it records.
+	Sum []byte
+	// Status is what the trust store says of it.
+	Status trust.Status
+	// Applied says its settings count: it is trusted with this content.
+	Applied bool
+	// Settings are what it sets, in the order written (tables last).
+	Settings []Setting
+}
+
+// Setting is one value a project's config file sets.
+type Setting struct {
+	// Key is the key as a user writes it: "model",
+	// "extensions.guard.required", `prices."gpt-4.1"`.
+	Key string
+	// Value is the value, as TOML writes it.
+	Value string
+	// Never, when set, says why a project never sets this, trusted or
+	// not.
+	Never string
+	// Note, when set, says how the setting counts when it does.
+	Note string
+}
+
+// Ignored returns what did not count: every setting when the file is not
+// applied, else those a project may never set.
+func (p *Project) Ignored() []Setting {
+	var out []Setting
+	for _, s := range p.Settings {
+		if !p.Applied || s.Never != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Never returns the settings a project may never set.
+func (p *Project) Never() []Setting {
+	var out []Setting
+	for _, s := range p.Settings {
+		if s.Never != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// project describes the project layer's file f (at path, holding data)
+// over cfg, the configuration the lower layers made.
+func project(path string, data []byte, f file, cfg Config, opts Options) *Project {
+	p := &Project{Path: path, Sum: trust.Sum(data)}
+	if opts.Trust != nil {
+		p.Status = opts.Trust.Check(path, p.Sum)
+	}
+	p.Applied = p.Status == trust.Trusted
+	keyEnv := ""
+	if opts.KeyEnv != nil {
+		keyEnv = opts.KeyEnv(cfg.Provider)
+	}
+	type row struct {
+		line int
+		s    Setting
+	}
+	var rows []row
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		fv := v.Field(i)
+		if fv.IsNil() {
+			continue
+		}
+		key := v.Type().Field(i).Tag.Get("toml")
+		line, _, ok := locate(data, key)
+		if !ok {
+			line = 1 << 30 // a table: after the top-level keys
+		}
+		switch key {
+		case "prices":
+			for _, model := range slices.Sorted(maps.Keys(f.Prices)) {
+				pr := f.Prices[model]
+				rows = append(rows, row{line, Setting{Key: "prices." + strconv.Quote(model),
+					Value: fmt.Sprintf("{ input = %s, output = %s, cache_read = %s, cache_write = %s }",
+						tomlFloat(pr.Input), tomlFloat(pr.Output), tomlFloat(pr.CacheRead), tomlFloat(pr.CacheWrite))}})
+			}
+			continue
+		case "extensions":
+			for _, name := range slices.Sorted(maps.Keys(f.Extensions)) {
+				x := f.Extensions[name]
+				if x.Required == nil {
+					continue
+				}
+				s := Setting{Key: "extensions." + name + ".required", Value: strconv.FormatBool(*x.Required)}
+				if !*x.Required {
+					s.Never = "a project may only mark an extension required, never the reverse"
+				}
+				rows = append(rows, row{line, s})
+			}
+			continue
+		}
+		s := Setting{Key: key, Value: tomlValue(fv)}
+		switch key {
+		case "provider":
+			s.Never = "a project never chooses the provider: that decides where your API key is sent"
+		case "base_url":
+			if keyEnv != "" {
+				s.Never = "a project never chooses where your " + keyEnv + " is sent"
+			} else {
+				s.Note = "no " + cfg.Provider + " API key is in the environment, so no key is sent there"
+			}
+		case "extension_api_keys":
+			s.Never = "a project never hands your API key to an extension"
+		case "confirm_default":
+			if *f.ConfirmDefault == "yes" {
+				s.Never = `a project may only make confirm_default stricter ("no", or "" to refuse)`
+			}
+		case "disabled_extensions":
+			s.Note = "for this project's own extensions only (.panto/extensions), never one you installed"
+		}
+		rows = append(rows, row{line, s})
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return a.line - b.line })
+	for _, r := range rows {
+		p.Settings = append(p.Settings, r.s)
+	}
+	return p
+}
+
+// apply returns f without what a project may never set, and moves its
+// disabled_extensions to the project's own list in cfg.
+func (p *Project) apply(f file, cfg *Config) file {
+	for _, s := range p.Never() {
+		switch {
+		case s.Key == "provider":
+			f.Provider = nil
+		case s.Key == "base_url":
+			f.BaseURL = nil
+		case s.Key == "extension_api_keys":
+			f.ExtAPIKeys = nil
+		case s.Key == "confirm_default":
+			f.ConfirmDefault = nil
+		case strings.HasPrefix(s.Key, "extensions."):
+			name := strings.TrimSuffix(strings.TrimPrefix(s.Key, "extensions."), ".required")
+			x := f.Extensions[name]
+			x.Required = nil
+			f.Extensions = maps.Clone(f.Extensions)
+			f.Extensions[name] = x
+		}
+	}
+	cfg.ProjectDisabledExtensions = append(cfg.ProjectDisabledExtensions, f.DisabledExts...)
+	f.DisabledExts = nil
+	return f
+}
+
+// tomlValue writes a file field's value as TOML does.
+func tomlValue(v reflect.Value) string {
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	switch x := v.Interface().(type) {
+	case string:
+		return strconv.Quote(x)
+	case float64:
+		return tomlFloat(x)
+	case duration:
+		return strconv.Quote(x.d.String())
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return fmt.Sprint(v.Interface())
+}
