@@ -204,7 +204,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	// Questions asked while the session opens (in session_start) find no
 	// front end yet to answer them: they get ErrNoUser.
-	s.interactive = cfg.Interactive
+	s.interactive.Store(cfg.Interactive)
 	s.logger.Info("session ready", "path", s.Path(), "resumed", !res.Fresh, "reseeded", res.Reseeded,
 		"provider", cfg.ProviderName, "model", cfg.Request.Model)
 	ok = true

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -61,7 +62,7 @@ type Session struct {
 	// interactive is set when the front end answers questions;
 	// confirmDefault answers a confirm when it does not ("yes", "no" or
 	// "": ErrNoUser).
-	interactive    bool
+	interactive    atomic.Bool // set once extensions have started: they may ask from the background
 	confirmDefault string
 	// asks closes when Close begins: no question is asked from then on
 	// (user.go); told bounds the extensions' notices and status segments.

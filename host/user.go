@@ -101,13 +101,12 @@ var questionIDs atomic.Int64
 
 // Ask puts an extension's question to the user (see Question).
 func (s *Session) Ask(ctx context.Context, by string, q extension.Question) (extension.Answer, error) {
-	closing := s.asks.closing()
-	select {
-	case <-closing:
+	closing, ok := s.asks.enter()
+	if !ok {
 		return extension.Answer{}, ErrClosing
-	default:
 	}
-	if !s.interactive {
+	defer s.asks.leave()
+	if !s.interactive.Load() {
 		if q.Kind == extension.AskConfirm && s.confirmDefault != "" {
 			return extension.Answer{Yes: s.confirmDefault == "yes"}, nil
 		}
@@ -141,32 +140,57 @@ func (s *Session) Ask(ctx context.Context, by string, q extension.Question) (ext
 // askGate is closed when the session starts to close: no question is
 // asked from then on. Its zero value is open.
 type askGate struct {
-	mu   sync.Mutex
-	ch   chan struct{}
-	shut bool
-}
-
-// closing returns a channel closed once the session closes.
-func (g *askGate) closing() <-chan struct{} {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.chLocked()
+	mu    sync.Mutex
+	ch    chan struct{} // closed by close
+	shut  bool
+	n     int        // Asks under way
+	empty *sync.Cond // n became 0 after shut
 }
 
 func (g *askGate) chLocked() chan struct{} {
 	if g.ch == nil {
 		g.ch = make(chan struct{})
+		g.empty = sync.NewCond(&g.mu)
 	}
 	return g.ch
 }
 
-// close refuses every question from now on and withdraws those asked.
+// enter counts an Ask in and returns the channel close closes; false
+// once the session is closing.
+func (g *askGate) enter() (<-chan struct{}, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ch := g.chLocked()
+	if g.shut {
+		return nil, false
+	}
+	g.n++
+	return ch, true
+}
+
+// leave counts an Ask out.
+func (g *askGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n--
+	if g.n == 0 && g.shut {
+		g.empty.Broadcast()
+	}
+}
+
+// close refuses every question from now on, withdraws those asked, and
+// waits until their Asks have returned (at once: each has been told),
+// so that their QuestionClosed events precede the end of the events.
 func (g *askGate) close() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	ch := g.chLocked()
 	if !g.shut {
 		g.shut = true
-		close(g.chLocked())
+		close(ch)
+	}
+	for g.n > 0 {
+		g.empty.Wait()
 	}
 }
 

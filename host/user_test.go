@@ -45,7 +45,7 @@ func TestAskWithNobodyToAskNeverWaits(t *testing.T) {
 func TestAskInteractive(t *testing.T) {
 	t.Parallel()
 	s, _ := newSession(t, &script{})
-	s.interactive = true
+	s.interactive.Store(true)
 	ctx := context.Background()
 	type result struct {
 		a   extension.Answer
