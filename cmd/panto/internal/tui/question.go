@@ -453,7 +453,7 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	d.rows = min(room, len(d.body))
 	d.off = min(max(0, d.off), max(0, len(d.body)-d.rows))
 	if len(d.body) > d.rows {
-		pos := fmt.Sprintf("lines %d–%d of %d · ↑↓ PgUp PgDn scroll", d.off+1, d.off+d.rows, len(d.body))
+		pos := fmt.Sprintf("lines %d–%d of %d · ↑↓ PgDn", d.off+1, d.off+d.rows, len(d.body))
 		if n := d.unseen(); n > 0 {
 			pos += fmt.Sprintf(" · Tab: %d highlighted not seen", n)
 		}

@@ -82,7 +82,7 @@ func (m *Model) draw() (string, *tea.Cursor) {
 	b.WriteString(m.statusLine())
 	content := b.String()
 	if box := m.boxView(); box != nil {
-		return overlayBox(content, box, m.width, m.height), nil
+		return overlayBox(content, box, m.width, m.height, m.transcriptHeight()), nil
 	}
 	return content, tea.NewCursor(cx, tH+1+cy)
 }
@@ -122,6 +122,8 @@ func (m *Model) activity() string {
 	var text string
 	now := m.now()
 	switch {
+	case m.flash != "" && now.Before(m.flashUntil) && len(m.asks) > 0:
+		text = th.Warn.Render(m.flash) // what a key on a question did
 	case len(m.asks) > 0:
 		text = th.Warn.Render("? " + m.asks[0].q.By + " is asking you something")
 	case m.busy != idle:
@@ -185,22 +187,25 @@ func (m *Model) boxView() []string {
 	w := min(m.width-2, 72)
 	switch {
 	case len(m.asks) > 0:
-		return box(m.th, m.questionBox(w-4, max(4, m.height-4)), w)
+		// The box covers the transcript only: the activity bar, the
+		// editor and the status line stay in view.
+		return box(m.th, m.questionBox(w-4, max(3, m.transcriptHeight()-2)), w)
 	case m.ov != nil && !m.ov.page():
 		return box(m.th, m.ov.view(m, w-4, m.height-4), w)
 	}
 	return nil
 }
 
-// overlayBox draws box in the middle of the frame.
-func overlayBox(frame string, box []string, width, height int) string {
+// overlayBox draws box in the middle of the frame, above row within
+// when it fits there (the editor and the status line stay in view).
+func overlayBox(frame string, box []string, width, height, within int) string {
 	lines := strings.Split(frame, "\n")
 	bw := 0
 	for _, l := range box {
 		bw = max(bw, ansi.StringWidth(l))
 	}
 	x := max(0, (width-bw)/2)
-	y := max(0, (height-len(box))/2-1)
+	y := max(0, min((height-len(box))/2-1, within-len(box)))
 	for i, b := range box {
 		if y+i >= len(lines) {
 			break

@@ -1,0 +1,227 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/host/extension"
+)
+
+// put asks a question from outside a turn, as an extension does between
+// turns, and waits for it to be up (not drawn yet).
+func (h *harness) put(a asked) <-chan testAnswer {
+	h.t.Helper()
+	ev, answers := newAsk(a)
+	n := len(h.m.asks)
+	h.sess.events <- ev
+	h.wait(func() bool { return len(h.m.asks) > n }, "the question is up")
+	return answers
+}
+
+func answeredNow(ch <-chan testAnswer) (testAnswer, bool) {
+	select {
+	case a := <-ch:
+		return a, true
+	default:
+		return testAnswer{}, false
+	}
+}
+
+func yKey() tea.KeyPressMsg { return tea.KeyPressMsg{Code: 'y', Text: "y"} }
+
+// A y typed for the next message as the guard's question comes up — before
+// it is drawn, or within the grace after — goes to the editor and never
+// answers it; a y after the grace does.
+func TestQuestionTakesKeysOnlyAfterItWasSeen(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	h.typ("r")
+	answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: "rm -rf victim"})
+	h.key(yKey()) // typed before the box was ever drawn
+	_, ok := answeredNow(answers)
+	require.False(t, ok, "a key from before the question never answers it")
+	s := h.screen() // drawn now
+	require.Contains(t, s, "rm -rf victim")
+	h.now = h.now.Add(answerGrace - time.Millisecond)
+	h.key(yKey())
+	_, ok = answeredNow(answers)
+	require.False(t, ok, "a key within the grace never answers it")
+	require.Equal(t, "ryy", h.m.ed.value(), "the keys went where they were meant")
+	require.Len(t, h.m.asks, 1)
+
+	h.now = h.now.Add(time.Millisecond)
+	h.key(yKey())
+	a, ok := answeredNow(answers)
+	require.True(t, ok)
+	require.True(t, a.Yes, "a key after the grace answers")
+	require.Equal(t, "ryy", h.m.ed.value())
+	require.Empty(t, h.m.asks)
+}
+
+// Every question that comes to the top gets a grace of its own: the
+// second of two, up the moment the first is answered, is not answered by
+// the next key.
+func TestEachQuestionHasItsOwnGrace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	first := h.put(asked{ID: 1, By: "a", Type: extension.AskConfirm, Title: "one?"})
+	second := h.put(asked{ID: 2, By: "b", Type: extension.AskConfirm, Title: "two?"})
+	h.screen()
+	h.now = h.now.Add(answerGrace)
+	h.key(yKey())
+	a, ok := answeredNow(first)
+	require.True(t, ok && a.Yes)
+	require.Contains(t, h.screen(), "b asks: two?")
+	h.key(yKey())
+	_, ok = answeredNow(second)
+	require.False(t, ok, "the second question came up with the first answer: the next key is too soon")
+	h.now = h.now.Add(answerGrace)
+	h.key(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	a, ok = answeredNow(second)
+	require.True(t, ok && !a.Yes && !a.Dismissed)
+}
+
+// A 400-line command shows whole: the box says which lines show of how
+// many, the choice line is always on screen, the part the guard matched
+// is highlighted; yes needs the end and the highlighted line to have been
+// on screen (no works at once); a control character shows escaped.
+func TestLongQuestionScrollsAndIsReadBeforeYes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	var cmd strings.Builder
+	for i := range 400 {
+		if i == 200 {
+			cmd.WriteString("rm -rf ~ \x1b[2K\x1b[1G# harmless\n")
+			continue
+		}
+		fmt.Fprintf(&cmd, "echo line %d\n", i)
+	}
+	answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run this command?",
+		Message: cmd.String(), Highlight: []string{"rm -rf ~"}})
+	s := h.screen()
+	require.Contains(t, s, "guard asks: Run this command?")
+	require.Regexp(t, `lines 1–\d+ of 400`, s)
+	require.Contains(t, s, "[y] yes   [n] no", "the choice line shows")
+	require.Contains(t, s, "echo line 0")
+	require.NotContains(t, s, "rm -rf")
+	h.now = h.now.Add(answerGrace)
+
+	h.key(yKey())
+	_, ok := answeredNow(answers)
+	require.False(t, ok, "not read: no yes")
+	require.Contains(t, h.screen(), "read it all first")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEnd})
+	s = h.screen()
+	require.Contains(t, s, "echo line 399")
+	require.Contains(t, s, "of 400 · ↑↓ PgDn · Tab: 1 highlighted not seen")
+	h.key(yKey())
+	_, ok = answeredNow(answers)
+	require.False(t, ok, "the end, but not the highlighted line")
+
+	h.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	s = h.screen()
+	require.Contains(t, s, "rm -rf ~ ␛[2K␛[1G# harmless", "the line the guard matched, escaped")
+	out, _ := h.m.draw()
+	require.Contains(t, out, h.m.th.Highlight.Render("rm -rf ~"), "highlighted")
+	h.key(yKey())
+	a, ok := answeredNow(answers)
+	require.True(t, ok && a.Yes)
+
+	// No needs no reading.
+	answers = h.put(asked{ID: 2, By: "guard", Type: extension.AskConfirm, Title: "Run?", Message: cmd.String()})
+	h.screen()
+	h.now = h.now.Add(answerGrace)
+	h.key(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	a, ok = answeredNow(answers)
+	require.True(t, ok && !a.Yes)
+}
+
+// The box fits the screen whatever it asks: at 60×16 a long title, a
+// long message and the choice line are all there, the frame keeps its
+// rows.
+func TestQuestionBoxFitsTheScreen(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	h.send(tea.WindowSizeMsg{Width: 60, Height: 16})
+	h.put(asked{ID: 1, By: "x", Type: extension.AskConfirm, Title: strings.Repeat("a very long title ", 20),
+		Message: strings.Repeat("word ", 500), Deadline: fixedNow.Add(time.Minute)})
+	h.put(asked{ID: 2, By: "y", Type: extension.AskSelect, Title: "pick", Options: []string{"a", "b"}})
+	s := h.screen()
+	require.Len(t, strings.Split(s, "\n"), 16)
+	require.Contains(t, s, "[y] yes   [n] no")
+	require.Contains(t, s, "no answer in 1m0s counts as none")
+	require.Contains(t, s, "1 more question(s) waiting")
+	require.Regexp(t, `lines 1–\d+ of \d+`, s)
+}
+
+// Questions cannot trap the user: with a thousand questions up, or one
+// asked again as soon as it is dismissed, Ctrl-C twice quits; every
+// question is dismissed, and one that comes after is dismissed unseen.
+func TestCtrlCTwiceLeavesWhateverIsAsked(t *testing.T) {
+	t.Parallel()
+	t.Run("a thousand", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, newFake())
+		var dismissed atomic.Int64
+		for i := range 1000 {
+			ev, _ := newAsk(asked{ID: int64(i), By: "flood", Type: extension.AskConfirm, Title: "again?"})
+			a := ev.(askEvent).a
+			a.Dismiss = func() { dismissed.Add(1) }
+			h.exec(h.m.event(askEvent{a}, 0))
+		}
+		require.Len(t, h.m.asks, 1000)
+		h.screen()
+		h.key(ctrl('c'))
+		require.Contains(t, h.screen(), "Ctrl-C again to quit")
+		h.key(ctrl('c'))
+		require.True(t, h.quit, "the second Ctrl-C quits")
+		require.EqualValues(t, 1000, dismissed.Load(), "every question is dismissed")
+		require.Empty(t, h.m.asks)
+
+		ev, answers := newAsk(asked{ID: 5000, By: "flood", Type: extension.AskConfirm, Title: "after?"})
+		h.exec(h.m.event(ev, 0))
+		a, ok := answeredNow(answers)
+		require.True(t, ok && a.Dismissed, "a question after quitting is dismissed")
+		require.Empty(t, h.m.asks, "and never shown")
+	})
+	t.Run("asked again", func(t *testing.T) {
+		t.Parallel()
+		f := newFake()
+		h := newHarness(t, f)
+		var asks atomic.Int64
+		var again func()
+		again = func() {
+			n := asks.Add(1)
+			ev, answers := newAsk(asked{ID: n, By: "nag", Type: extension.AskConfirm, Title: "now?"})
+			f.events <- ev
+			go func() {
+				if a := <-answers; a.Dismissed {
+					again()
+				}
+			}()
+		}
+		again()
+		h.wait(func() bool { return len(h.m.asks) > 0 }, "the question")
+		h.screen()
+		h.key(ctrl('c'))
+		h.wait(func() bool { return asks.Load() >= 2 && len(h.m.asks) > 0 }, "asked again")
+		h.screen()
+		h.key(ctrl('c'))
+		require.True(t, h.quit)
+	})
+	t.Run("ctrl+d", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, newFake())
+		answers := h.put(asked{ID: 1, By: "nag", Type: extension.AskConfirm, Title: "now?"})
+		h.key(ctrl('d'))
+		require.True(t, h.quit, "Ctrl-D on an empty editor quits with a question up")
+		a, ok := answeredNow(answers)
+		require.True(t, ok && a.Dismissed)
+	})
+}
