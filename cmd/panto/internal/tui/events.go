@@ -83,8 +83,14 @@ func (m *Model) readEvents(ch <-chan host.Event, turn int) tea.Cmd {
 
 // dismissIfClosing dismisses a question read while the UI closes.
 func dismissIfClosing(closing *atomic.Bool, ev host.Event) {
-	if q, ok := ev.(host.Question); ok && closing.Load() {
+	if !closing.Load() {
+		return
+	}
+	switch q := ev.(type) {
+	case host.Question:
 		q.Dismiss()
+	case asker:
+		q.asked().Dismiss()
 	}
 }
 
@@ -98,7 +104,7 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 		m.quitting = true
 		return tea.Quit
 	}
-	m.sess = msg.sess
+	m.sess, m.last = msg.sess, msg.sess
 	m.info = m.sess.Info()
 	m.status.provider, m.status.model = m.info.Provider, m.info.Model
 	pending := m.sess.Unread()

@@ -33,6 +33,8 @@ type fakeSession struct {
 	info     host.Info
 	cmds     []extension.Command
 	closed   bool
+	// onClose, when set, runs in Close (a session_end hook).
+	onClose func()
 	// turn scripts a turn: it sends its events on ch (and closes it).
 	turn func(ctx context.Context, text string, ch chan<- host.Event)
 }
@@ -95,7 +97,13 @@ func (f *fakeSession) SetModel(name string) error {
 func (f *fakeSession) ContextUsage() (int, int)                   { return 1234, 200000 }
 func (f *fakeSession) Messages() []conversation.Message           { return f.msgs }
 func (f *fakeSession) EffectiveSystem() []conversation.SystemText { return f.system }
-func (f *fakeSession) Close(ctx context.Context) error            { f.closed = true; return nil }
+func (f *fakeSession) Close(ctx context.Context) error {
+	if f.onClose != nil {
+		f.onClose()
+	}
+	f.closed = true
+	return nil
+}
 func (f *fakeSession) Tree() (*sessionlog.Tree, error)            { return nil, host.ErrNotRecorded }
 func (f *fakeSession) MoveTo(context.Context, string, host.MoveOptions) (host.MoveResult, error) {
 	return host.MoveResult{}, host.ErrNotRecorded
@@ -257,7 +265,14 @@ type testAnswer struct {
 // newAsk returns a question event and the channel its answer comes on.
 func newAsk(a asked) (host.Event, <-chan testAnswer) {
 	ch := make(chan testAnswer, 1)
-	a.Answer = func(x extension.Answer) { ch <- testAnswer{Answer: x} }
-	a.Dismiss = func() { ch <- testAnswer{Dismissed: true} }
+	// As the host's: a second answer is ignored.
+	send := func(x testAnswer) {
+		select {
+		case ch <- x:
+		default:
+		}
+	}
+	a.Answer = func(x extension.Answer) { send(testAnswer{Answer: x}) }
+	a.Dismiss = func() { send(testAnswer{Dismissed: true}) }
 	return askEvent{a}, ch
 }

@@ -84,8 +84,11 @@ type Model struct {
 	o   Options
 	ctx context.Context
 
-	op      *opener
-	sess    Session
+	op   *opener
+	sess Session
+	// last is the session opened last (sess is nil while a switch
+	// runs): the one Shutdown closes.
+	last    Session
 	opening bool
 	openErr error
 	info    host.Info

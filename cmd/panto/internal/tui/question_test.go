@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -224,4 +225,34 @@ func TestCtrlCTwiceLeavesWhateverIsAsked(t *testing.T) {
 		a, ok := answeredNow(answers)
 		require.True(t, ok && a.Dismissed)
 	})
+}
+
+// A question asked while the session closes (a session_end hook's) is
+// dismissed at once, never shown: quitting does not wait on it.
+func TestQuittingDismissesWhatTheSessionAsksAsItCloses(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	got := make(chan testAnswer, 1)
+	f.onClose = func() {
+		ev, answers := newAsk(asked{ID: 9, By: "bye", Type: extension.AskConfirm, Title: "save?"})
+		f.events <- ev
+		select {
+		case a := <-answers:
+			got <- a
+		case <-time.After(10 * time.Second):
+		}
+	}
+	h := newHarness(t, f)
+	h.key(ctrl('d'))
+	require.True(t, h.quit)
+	start := time.Now()
+	require.NoError(t, h.m.Shutdown(context.Background()))
+	select {
+	case a := <-got:
+		require.True(t, a.Dismissed)
+	default:
+		t.Fatalf("the question was not answered (Shutdown took %s)", time.Since(start))
+	}
+	require.True(t, f.closed)
+	require.Empty(t, h.m.asks)
 }

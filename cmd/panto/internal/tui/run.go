@@ -55,8 +55,10 @@ const shutdownWait = 10 * time.Second
 // Shutdown ends what the UI started, once the program has returned: the
 // questions still up are dismissed, a running turn is interrupted and
 // waited for (so what it records is recorded before the log closes), and
-// the session is closed. It returns the error that kept the session
-// from opening.
+// the session is closed — the one in use, after a /resume or /fork too.
+// No question shows from then on: one asked meanwhile (a session_end
+// hook's) is dismissed as it comes, so closing never waits on a user.
+// It returns the error that kept the session from opening.
 func (m *Model) Shutdown(ctx context.Context) error {
 	m.closing.Store(true)
 	m.dismissAll()
@@ -68,10 +70,11 @@ func (m *Model) Shutdown(ctx context.Context) error {
 	drain:
 		for {
 			select {
-			case _, ok := <-ch:
+			case ev, ok := <-ch:
 				if !ok {
 					break drain
 				}
+				dismissIfClosing(&m.closing, ev)
 			case <-timeout:
 				break drain
 			}
@@ -89,11 +92,30 @@ func (m *Model) Shutdown(ctx context.Context) error {
 	if m.op.err != nil {
 		return m.op.err
 	}
-	if s := m.op.sess; s != nil {
-		// With ctx done (a signal) the extensions are stopped at once.
-		return s.Close(ctx)
+	s := m.last
+	if s == nil {
+		s = m.op.sess // opened, never shown
 	}
-	return nil
+	if s == nil {
+		return nil
+	}
+	// What the session says while it closes is read (its events must be
+	// read until Close closes them), and every question in it dismissed.
+	evs := s.Events()
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for ev := range evs {
+			dismissIfClosing(&m.closing, ev)
+		}
+	}()
+	// With ctx done (a signal) the extensions are stopped at once.
+	err := s.Close(ctx)
+	select {
+	case <-drained:
+	case <-time.After(time.Second):
+	}
+	return err
 }
 
 // OpenErr is why the session did not open, once it was tried.

@@ -210,6 +210,9 @@ func TestResumeSwitchesSessions(t *testing.T) {
 	require.Contains(t, h.screen(), "torn header")
 	require.Contains(t, h.screen(), "(back in the session left)")
 	require.Equal(t, "s2", h.m.sess.Info().ID)
+	a.closed, b.closed = false, false
+	require.NoError(t, h.m.Shutdown(context.Background()))
+	require.True(t, b.closed, "quitting closes the session in use")
 }
 
 // Without a log there is no tree: /tree, /label and /fork say so.
