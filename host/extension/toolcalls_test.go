@@ -1,11 +1,16 @@
 package extension
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sdk"
 )
 
 // A result over the protocol's 64 MiB cannot be carried: the call ran,
@@ -89,4 +94,35 @@ func TestRequiredExtensionShadowedByNameIsMissing(t *testing.T) {
 	require.Contains(t, res.ResultText(), "another extension already has that name")
 	h.m.Disable([]string{"tools"})
 	require.Empty(t, h.m.Missing())
+}
+
+// The user interrupting a call of an extension built on the SDK: the
+// call is cancelled through tool_cancel and what the tool answers is its
+// result — not a guess of "interrupted". A tool that ignores the cancel
+// is given up on after toolCancelGrace, and the result says that what
+// it did is not known.
+func TestInterruptedCallRecordsTheToolsOwnAnswer(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")...)
+	require.Contains(t, h.ext(t, "tools").Info().Events, "tool_cancel", "an SDK extension with tools takes tool_cancel")
+	for _, tc := range []struct {
+		input, want string
+		isErr       bool
+		took        time.Duration
+	}{
+		{`{}`, "slept until: " + sdk.ErrCallCancelled.Error(), false, toolCancelGrace},
+		{`{"ignore":true}`, "interrupted by the user while running; the tools extension did not answer within 3s of the interrupt, so whether sleep had any effect is not known", true, time.Minute},
+	} {
+		t.Run(tc.input, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			res := h.m.RunTool(ctx, conversation.ToolUse("call_"+tc.input, "sleep", json.RawMessage(tc.input)))
+			require.Equal(t, tc.want, res.ResultText())
+			require.Equal(t, tc.isErr, res.IsError)
+			require.Less(t, time.Since(start), tc.took+200*time.Millisecond+5*time.Second)
+			require.NoError(t, h.ext(t, "tools").Disabled())
+		})
+	}
 }

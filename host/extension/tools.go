@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
@@ -203,9 +204,7 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 	if err := checkSend("the call's input", req); err != nil {
 		return fail("%s not run: %v", call.Name, err)
 	}
-	tctx, cancel := context.WithTimeout(ctx, m.opts.ToolTimeout)
-	defer cancel()
-	resp, err := e.conn.Extension.CallTool(tctx, req)
+	resp, c, err := m.callTool(ctx, e, req)
 	var result conversation.Block
 	truncated, size := false, 0
 	switch {
@@ -214,9 +213,9 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		var text string
 		text, truncated = capResult(resp.GetContent())
 		result = conversation.ToolResult(call.ID, text, resp.GetIsError())
-	case ctx.Err() != nil:
-		return fail("interrupted by the user while running")
-	case tctx.Err() == context.DeadlineExceeded || status.Code(err) == codes.DeadlineExceeded:
+	case c.unknown != "":
+		return fail("interrupted by the user while running; %s", c.unknown)
+	case c.timedOut || status.Code(err) == codes.DeadlineExceeded:
 		return fail("%s did not finish within %s", call.Name, m.opts.ToolTimeout)
 	case status.Code(err) == codes.ResourceExhausted:
 		// The input was checked above: what did not fit is the answer.
@@ -229,6 +228,14 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		m.disable(e, callErr(err, false))
 		return fail("%s failed: its extension %s stopped working (%v)", call.Name, e.Name(), status.Convert(err).Message())
 	}
+	// The call has answered: what it says is what it did, and its
+	// watchers check it even when the user interrupted the call while it
+	// ran (each under its hook deadline), so that what the model is told
+	// is neither hidden nor unchecked.
+	wctx := ctx
+	if c.cancelled {
+		wctx = context.WithoutCancel(ctx)
+	}
 	for _, w := range m.exts {
 		if !w.Handles(protocol.EventToolResult) || configDisabled(w) {
 			continue
@@ -236,12 +243,12 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		var resp *pb.EventResponse
 		err := w.Disabled()
 		if err == nil {
-			resp, err = m.ask(ctx, w, &pb.EventRequest{Event: protocol.EventToolResult, Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
+			resp, err = m.ask(wctx, w, &pb.EventRequest{Event: protocol.EventToolResult, Payload: &pb.EventRequest_ToolResult{ToolResult: &pb.ToolResult{
 				Call: pcall, Content: result.ResultText(), IsError: result.IsError, Truncated: truncated, Size: uint64(size),
 			}}})
 		}
-		if ctx.Err() != nil {
-			return fail("interrupted by the user while running")
+		if wctx.Err() != nil {
+			return fail("%s ran, but its result is withheld: the user interrupted panto before the %s extension, which checks tool results, had checked it", call.Name, w.Name())
 		}
 		if err != nil {
 			return fail("%s ran, but its result is withheld: the %s extension checks tool results and could not check this one (%v)", call.Name, w.Name(), err)
@@ -263,6 +270,90 @@ func resultSize(msg string) string {
 		return "of unknown size"
 	}
 	return n + " bytes"
+}
+
+// toolCancelGrace bounds the wait for a call's own answer once the user
+// has interrupted it and panto has sent tool_cancel.
+const toolCancelGrace = 3 * time.Second
+
+// callEnd says how a CallTool ended, beyond its answer.
+type callEnd struct {
+	// cancelled: the user interrupted the call while it ran.
+	cancelled bool
+	// unknown, when set, is why the call has no answer of its own after
+	// the user's interrupt: what it did is not known.
+	unknown string
+	// timedOut: it ran past the tool deadline.
+	timedOut bool
+}
+
+// callTool runs the call in e under the tool deadline. When ctx ends
+// while it runs (the user interrupts), an extension that takes
+// tool_cancel is asked to stop the call and its own answer is awaited,
+// at most toolCancelGrace — a write that had already made its change
+// says so, one stopped before it says nothing was done — so that panto
+// records what the call did, not a guess. One that does not take it has
+// its call cancelled at once.
+func (m *Manager) callTool(ctx context.Context, e *Ext, req *pb.ToolCallRequest) (*pb.ToolCallResponse, callEnd, error) {
+	soft := e.Handles(protocol.EventToolCancel)
+	base := ctx
+	if soft {
+		base = context.WithoutCancel(ctx) // the cancel is sent, not done to the call
+	}
+	tctx, cancel := context.WithTimeout(base, m.opts.ToolTimeout)
+	defer cancel()
+	type answer struct {
+		resp *pb.ToolCallResponse
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := e.conn.Extension.CallTool(tctx, req)
+		answered <- answer{resp, err}
+	}()
+	hard := func(a answer) (*pb.ToolCallResponse, callEnd, error) {
+		end := callEnd{cancelled: true}
+		if a.err != nil {
+			end.unknown = fmt.Sprintf("the %s extension cannot say what a call did once it is interrupted (it does not take tool_cancel), so whether %s had any effect is not known",
+				e.Name(), req.GetCall().GetName())
+		}
+		return a.resp, end, a.err
+	}
+	var a answer
+	select {
+	case a = <-answered:
+		if a.err != nil && !soft && ctx.Err() != nil {
+			return hard(a) // the interrupt ended it
+		}
+		return a.resp, callEnd{timedOut: errors.Is(tctx.Err(), context.DeadlineExceeded)}, a.err
+	case <-ctx.Done():
+	}
+	if !soft {
+		return hard(<-answered) // tctx is done too: at once
+	}
+	end := callEnd{cancelled: true}
+	grace, stop := context.WithTimeout(context.Background(), toolCancelGrace)
+	defer stop()
+	id := &pb.ToolCall{Id: req.GetCall().GetId(), Name: req.GetCall().GetName()}
+	go func() {
+		_, err := e.conn.Extension.HandleEvent(grace, &pb.EventRequest{Event: protocol.EventToolCancel, Payload: &pb.EventRequest_ToolCall{ToolCall: id}})
+		if err != nil && grace.Err() == nil {
+			m.opts.Logger.Debug("tool_cancel not delivered", "extension", e.Name(), "call", id.GetId(), "error", err)
+		}
+	}()
+	select {
+	case a = <-answered:
+		return a.resp, end, a.err
+	case <-grace.Done():
+	}
+	cancel()
+	a = <-answered
+	if a.err == nil {
+		return a.resp, end, nil // it answered as it was cancelled
+	}
+	end.unknown = fmt.Sprintf("the %s extension did not answer within %s of the interrupt, so whether %s had any effect is not known",
+		e.Name(), toolCancelGrace, req.GetCall().GetName())
+	return a.resp, end, a.err
 }
 
 func (m *Manager) toolNames() []string {

@@ -79,4 +79,13 @@ const (
 	EventBeforeRequest       = "before_request"
 	EventBeforeMove          = "before_move"
 	EventAfterMove           = "after_move"
+	// EventToolCancel asks an extension to stop one of its tool calls
+	// that is running: the payload is a ToolCall holding its id (and
+	// name). panto sends it only to an extension that declared it, when
+	// the user interrupts a call, and then waits a short time for the
+	// call's own answer on its CallTool, which it records as the call's
+	// result: a tool that had already made its change says so. One that
+	// does not declare it has its CallTool cancelled at once, and panto
+	// cannot say what the call did.
+	EventToolCancel = "tool_cancel"
 )

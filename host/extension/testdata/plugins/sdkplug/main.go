@@ -129,9 +129,16 @@ func (e *ext) Tools() []sdk.Tool {
 					}
 					return sdk.ToolResult{Content: strings.Repeat("x", in.Bytes)}, nil
 				}},
-			{Name: "sleep", Description: "waits for its deadline", Run: func(ctx context.Context, _ sdk.Host, _ sdk.ToolCall) (sdk.ToolResult, error) {
+			{Name: "sleep", Description: "waits for its deadline (input.ignore: ignores its cancel)", Run: func(ctx context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
+				var in struct{ Ignore bool }
+				_ = json.Unmarshal(call.Input, &in)
+				done := ctx.Done()
+				if in.Ignore {
+					done = nil
+				}
 				select {
-				case <-ctx.Done():
+				case <-done:
+					return sdk.ToolResult{Content: "slept until: " + context.Cause(ctx).Error()}, nil
 				case <-time.After(time.Minute):
 				}
 				return sdk.ToolResult{Content: "slept"}, nil
