@@ -104,7 +104,7 @@ func (f *fakeSession) Close(ctx context.Context) error {
 	f.closed = true
 	return nil
 }
-func (f *fakeSession) Tree() (*sessionlog.Tree, error)            { return nil, host.ErrNotRecorded }
+func (f *fakeSession) Tree() (*sessionlog.Tree, error) { return nil, host.ErrNotRecorded }
 func (f *fakeSession) MoveTo(context.Context, string, host.MoveOptions) (host.MoveResult, error) {
 	return host.MoveResult{}, host.ErrNotRecorded
 }
