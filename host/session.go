@@ -281,6 +281,7 @@ func (s *Session) Close(ctx context.Context) error {
 		s.exts.Close(ctx)
 	}
 	if s.events != nil {
+		s.tellAllDropped() // before the events end
 		s.events.close()
 	}
 	s.mu.Lock()

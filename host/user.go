@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -217,6 +218,23 @@ func (s *Session) Notify(by, level, text string) {
 func (s *Session) tellDropped(by string) {
 	if n := s.told.takeDropped(by); n > 0 {
 		s.notice(NoticeWarning, fmt.Sprintf("%d notices from %s dropped (an extension's notices are shown %d at once, then %d a second)", n, by, noticeBurst, noticeRate))
+	}
+}
+
+// tellAllDropped says, for each extension, how many of its notices were
+// dropped and not told yet: the session is closing, its events end.
+func (s *Session) tellAllDropped() {
+	s.told.mu.Lock()
+	var names []string
+	for by, t := range s.told.by {
+		if t.drops > 0 {
+			names = append(names, by)
+		}
+	}
+	s.told.mu.Unlock()
+	slices.Sort(names)
+	for _, by := range names {
+		s.tellDropped(by)
 	}
 }
 

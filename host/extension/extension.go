@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -490,13 +491,13 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		timer.Stop()
 		ext.stop(false, 0)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: %s (%s): start cancelled: %w", ErrStart, spec.Path, spec.Source, context.Cause(ctx))
+			return nil, fmt.Errorf("%w: %s (%s): start cancelled: %w", ErrStart, shownPath(spec.Path), spec.Source, context.Cause(ctx))
 		}
 		var end string
 		if p := ext.proc; tail && p != nil {
 			end = p.tail.String()
 		}
-		return nil, fmt.Errorf("%w: %s (%s): %w%s", ErrStart, spec.Path, spec.Source, err, end)
+		return nil, fmt.Errorf("%w: %s (%s): %w%s", ErrStart, shownPath(spec.Path), spec.Source, err, end)
 	}
 	rpc, err := client.Client()
 	if err != nil {
@@ -565,6 +566,16 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	}
 	ext.ready.Store(true)
 	return ext, nil
+}
+
+// shownPath is path as a message shows it: quoted when it holds a
+// character that is not printable (a newline, an escape), so that a file
+// name cannot break the line it is in.
+func shownPath(path string) string {
+	if q := strconv.Quote(path); q[1:len(q)-1] != path {
+		return q
+	}
+	return path
 }
 
 // handshakeErr says why go-plugin's handshake failed, in panto's words
