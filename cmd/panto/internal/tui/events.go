@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -330,7 +331,7 @@ func (m *Model) event(ev host.Event, turn int) tea.Cmd {
 		case host.NoticeError:
 			level = transcript.Error
 		}
-		m.add(&transcript.Notice{Level: level, By: ev.By, Text: ev.Text})
+		m.notice(&transcript.Notice{Level: level, By: ev.By, Text: clip(ev.Text, maxNoticeText)})
 	case host.Error:
 		if errors.Is(ev.Err, errInterrupted) {
 			return nil // the turn's end says so
@@ -356,6 +357,55 @@ func (m *Model) event(ev host.Event, turn int) tea.Cmd {
 		m.say(transcript.Quiet, "model "+ev.Model+" (recorded: a resume goes on with it)")
 	}
 	return nil
+}
+
+// Notices from outside are kept bounded, however fast they come (a
+// Notify flood grew the UI's memory ~2 MB/s): notices in a row share one
+// transcript item, a repeat of the last is counted on it ("×3"), at most
+// maxNotices are kept in all — the oldest go, and a line says how many —
+// and each keeps at most maxNoticeText bytes of its text.
+const (
+	maxNotices    = 200
+	maxNoticeText = 4096
+)
+
+// notice adds a notice from outside to the run at the end of the
+// transcript (a new run when something else came last).
+func (m *Model) notice(n *transcript.Notice) {
+	var run *transcript.NoticeRun
+	if k := m.list.Len(); k > 0 {
+		run, _ = m.list.At(k - 1).(*transcript.NoticeRun)
+	}
+	if run == nil {
+		run = &transcript.NoticeRun{}
+		m.add(run)
+		m.runs = append(m.runs, run)
+	}
+	if run.Add(n) {
+		m.noticeCount++
+	}
+	for m.noticeCount > maxNotices && len(m.runs) > 0 {
+		old := m.runs[0]
+		if old.Len() == 0 {
+			m.runs = m.runs[1:]
+			continue
+		}
+		old.DropOldest()
+		m.noticeCount--
+	}
+	m.list.Changed()
+}
+
+// clip keeps the first n bytes of s (whole runes), saying how much went.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }
 
 // replyItem is the reply streaming now, made on its first piece.

@@ -135,6 +135,11 @@ type Model struct {
 	flashUntil time.Time
 	quitting   bool
 
+	// runs are the notice runs that keep notices (oldest first), and
+	// noticeCount how many they keep in all.
+	runs        []*transcript.NoticeRun
+	noticeCount int
+
 	prompts promptTracker
 	// system is the run of prompt changes being added to, or nil.
 	system *transcript.System

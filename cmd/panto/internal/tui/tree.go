@@ -405,6 +405,7 @@ func (m *Model) redraw() {
 func (m *Model) resetTranscript() {
 	m.list.Reset()
 	m.system, m.reply, m.retryItem, m.compaction = nil, nil, nil, nil
+	m.runs, m.noticeCount = nil, 0
 	clear(m.tools)
 	m.prompts = promptTracker{cwd: m.o.CWD, home: m.o.Home}
 }

@@ -133,7 +133,9 @@ type Notice struct {
 	By   string
 	Text string
 	// Detail follows the text, dimmed.
-	Detail  string
+	Detail string
+	// Repeat counts the same notice said again right after (shown "×3").
+	Repeat  int
 	version int
 	c       cache
 }
@@ -180,12 +182,75 @@ func (n *Notice) Render(c Ctx) Lines {
 		}
 		out = append(out, prefix+l)
 	}
+	if n.Repeat > 1 {
+		out[len(out)-1] += th.Dim.Render(fmt.Sprintf(" ×%d", n.Repeat))
+	}
 	if n.Detail != "" {
 		for _, l := range wrapText(n.Detail, c.Width-2) {
 			out = append(out, "  "+th.Dim.Render(l))
 		}
 	}
 	return n.c.put(c, n.version, Strings(out))
+}
+
+// NoticeRun is notices that came one after another (extensions', the
+// host's), kept bounded however many come: a notice the same as the
+// last counts as a repeat of it, and the owner drops the oldest
+// (DropOldest) when it keeps too many; a line says how many went.
+type NoticeRun struct {
+	entries []*Notice
+	dropped int
+	version int
+	c       cache
+}
+
+// Add adds a notice; it reports false when the notice repeats the last
+// one (and was counted on it instead).
+func (r *NoticeRun) Add(n *Notice) bool {
+	r.version++
+	if k := len(r.entries); k > 0 {
+		last := r.entries[k-1]
+		if last.Level == n.Level && last.By == n.By && last.Text == n.Text && last.Detail == n.Detail {
+			last.Repeat = max(last.Repeat, 1) + 1
+			last.version++
+			return false
+		}
+	}
+	r.entries = append(r.entries, n)
+	return true
+}
+
+// Len is how many notices the run keeps.
+func (r *NoticeRun) Len() int { return len(r.entries) }
+
+// DropOldest drops the run's first notice; the run says it went.
+func (r *NoticeRun) DropOldest() {
+	if len(r.entries) == 0 {
+		return
+	}
+	r.entries[0] = nil
+	r.entries = r.entries[1:]
+	r.dropped++
+	r.version++
+}
+
+// Dropped is how many notices the run dropped.
+func (r *NoticeRun) Dropped() int { return r.dropped }
+
+// Render implements Item.
+func (r *NoticeRun) Render(c Ctx) Lines {
+	if l, ok := r.c.get(c, r.version); ok {
+		return l
+	}
+	var parts concat
+	if r.dropped > 0 {
+		parts = append(parts, Strings{c.Theme.Dim.Render(cut(fmt.Sprintf("· %d earlier notice(s) not kept", r.dropped), c.Width))})
+	}
+	for _, n := range r.entries {
+		parts = append(parts, n.Render(c))
+	}
+	// concat reads through the entries' own caches.
+	return r.c.put(c, r.version, parts)
 }
 
 // Text is a block of preformatted text under a title: a command's
