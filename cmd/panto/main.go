@@ -7,15 +7,21 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/keys"
 )
 
 func main() {
+	// First, before anything is started: no process panto starts can
+	// read a provider key (internal/keys).
+	keys, keyErr := keys.Protect()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	// A reader of stdout that goes away (panto -p hi | head -c 10) must
@@ -29,14 +35,17 @@ func main() {
 	// At a terminal, stdout and stderr sanitize what is written
 	// (streams.go).
 	s := newStreams(os.Stdout, os.Stderr)
+	if keyErr != nil {
+		fmt.Fprintf(s.stderr, "panto: %v\n", keyErr)
+	}
 	code := run(context.Background(), &env{
 		stdin:     os.Stdin,
 		stdout:    s.stdout,
 		stderr:    s.stderr,
 		rawStdout: s.rawStdout,
 		termOut:   s.termOut,
-		getenv:    os.Getenv,
-		environ:   os.Environ,
+		getenv:    keys.Getenv,
+		environ:   keys.Environ,
 		cwd:       cwd,
 		terminal:  isTerminal(os.Stdin),
 		ttyOut:    isTerminal(os.Stdout),

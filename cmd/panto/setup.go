@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/cmd/panto/internal/keys"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
@@ -239,14 +240,13 @@ func openLog(stateDir, level string) (hclog.Logger, func(), error) {
 	return logger, func() { f.Close() }, nil
 }
 
-// providerKeys are the environment variables that hold provider
-// credentials. panto reads them itself; they never reach an extension
-// (and so nothing an extension starts, such as bash) unless config's
-// extension_api_keys names it, and they are never rendered as
-// {{env.NAME}}.
-var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
-
-func isProviderKey(name string) bool { return slices.Contains(providerKeys, name) }
+// isProviderKey reports the environment variables that hold provider
+// credentials (keys.Names). panto reads them itself; they never reach an
+// extension (and so nothing an extension starts, such as bash) unless
+// config's extension_api_keys names it, and they are never rendered as
+// {{env.NAME}}. Since keys.Protect they are not in panto's own
+// environment block either.
+func isProviderKey(name string) bool { return keys.IsKey(name) }
 
 // builtinVars are panto's own {{variables}}; they win over those the
 // extensions define.

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package keys
+
+// undumpable has no portable equivalent outside Linux.
+func undumpable() {}
+
+func dumpable() bool { return true }
