@@ -177,3 +177,30 @@ func (h *harness) lineLoopAnswering(first, answer string, args ...string) (strin
 	require.Equal(h.t, 0, code, errb.String())
 	return out.String(), errb.String()
 }
+
+// Item 4: the guard's question about a 300-line command shows all of it,
+// the part that matched marked under it, the length said, and the choice
+// line after it all; nothing in the command can hide what it does.
+func TestLineQuestionShowsTheWholeCommand(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	victim := h.victim()
+	p := h.lineTermStart(append([]string{"--plain"}, guardArgs(h)...)...)
+	p.waitFor(t, "> ")
+	cmd := strings.Repeat(": safe\n", 299) + "echo ok\x1b[2K\x1b[1G; rm -rf victim"
+	p.typeIn(t, "tool:bash "+asciiJSON(t, map[string]string{"command": cmd})+"\r")
+	p.waitFor(t, "(it matches guard's pattern")
+	time.Sleep(lineloop.Grace)
+	out := p.out.String()
+	require.Equal(t, 299, strings.Count(out, "  : safe\r\n"), "every line")
+	require.Contains(t, out, "  echo ok␛[2K␛[1G; rm -rf victim\r\n  "+strings.Repeat(" ", 17)+"^^^^^^\r\n", "the match marked under it")
+	require.Contains(t, out, "  (302 lines: the whole message is above)\r\n  "+lineAskChoice)
+	time.Sleep(2 * lineloop.Grace)
+	p.typeIn(t, "no\r")
+	p.waitFor(t, "guard blocked this command: the user")
+	p.waitCount(t, "> ", 2)
+	p.typeIn(t, "\x04")
+	require.Equal(t, 0, p.wait(t), p.out.String())
+	require.DirExists(t, victim)
+	lineTermSafe(t, p.bytes())
+}

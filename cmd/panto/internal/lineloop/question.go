@@ -29,7 +29,7 @@ func Decide(q host.Question, text string) (a extension.Answer, dismiss bool, not
 	switch q.Type {
 	case extension.AskConfirm:
 		a.Yes = strings.EqualFold(text, "yes")
-		if !a.Yes && text != "" {
+		if !a.Yes && text != "" && !strings.EqualFold(text, "no") && !strings.EqualFold(text, "n") {
 			note = "(no: only the word yes confirms)"
 		}
 		return a, false, note

@@ -55,7 +55,7 @@ func TestDecide(t *testing.T) {
 		note string
 	}{
 		{"yes", true, ""}, {"YES", true, ""}, {"y", false, "(no: only the word yes confirms)"},
-		{"", false, ""}, {"yes please", false, "(no: only the word yes confirms)"},
+		{"", false, ""}, {"yes please", false, "(no: only the word yes confirms)"}, {"no", false, ""}, {"N", false, ""},
 	} {
 		a, dismiss, note := Decide(confirm, tc.text)
 		require.False(t, dismiss)

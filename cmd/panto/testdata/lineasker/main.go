@@ -44,6 +44,8 @@ type input struct {
 	Message string   `json:"message"`
 	Options []string `json:"options"`
 	N       int      `json:"n"`
+	// Highlight are the parts of Message to highlight.
+	Highlight []string `json:"highlight"`
 	// DelayMS is how long to wait before asking.
 	DelayMS int `json:"delay_ms"`
 }
@@ -60,7 +62,7 @@ func (*ext) Tools() []sdk.Tool {
 			time.Sleep(time.Duration(in.DelayMS) * time.Millisecond)
 			switch in.What {
 			case "confirm":
-				yes, err := h.Confirm(ctx, in.Title, in.Message)
+				yes, err := h.Confirm(ctx, in.Title, in.Message, sdk.Highlight(in.Highlight...))
 				return sdk.ToolResult{Content: fmt.Sprintf("confirmed=%v err=%v", yes, err)}, nil
 			case "select":
 				i, err := h.Select(ctx, in.Title, in.Options)
