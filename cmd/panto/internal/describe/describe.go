@@ -2,12 +2,14 @@
 // prompt did — "persona replaced the system prompt", "tools updated its
 // guidance section", "re-seeded: project /p/.panto/SYSTEM.md changed" —
 // the same words in every front end: the line loop, the full-screen UI,
-// the tree views and panto prompt --at.
+// the tree views and panto prompt --at. A description is one line, with
+// the outside text in it (names, keys, paths) escaped.
 package describe
 
 import (
 	"strings"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/conversation"
 )
 
@@ -41,8 +43,12 @@ func (c Change) Who() string {
 	return "panto"
 }
 
-// String says what the change did, in one line.
-func (c Change) String() string {
+// String says what the change did, in one line: the names, keys and
+// paths in it are outside text, so what in them would break the line or
+// drive a terminal is shown escaped (termtext.Line).
+func (c Change) String() string { return termtext.Line(c.words()) }
+
+func (c Change) words() string {
 	who := c.Who()
 	if rest, ok := strings.CutPrefix(c.Source, reseed); ok {
 		return "re-seeded: " + rest + " changed"

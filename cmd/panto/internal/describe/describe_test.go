@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/conversation"
 )
 
@@ -28,4 +29,21 @@ func TestChange(t *testing.T) {
 	}
 	m := conversation.KeyedSystemMessage("env:environment", "cwd /p").WithSource("extension env")
 	require.Equal(t, "env updated its environment section", Message(m))
+}
+
+// A description is one line, whatever the names and paths in it hold.
+func TestChangeIsOneSafeLine(t *testing.T) {
+	t.Parallel()
+	for _, h := range termtext.Hostile {
+		for _, c := range []Change{
+			{By: h.Text, Mode: conversation.ModeReplace},
+			{By: "x", Key: "x:" + h.Text + "\nnext", Text: "t"},
+			{Mode: conversation.ModeAppend, Text: "t", Source: "project /p/" + h.Text + "\n/SYSTEM.md"},
+			{Mode: conversation.ModeReplace, Text: "t", Source: "panto re-seed: project " + h.Text},
+		} {
+			s := c.String()
+			require.NoError(t, termtext.Check([]byte(s)), "%s: %q", h.Name, s)
+			require.NotContains(t, s, "\n", h.Name)
+		}
+	}
 }
