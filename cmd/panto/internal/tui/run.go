@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -32,7 +33,8 @@ func Run(ctx context.Context, o Options) error {
 
 // ProgramOptions are the options Run starts bubbletea with: panto's own
 // signal handling, a frame rate that makes the first frame come sooner
-// (it waits for the first tick), no colour for NO_COLOR.
+// (it waits for the first tick), no colour for NO_COLOR, the terminal
+// read through the paste guard.
 func ProgramOptions(ctx context.Context, o Options) []tea.ProgramOption {
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(120)}
 	if o.NoColor {
@@ -40,9 +42,13 @@ func ProgramOptions(ctx context.Context, o Options) []tea.ProgramOption {
 		// would keep colour: no-color.org says any value turns it off.
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	if o.Input != nil {
-		opts = append(opts, tea.WithInput(o.Input))
+	// The terminal is read through pasteGuard: a paste's text never
+	// ends the paste, so it never sends anything.
+	input := o.Input
+	if input == nil {
+		input = os.Stdin
 	}
+	opts = append(opts, tea.WithInput(newPasteGuard(input)))
 	if o.Output != nil {
 		opts = append(opts, tea.WithOutput(o.Output))
 	}
