@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -165,17 +166,29 @@ func sweep(dir string) {
 			f.Close() // its process runs
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if p := sc.Text(); isTempName(p) {
-				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-					_ = os.Remove(p)
-				}
+		for _, p := range journalPaths(f) {
+			if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+				_ = os.Remove(p)
 			}
 		}
 		_ = os.Remove(name)
 		f.Close()
 	}
+}
+
+// journalPaths reads a journal: one path a line. Only the lines that
+// name a temporary file as tempName names them count (a journal cut
+// short, or written by something else, removes nothing else).
+func journalPaths(r io.Reader) []string {
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 64<<10)
+	for sc.Scan() {
+		if p := sc.Text(); isTempName(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // tempName is the name of a named temporary file for base in dir.
@@ -192,7 +205,8 @@ const tempSuffix = ".tmp"
 // names files: what sweep may remove.
 func isTempName(p string) bool {
 	b := filepath.Base(p)
-	return filepath.IsAbs(p) && strings.HasPrefix(b, ".") && strings.HasSuffix(b, tempSuffix) && strings.Count(b, ".") >= 3
+	return filepath.IsAbs(p) && filepath.Clean(p) == p && !strings.ContainsRune(p, 0) &&
+		strings.HasPrefix(b, ".") && strings.HasSuffix(b, tempSuffix) && strings.Count(b, ".") >= 3
 }
 
 // tempFile is a new file for target that becomes target on commit.

@@ -155,3 +155,31 @@ func TestSweepSparesARunningWrite(t *testing.T) {
 	require.Empty(t, h.temporaries(t))
 	require.True(t, strings.HasPrefix(readString(t, h.file), "HEAD new") && readString(t, h.file) == newContent)
 }
+
+// A journal names the files sweep removes: only temporary files of ours,
+// by absolute, clean path, whatever else it holds.
+func FuzzJournalPaths(f *testing.F) {
+	f.Add("/home/u/p/.big.txt.k3j2.tmp\n")
+	f.Add("/p/.a.b.tmp\nrelative/.x.y.tmp\n/p/../etc/.x.y.tmp\n/p/x.tmp\n")
+	f.Add("/p/.a.1.tmp")
+	f.Fuzz(func(t *testing.T, journal string) {
+		for _, p := range journalPaths(strings.NewReader(journal)) {
+			b := filepath.Base(p)
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsAny(p, "\n\x00") ||
+				!strings.HasPrefix(b, ".") || !strings.HasSuffix(b, ".tmp") || !strings.Contains(journal, p) {
+				t.Fatalf("journalPaths(%q) gives %q", journal, p)
+			}
+		}
+	})
+}
+
+// tempName names files as isTempName recognises them, for any base.
+func TestTempNameIsRecognised(t *testing.T) {
+	t.Parallel()
+	for _, base := range []string{"f", "big.txt", ".hidden", strings.Repeat("x", 300), "a b"} {
+		require.True(t, isTempName(tempName("/p", base)), base)
+	}
+	for _, p := range []string{"/p/big.txt", "/p/.big.txt", "p/.a.b.tmp", "/p/../.a.b.tmp"} {
+		require.False(t, isTempName(p), p)
+	}
+}
