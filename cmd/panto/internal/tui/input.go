@@ -276,9 +276,14 @@ func slashCommand(line string) (name, args string, ok bool) {
 	return name, strings.TrimSpace(args), name != "" && !strings.Contains(name, "/")
 }
 
-// History I/O, off the update loop.
+// History I/O, off the update loop. A history file that cannot be
+// read or written (a symbolic link planted at its path, say) is said
+// once, and the session goes on without it.
 
-type historyMsg struct{ entries []string }
+type historyMsg struct {
+	entries []string
+	err     error
+}
 
 func (m *Model) loadHistoryCmd() tea.Cmd {
 	path := m.o.HistoryFile
@@ -286,18 +291,30 @@ func (m *Model) loadHistoryCmd() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		entries, _ := history.Load(path)
-		return historyMsg{entries}
+		entries, err := history.Load(path)
+		return historyMsg{entries, err}
 	}
 }
 
 func (m *Model) saveHistoryCmd(text string) tea.Cmd {
 	path := m.o.HistoryFile
-	if path == "" {
+	if path == "" || m.historyBroken {
 		return nil
 	}
 	return func() tea.Msg {
-		_ = history.Append(path, text)
+		if err := history.Append(path, text); err != nil {
+			return historyMsg{err: err}
+		}
 		return nil
+	}
+}
+
+// historyLoaded takes the history read, or says why it could not be
+// kept.
+func (m *Model) historyLoaded(msg historyMsg) {
+	m.ed.hist.Prepend(msg.entries)
+	if msg.err != nil && !m.historyBroken {
+		m.historyBroken = true
+		m.say(transcript.Warning, errText(msg.err)+": the messages you send are not kept for ↑ (remove it to keep them)")
 	}
 }

@@ -146,6 +146,9 @@ type Model struct {
 
 	files      []string
 	filesAsked bool
+	// historyBroken is set once the history file was refused: it is
+	// said once, and not tried again.
+	historyBroken bool
 
 	// cache of the last frame's parts
 	view viewCache
@@ -262,7 +265,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case eventsMsg:
 		return m.events(msg)
 	case historyMsg:
-		m.ed.hist.Prepend(msg.entries)
+		m.historyLoaded(msg)
 		return nil
 	case branchMsg:
 		m.status.branch = string(msg)

@@ -744,3 +744,26 @@ func TestWheelScrolls(t *testing.T) {
 	nm := newHarness(t, f, func(o *Options) { o.NoMouse = true })
 	require.Equal(t, tea.MouseModeNone, nm.m.View().MouseMode)
 }
+
+// A symbolic link at the history file's path is refused with a notice,
+// never written through; the session goes on.
+func TestHistoryLinkRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "bashrc")
+	require.NoError(t, os.WriteFile(target, []byte("# mine\n"), 0o644))
+	file := filepath.Join(dir, "history.jsonl")
+	require.NoError(t, os.Symlink(target, file))
+	f := newFake()
+	h := newHarness(t, f, func(o *Options) { o.HistoryFile = file })
+	h.typ("rm -rf ~")
+	h.enter()
+	h.idle()
+	s := strings.Join(strings.Fields(h.screen()), " ")
+	require.Contains(t, s, "not a regular file (a symbolic link is not followed)")
+	require.Equal(t, 1, strings.Count(s, "not kept for ↑"), "said once")
+	data, err := os.ReadFile(target)
+	require.NoError(t, err)
+	require.Equal(t, "# mine\n", string(data), "nothing written through the link")
+	require.Equal(t, []string{"rm -rf ~"}, f.sentTexts())
+}

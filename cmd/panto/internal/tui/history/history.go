@@ -3,6 +3,11 @@
 // directory, appended as each message is sent, bounded to the last Max
 // entries. A multi-line message is one entry. The file is the user's
 // convenience, not a record: a line that does not read is skipped.
+//
+// The file is opened without following a symbolic link, and only when it
+// is a regular file: a link planted at its path (to ~/.bashrc, say) is
+// refused — ErrNotRegular — never written through, and a FIFO never
+// waited on. Its directory is made 0700, the file 0600.
 package history
 
 import (
@@ -16,7 +21,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
+
+// ErrNotRegular is why a history file is refused: its path is a
+// symbolic link, a FIFO, a device or a directory. Remove what is there
+// (or leave it: history is then not kept).
+var ErrNotRegular = errors.New("not a regular file (a symbolic link is not followed)")
 
 // Max is how many entries are kept.
 const Max = 1000
@@ -36,12 +47,12 @@ func Path(stateDir, cwd string) string {
 // not exist). When the file holds more than twice Max entries, it is
 // rewritten with the last Max.
 func Load(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := open(path, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
+		return nil, fmt.Errorf("read history %s: %w", path, err)
 	}
 	defer f.Close()
 	var out []string
@@ -86,9 +97,9 @@ func Append(path, entry string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := open(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
-		return fmt.Errorf("history: %w", err)
+		return fmt.Errorf("history %s: %w", path, err)
 	}
 	// One write: appends from two pantos in one project do not mix.
 	_, err = f.Write(append(b, '\n'))
@@ -99,6 +110,28 @@ func Append(path, entry string) error {
 		return fmt.Errorf("history %s: %w", path, err)
 	}
 	return nil
+}
+
+// open opens the history file without following a symbolic link and
+// without waiting on a FIFO; anything but a regular file is refused.
+func open(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
+		return nil, ErrNotRegular // a link; a FIFO with no reader
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, ErrNotRegular
+	}
+	return f, nil
 }
 
 // rewrite replaces path with entries, atomically.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,36 @@ func TestCursor(t *testing.T) {
 	c.Add("c")
 	s, _ = c.Prev("")
 	require.Equal(t, "c", s)
+}
+
+// A symbolic link at the history file's path is refused, never written
+// through (a cloned repository cannot make panto append to ~/.bashrc);
+// a FIFO is refused without waiting on it; the directory is made 0700.
+func TestRefusesALinkOrAFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "bashrc")
+	require.NoError(t, os.WriteFile(target, []byte("# mine\n"), 0o644))
+	path := Path(filepath.Join(dir, "state"), "/p")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	require.NoError(t, os.Symlink(target, path))
+	err := Append(path, "rm -rf ~")
+	require.ErrorIs(t, err, ErrNotRegular)
+	require.Contains(t, err.Error(), path)
+	data, _ := os.ReadFile(target)
+	require.Equal(t, "# mine\n", string(data), "nothing written through the link")
+	_, err = Load(path)
+	require.ErrorIs(t, err, ErrNotRegular)
+
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	require.ErrorIs(t, Append(fifo, "x"), ErrNotRegular)
+	_, err = Load(fifo)
+	require.ErrorIs(t, err, ErrNotRegular)
+
+	fresh := Path(filepath.Join(dir, "new", "state"), "/p")
+	require.NoError(t, Append(fresh, "x"))
+	fi, err := os.Stat(filepath.Dir(fresh))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
 }
