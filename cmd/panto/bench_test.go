@@ -116,7 +116,7 @@ func BenchmarkStart20kSession(b *testing.B) {
 		// 20,000 messages are far past a real model's window: without a
 		// window this large panto would compact first. Measured here is
 		// the resume itself.
-		h.write(filepath.Join(h.projectDir(), "config.toml"), "context_window = 1000000000\n")
+		h.write(filepath.Join(h.userDir(), "config.toml"), "context_window = 1000000000\n")
 		return []string{"--session", dst}
 	})
 }
@@ -157,7 +157,7 @@ func BenchmarkResume1GBFirstRequest(b *testing.B) {
 	heavyBench(b, "1GB")
 	path := bigLog(b, 20000)
 	benchStart(b, func(h *harness) []string {
-		h.write(filepath.Join(h.projectDir(), "config.toml"), "context_window = 1000000000\n")
+		h.write(filepath.Join(h.userDir(), "config.toml"), "context_window = 1000000000\n")
 		return []string{"--session", path}
 	})
 }
@@ -168,7 +168,7 @@ func BenchmarkResume1GBNoCompactionFirstRequest(b *testing.B) {
 	heavyBench(b, "1GB")
 	path := bigLog(b, 0)
 	benchStart(b, func(h *harness) []string {
-		h.write(filepath.Join(h.projectDir(), "config.toml"), "context_window = 1000000000\n")
+		h.write(filepath.Join(h.userDir(), "config.toml"), "context_window = 1000000000\n")
 		return []string{"--session", path}
 	})
 }

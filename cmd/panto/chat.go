@@ -83,6 +83,13 @@ func runChat(ctx context.Context, e *env, o *options) error {
 		// Bytes become text here: what is not UTF-8 shows as U+FFFD.
 		text = conversation.ValidText(text)
 	}
+	if !printMode {
+		// Before anything reads the project's settings, and before the
+		// full-screen UI takes the terminal.
+		if err := askProjectTrust(ctx, e); err != nil {
+			return err
+		}
+	}
 	if !printMode && fullScreen(e, o) {
 		return runUI(ctx, e, o)
 	}
@@ -126,6 +133,7 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 	if err != nil {
 		return nil, err
 	}
+	a.tell(e.stderr)
 	c := &chat{ctx: ctx, e: e, app: a, view: v, drained: make(chan struct{}), once: new(sync.Once)}
 	path, id, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
 	if err != nil {

@@ -18,7 +18,7 @@ func TestCompactOnDemand(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	threeLayers(h)
-	h.write(filepath.Join(h.projectDir(), "config.toml"), "compaction_keep_tokens = 10\ncompaction_model = \"claude-summariser\"\n")
+	h.write(filepath.Join(h.userDir(), "config.toml"), "compaction_keep_tokens = 10\ncompaction_model = \"claude-summariser\"\n")
 	for _, q := range []string{"first question about the parser", "second question about the lexer", "third question"} {
 		args := []string{"-p", q, "--provider", "echo"}
 		if q != "first question about the parser" {
@@ -81,7 +81,7 @@ func TestCompactOnDemand(t *testing.T) {
 func TestCompactsAutomaticallyNearTheWindow(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.write(filepath.Join(h.projectDir(), "config.toml"),
+	h.write(filepath.Join(h.userDir(), "config.toml"),
 		"context_window = 900\ncompaction_threshold = 0.5\ncompaction_keep_tokens = 1\n")
 	h.ok("-p", strings.Repeat("long question ", 40), "--provider", "echo")
 	log := h.sessionFiles()[0]

@@ -473,7 +473,7 @@ func TestSpecExampleNonStreaming(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	threeLayers(h)
-	h.write(filepath.Join(h.projectDir(), "config.toml"), "stream = false\n")
+	h.write(filepath.Join(h.userDir(), "config.toml"), "stream = false\n")
 
 	fa := newFake(t, reply{headers: map[string]string{"content-type": "application/json"},
 		body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"Plain reply."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":3}}`})

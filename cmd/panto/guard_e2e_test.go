@@ -52,7 +52,7 @@ func TestGuardConfirmDefault(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			victim := h.victim()
-			h.write(filepath.Join(h.projectDir(), "config.toml"), "confirm_default = \""+tc.value+"\"\n")
+			h.write(filepath.Join(h.userDir(), "config.toml"), "confirm_default = \""+tc.value+"\"\n")
 			r := h.run("", guardArgs(h, "-p", rmVictim)...)
 			require.Equal(t, 0, r.code, r.stderr)
 			if tc.want == "ran" {
@@ -135,7 +135,7 @@ func TestGuardQuestionOutlastsTheHookDeadline(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	victim := h.victim()
-	h.write(filepath.Join(h.projectDir(), "config.toml"), "hook_timeout = \"300ms\"\n")
+	h.write(filepath.Join(h.userDir(), "config.toml"), "hook_timeout = \"300ms\"\n")
 	in, typed := io.Pipe()
 	go func() {
 		io.WriteString(typed, rmVictim+"\n")

@@ -76,8 +76,13 @@ func TestSpecialAndHugePromptFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
-			path := filepath.Join(h.projectDir(), tc.file)
-			require.NoError(t, os.MkdirAll(h.projectDir(), 0o755))
+			dir := h.projectDir()
+			if tc.file == "config.toml" {
+				// A project's is only read once trusted (trust_e2e_test.go).
+				dir = h.userDir()
+			}
+			path := filepath.Join(dir, tc.file)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
 			tc.make(t, path)
 			r := runWithin(t, h, 20*time.Second, "", "-p", "hi", "--provider", "echo")
 			require.Equal(t, 1, r.code, r.stderr)

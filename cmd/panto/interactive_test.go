@@ -90,8 +90,8 @@ func TestInteractiveModelSwitchLasts(t *testing.T) {
 		require.Equal(t, 0, run(context.Background(), e, args), errb.String())
 		return out.String(), errb.String()
 	}
-	require.NoError(t, os.MkdirAll(filepath.Join(root, ".panto"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, ".panto", "config.toml"),
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".config", "panto"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".config", "panto", "config.toml"),
 		[]byte("provider = \"echo\"\nmodels = [\"echo-big\", \"echo-small\"]\n"), 0o644))
 	out, _ := loop("/model\n/model 3\nhi\n")
 	require.Contains(t, out, "* 1. echo\n  2. echo-big\n  3. echo-small\n")

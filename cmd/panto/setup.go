@@ -141,6 +141,9 @@ func projectNotices(p *config.Project) []string {
 	if p == nil {
 		return nil
 	}
+	if p.Err != nil {
+		return []string{fmt.Sprintf("ignoring the project settings in %s: they are not trusted, and: %v", p.Path, p.Err)}
+	}
 	if !p.Applied {
 		var keys []string
 		for _, s := range p.Settings {

@@ -151,7 +151,7 @@ func TestToolLoopMaxSteps(t *testing.T) {
 		anthropicTools(toolCall{"t2", "ls", `{}`}),
 		anthropicText("never asked for"),
 	)
-	h.write(filepath.Join(h.projectDir(), "config.toml"), "max_steps = 2\n")
+	h.write(filepath.Join(h.userDir(), "config.toml"), "max_steps = 2\n")
 	r := h.ok(append([]string{"-p", "loop"}, args...)...)
 	require.Equal(t, 2, fake.count())
 	require.Contains(t, r.stderr, "max_steps")

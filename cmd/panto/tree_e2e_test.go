@@ -162,7 +162,7 @@ func TestBranchSummaryAndRetype(t *testing.T) {
 	h := newHarness(t)
 	fake := newFake(t, anthropicText("a1"), anthropicText("a2"), anthropicText("tried u2; a2 was wrong"), anthropicText("a3"))
 	h.env["ANTHROPIC_API_KEY"] = "k"
-	h.write(filepath.Join(h.projectDir(), "config.toml"), "compaction_model = \"claude-summariser\"\n")
+	h.write(filepath.Join(h.userDir(), "config.toml"), "compaction_model = \"claude-summariser\"\n")
 	args := []string{"--provider", "anthropic", "--base-url", fake.srv.URL}
 	h.ok(append(args, "-p", "u1")...)
 	h.ok(append(args, "-c", "-p", "u2")...)

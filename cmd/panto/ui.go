@@ -38,6 +38,7 @@ func runUI(ctx context.Context, e *env, o *options) error {
 	var said bytes.Buffer
 	quiet := *e
 	quiet.stderr = &said
+	a.tell(&said)
 	path, id, err := pickSession(a.dirs, o, nowFunc(), &said)
 	if err != nil {
 		return err

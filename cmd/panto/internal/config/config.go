@@ -257,11 +257,28 @@ func Load(d layers.Dirs, opts Options) (Config, error) {
 		data, err := layers.ReadFile(f.Path, layers.MaxFileSize, layers.RegularOnly)
 		if err != nil {
 			if errors.Is(err, layers.ErrNotRegular) || errors.Is(err, layers.ErrTooLarge) {
-				return Config{}, fmt.Errorf("read config %s: %w", f.Path, err)
+				err = fmt.Errorf("read config %s: %w", f.Path, err)
+			} else {
+				err = fmt.Errorf("read config: %w", err) // an *fs.PathError names the file
 			}
-			return Config{}, fmt.Errorf("read config: %w", err) // an *fs.PathError names the file
+			if f.Layer == layers.Project {
+				// Not trusted, since it cannot be read: a clone does not
+				// stop panto with it.
+				cfg.Project = &Project{Path: f.Path, Err: err}
+				continue
+			}
+			return Config{}, err
 		}
 		fc, err := Parse(f.Path, data)
+		if err != nil && f.Layer == layers.Project {
+			p := project(f.Path, data, file{}, cfg, opts)
+			if p.Applied {
+				return Config{}, err // the user vouched for it: it must be right
+			}
+			p.Err = err
+			cfg.Project = p
+			continue
+		}
 		if err != nil {
 			return Config{}, err
 		}

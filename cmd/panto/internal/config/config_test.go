@@ -227,11 +227,20 @@ func TestExtensionAPIKeysMerge(t *testing.T) {
 func TestLoadRefusesSpecialAndHugeFiles(t *testing.T) {
 	t.Parallel()
 	d := dirs(t)
-	p := Path(d.Layer(layers.Project))
+	p := Path(d.Layer(layers.User))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, syscall.Mkfifo(p, 0o644))
 	_, err := load(t, d)
 	require.EqualError(t, err, "read config "+p+": a named pipe (FIFO), want a regular file")
+
+	// A project's, never trusted since it cannot be read, is ignored.
+	d = dirs(t)
+	p = Path(d.Layer(layers.Project))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, syscall.Mkfifo(p, 0o644))
+	c, err := load(t, d)
+	require.NoError(t, err)
+	require.EqualError(t, c.Project.Err, "read config "+p+": a named pipe (FIFO), want a regular file")
 
 	d = dirs(t)
 	p = put(t, d, layers.User, "# "+strings.Repeat("x", layers.MaxFileSize)+"\n")

@@ -28,6 +28,10 @@ type Project struct {
 	Applied bool
 	// Settings are what it sets, in the order written (tables last).
 	Settings []Setting
+	// Err says why it could not be read or decoded, when it is not
+	// trusted: it is then ignored rather than stopping panto (a trusted
+	// file that does not decode is Load's error).
+	Err error
 }
 
 // Setting is one value a project's config file sets.
@@ -126,7 +130,7 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 			if keyEnv != "" {
 				s.Never = "a project never chooses where your " + keyEnv + " is sent"
 			} else {
-				s.Note = "no " + cfg.Provider + " API key is in the environment, so no key is sent there"
+				s.Note = "no API key for the " + cfg.Provider + " provider is in the environment, so none is sent there"
 			}
 		case "extension_api_keys":
 			s.Never = "a project never hands your API key to an extension"

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
+)
+
+// A project's settings (./.panto/config.toml) arrive with a clone of
+// somebody else's repository, so they count only once the user trusted
+// them, with a hash that a change revokes — as project extensions do
+// (docs/cli.md, "Trust"). The interactive modes ask once; panto trust
+// records it otherwise.
+
+const trustLong = `A project's settings, ./.panto/config.toml, come with every clone of its
+repository. panto applies them only once you trust them, by their path and
+their sha256: a file that changes is untrusted again. Some settings never
+come from a project, trusted or not: where your API key is sent (provider,
+and base_url while the provider's key is in the environment),
+extension_api_keys, confirm_default = "yes", required = false, and
+disabled_extensions for an extension you installed.
+
+Without flags, panto trust shows what DIR's settings set (DIR defaults to
+the working directory) and trusts them as they are now.
+Project extensions are trusted with panto ext trust. See docs/cli.md.`
+
+func trustCommand(e *env) *cobra.Command {
+	var show, revoke, list bool
+	cmd := &cobra.Command{
+		Use:   "trust [DIR]",
+		Short: "Review and trust a project's settings (./.panto/config.toml)",
+		Long:  trustLong,
+		Example: `  panto trust               trust this project's settings, as they are now
+  panto trust --show        what they set, and whether they are trusted
+  panto trust --revoke      untrust them
+  panto trust --list        every project whose settings you trusted`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("%swant at most one DIR", where(cmd))
+			}
+			if list && len(args) > 0 {
+				return usageErrorf("%s--list takes no DIR", where(cmd))
+			}
+			n := 0
+			for _, f := range []bool{show, revoke, list} {
+				if f {
+					n++
+				}
+			}
+			if n > 1 {
+				return usageErrorf("%s--show, --revoke and --list go alone", where(cmd))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			dir := e.cwd
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			switch {
+			case list:
+				return trustList(e)
+			case show:
+				return trustShow(e, dir)
+			case revoke:
+				return trustRevoke(e, dir)
+			}
+			return trustProject(e, dir)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&show, "show", false, "show what the settings set and whether they are trusted; trust nothing")
+	f.BoolVar(&revoke, "revoke", false, "untrust the settings")
+	f.BoolVar(&list, "list", false, "list the project settings you trusted")
+	return cmd
+}
+
+// trustDirs resolves the layers as a session in dir would.
+func trustDirs(e *env, dir string) (layers.Dirs, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return layers.Dirs{}, err
+	}
+	if st, err := os.Stat(abs); err != nil {
+		return layers.Dirs{}, fmt.Errorf("trust %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return layers.Dirs{}, fmt.Errorf("trust %s: not a directory", dir)
+	}
+	return layers.Resolve(e.getenv, abs)
+}
+
+// projectSettings loads the config as a session would, and returns the
+// project file's part: nil when there is none.
+func projectSettings(e *env, d layers.Dirs) (*config.Project, *trust.Store, error) {
+	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Load(d, config.Options{Trust: store, KeyEnv: func(p string) string { return keyInEnv(e, p) }})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg.Project, store, nil
+}
+
+func errNoProjectSettings(d layers.Dirs) error {
+	return fmt.Errorf("no project settings: %s does not exist", config.Path(d.Layer(layers.Project)))
+}
+
+func trustProject(e *env, dir string) error {
+	d, err := trustDirs(e, dir)
+	if err != nil {
+		return err
+	}
+	p, store, err := projectSettings(e, d)
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return errNoProjectSettings(d)
+	}
+	if p.Err != nil {
+		return fmt.Errorf("cannot trust the project settings: %w", p.Err)
+	}
+	describeProject(e.stdout, p)
+	store.Trust(p.Path, p.Sum)
+	if err := store.Save(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "Trusted: panto applies them from now on (but what a project never sets), until the file changes.")
+	untrustedExtensions(e, d)
+	return nil
+}
+
+func trustShow(e *env, dir string) error {
+	d, err := trustDirs(e, dir)
+	if err != nil {
+		return err
+	}
+	p, _, err := projectSettings(e, d)
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return errNoProjectSettings(d)
+	}
+	if p.Err != nil {
+		return fmt.Errorf("the project settings cannot be used: %w", p.Err)
+	}
+	describeProject(e.stdout, p)
+	if p.Applied {
+		fmt.Fprintln(e.stdout, "Trusted: applied (but what a project never sets).")
+	} else {
+		fmt.Fprintf(e.stdout, "Not applied: %s. Run 'panto trust' to trust them.\n", p.Status)
+	}
+	untrustedExtensions(e, d)
+	return nil
+}
+
+func trustRevoke(e *env, dir string) error {
+	d, err := trustDirs(e, dir)
+	if err != nil {
+		return err
+	}
+	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
+	if err != nil {
+		return err
+	}
+	path := config.Path(d.Layer(layers.Project))
+	if !store.Revoke(path) {
+		fmt.Fprintf(e.stdout, "%s was not trusted\n", termtext.Line(path))
+		return store.Save() // a decline is forgotten too: panto asks again
+	}
+	if err := store.Save(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "untrusted %s\n", termtext.Line(path))
+	return nil
+}
+
+func trustList(e *env) error {
+	d, err := layers.Resolve(e.getenv, e.cwd)
+	if err != nil {
+		return err
+	}
+	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
+	if err != nil {
+		return err
+	}
+	if len(store.Trusted) == 0 {
+		fmt.Fprintln(e.stdout, "no project settings are trusted (see panto trust --help)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tPATH")
+	for _, path := range slices.Sorted(func(yield func(string) bool) {
+		for p := range store.Trusted {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		status := "trusted"
+		if sum, err := trust.FileSHA256(path); errors.Is(err, os.ErrNotExist) {
+			status = "gone"
+		} else if err != nil {
+			status = "unreadable"
+		} else if store.Check(path, sum) != trust.Trusted {
+			status = "changed (untrusted)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", status, termtext.Line(path))
+	}
+	return tw.Flush()
+}
+
+// describeProject writes what p sets, one line a setting, marking what a
+// project never sets. Every value is the project's text: shown escaped.
+func describeProject(w io.Writer, p *config.Project) {
+	fmt.Fprintf(w, "Project settings %s (sha256 %s):\n", termtext.Line(p.Path), hex.EncodeToString(p.Sum)[:16])
+	if len(p.Settings) == 0 {
+		fmt.Fprintln(w, "  (they set nothing)")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range p.Settings {
+		note := ""
+		switch {
+		case s.Never != "":
+			note = "NEVER APPLIED: " + s.Never
+		case s.Note != "":
+			note = s.Note
+		}
+		fmt.Fprintf(tw, "  %s = %s\t%s\n", termtext.Line(s.Key), termtext.Line(clip(s.Value, 200)), note)
+	}
+	tw.Flush()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// untrustedExtensions says which of the project's extensions are not
+// trusted: panto trust does not trust them.
+func untrustedExtensions(e *env, d layers.Dirs) {
+	cands, err := discover(d, nil)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, c := range cands {
+		if c.skip != "" {
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(e.stdout, "%d of the project's extensions are not trusted; review them with panto ext list, trust them with panto ext trust.\n", n)
+	}
+}
+
+// askProjectTrust asks, at a terminal, whether to trust the project's
+// settings when they are neither trusted nor declined as they are: once,
+// before the session starts (and before the full-screen UI takes the
+// terminal). The answer is recorded either way, so panto does not ask
+// again until the file changes.
+func askProjectTrust(ctx context.Context, e *env) error {
+	in, ok := e.stdin.(*os.File)
+	if !ok || !e.terminal {
+		return nil
+	}
+	d, err := layers.Resolve(e.getenv, e.cwd)
+	if err != nil {
+		return nil // loadApp says so
+	}
+	p, store, err := projectSettings(e, d)
+	if err != nil || p == nil || p.Err != nil || p.Applied || p.Status == trust.Declined {
+		return nil
+	}
+	w := e.stderr
+	fmt.Fprintln(w)
+	if p.Status == trust.Changed {
+		fmt.Fprintln(w, "This project's settings changed since you trusted them.")
+	} else {
+		fmt.Fprintln(w, "This project has settings panto does not apply until you trust them.")
+	}
+	describeProject(w, p)
+	flush(e.stdout, e.stderr)
+	yes, err := lineloop.Confirm(ctx, in, w, "Trust this project's settings? Type yes to trust them, anything else to go on without them: ")
+	if err != nil {
+		return err
+	}
+	if yes {
+		store.Trust(p.Path, p.Sum)
+		fmt.Fprintln(w, "Trusted; 'panto trust --revoke' untrusts them.")
+	} else {
+		store.Decline(p.Path, p.Sum)
+		fmt.Fprintln(w, "Going on without them; 'panto trust' trusts them later.")
+	}
+	fmt.Fprintln(w)
+	return store.Save()
+}
