@@ -600,7 +600,10 @@ func (e *Ext) handshakeErr(err error, timeout time.Duration) error {
 // initErr says why Init failed: no answer within the start deadline, or
 // the process exited.
 func (e *Ext) initErr(err error, ictx context.Context, timeout time.Duration) error {
-	if e.hasExpired() || errors.Is(ictx.Err(), context.DeadlineExceeded) {
+	// The extension's end can see the deadline pass a moment before ours
+	// (the timeout it is sent is rounded down) and reset the stream:
+	// DeadlineExceeded then comes while ictx has not yet expired.
+	if e.hasExpired() || errors.Is(ictx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
 		return fmt.Errorf("it did not answer Init within %s", timeout)
 	}
 	if p := e.proc; p != nil && status.Code(err) == codes.Unavailable {
