@@ -215,6 +215,7 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 	d := m.asks[0]
 	done := func(answer string) tea.Cmd {
 		m.asks = m.asks[1:]
+		m.flash = "" // what it said of this question
 		if answer != "" {
 			m.say(transcript.Quiet, fmt.Sprintf("%s asked %q: %s", d.q.By, d.q.Title, answer))
 		}
