@@ -226,7 +226,8 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
 	default:
 		m.disable(e, callErr(err, false))
-		return fail("%s failed: its extension %s stopped working (%v)", call.Name, e.Name(), status.Convert(err).Message())
+		return fail("%s failed: its extension %s stopped working (%v) before it answered, so whether the call had any effect is not known",
+			call.Name, e.Name(), status.Convert(err).Message())
 	}
 	// The call has answered: what it says is what it did, and its
 	// watchers check it even when the user interrupted the call while it
