@@ -412,9 +412,9 @@ func (w *textWalker) surrogate(r rune) rune {
 // skipStr checks the rest of a string up to its closing quote, fast.
 func (w *textWalker) skipStr() bool {
 	for {
-		buf, err := w.r.Peek(w.r.Buffered())
+		buf, _ := w.r.Peek(w.r.Buffered())
 		if len(buf) == 0 {
-			if _, err = w.r.Peek(1); err != nil {
+			if _, err := w.r.Peek(1); err != nil {
 				return false
 			}
 			continue
@@ -563,7 +563,7 @@ func (w *textWalker) number() bool {
 			return false
 		}
 		digits()
-		c, ok = next()
+		_, ok = next()
 	}
 	if ok && (c == 'e' || c == 'E') {
 		d, _ := next()
@@ -574,7 +574,7 @@ func (w *textWalker) number() bool {
 			return false
 		}
 		digits()
-		c, ok = next()
+		_, ok = next()
 	}
 	if ok {
 		w.r.UnreadByte()

@@ -118,10 +118,6 @@ func (r *signalRouter) stop(sig os.Signal) {
 	time.AfterFunc(stopGrace, func() { r.exitNow(cause) })
 }
 
-// interrupt is a Ctrl-C from inside panto (the line loop's Ctrl-D or
-// /quit at a question): delivered as the signal would be.
-func (r *signalRouter) interrupt() { r.deliver(os.Interrupt) }
-
 // exitNow ends the process with the status of cause (nil: Ctrl-C).
 func (r *signalRouter) exitNow(cause *stopSignal) {
 	if r.exit == nil {
