@@ -563,7 +563,7 @@ func (w *textWalker) number() bool {
 			return false
 		}
 		digits()
-		_, ok = next()
+		c, ok = next()
 	}
 	if ok && (c == 'e' || c == 'E') {
 		d, _ := next()
