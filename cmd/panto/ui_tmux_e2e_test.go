@@ -291,6 +291,7 @@ func TestUIGuardConfirmDialog(t *testing.T) {
 			s := u.wait("guard asks: Run this command?")
 			require.Contains(t, s, "rm -rf victim")
 			require.Contains(t, s, "[y] yes   [n] no")
+			time.Sleep(500 * time.Millisecond) // a key in the dialog's first 300 ms is not an answer
 			u.typ(answer)
 			if answer == "y" {
 				u.wait("✓ bash rm -rf victim")

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Items 3 and 9 of issue 15 in the full-screen UI, with the real guard
+// (examples/plugins/guard) and tools in tmux: keys typed for the next
+// message as the guard's question comes up never answer it; questions
+// cannot keep the user from leaving.
+
+// Item 3: a y typed into the editor just before the guard's dialog
+// popped up, or right after it appeared, answered it, and rm ran. Now
+// those keys stay in the editor and the command waits; a y typed once
+// the dialog has been up for its grace runs it.
+func TestUIGuardQuestionIgnoresKeysTypedAsItAppears(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	victim := h.victim()
+	u := h.tmuxPanto(100, 30, nil, guardArgs(h)...)
+	u.ready("echo/echo")
+	u.typ(rmVictim)
+	u.keys("Enter")
+	// Typing the next message: y's until the dialog shows, one more
+	// right after.
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(u.screen(), "guard asks: Run this command?") {
+		require.True(t, time.Now().Before(deadline), "no dialog:\n%s", u.screen())
+		u.typ("y")
+	}
+	u.typ("y")
+	s := u.wait("❯ yy")
+	require.Contains(t, s, "[y] yes   [n] no", "the dialog is still up")
+	require.DirExists(t, victim, "no y typed as it appeared answered it")
+
+	time.Sleep(500 * time.Millisecond) // the user reads it
+	u.typ("y")
+	u.wait("✓ bash rm -rf victim")
+	require.NoDirExists(t, victim, "a y after the grace answers")
+	require.Equal(t, 0, u.quit())
+}
+
+// Item 9: a thousand questions at once, or one asked again as soon as
+// it is dismissed, took every Ctrl-C. Ctrl-C twice leaves, at once, and
+// the questions are dismissed.
+func TestUIQuestionsCannotTrapTheUser(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"/many", "/nag"} {
+		t.Run(cmd, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			u := h.tmuxPanto(100, 30, nil, "--provider", "echo", "--extension", filepath.Join(pluginDir, "uihostile"))
+			u.ready("echo/echo")
+			u.typ(cmd)
+			u.keys("Enter")
+			u.wait("uihostile asks: ")
+			start := time.Now()
+			u.keys("C-c")
+			u.wait("uihostile asks: ") // asked again, or the next of the thousand
+			u.keys("C-c")
+			require.Equal(t, 0, u.exitCode())
+			require.Less(t, time.Since(start), 10*time.Second, "quitting waited on the questions")
+		})
+	}
+}
