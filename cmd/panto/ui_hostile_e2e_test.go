@@ -305,7 +305,7 @@ func TestUIHostileSessionLogs(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.Append(sessionlog.LabelEntry(reply[0].ID, strings.ReplaceAll(strings.TrimSpace(x), "\n", " ")))
 	require.NoError(t, err)
-	_, err = w.Append(sessionlog.MessageEntry(conversation.SystemMessage(x, conversation.ModeAppend).WithSource("extension "+x)))
+	_, err = w.Append(sessionlog.MessageEntry(conversation.SystemMessage(x, conversation.ModeAppend).WithSource("extension " + x)))
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	_ = log
