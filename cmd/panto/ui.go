@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -73,8 +74,16 @@ func runUI(ctx context.Context, e *env, o *options) error {
 			notices = append(notices, l)
 		}
 	}
+	// The UI writes to the terminal itself, never through stdout's
+	// sanitizer: its styling is the only escape output, and it makes the
+	// text it draws safe itself (package tui, termtext).
+	var out io.Writer
+	if e.termOut != nil {
+		out = e.termOut
+	}
 	var restore func()
 	err = tui.Run(ctx, tui.Options{
+		Output: out,
 		Open: func(ctx context.Context) (tui.Session, error) {
 			s, err := open(ctx, host.Log{Path: path, ID: id})
 			if err != nil || o.from == "" {

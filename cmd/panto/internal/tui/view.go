@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 )
 
@@ -128,7 +129,7 @@ func (m *Model) activity() string {
 		text = th.Warn.Render("? " + m.asks[0].q.By + " is asking you something")
 	case m.busy != idle:
 		el := now.Sub(m.busySince).Round(100 * time.Millisecond)
-		text = th.Accent.Render(transcript.Spinner(m.frame)) + " " + th.Bold.Render(m.busyWhat) +
+		text = th.Accent.Render(transcript.Spinner(m.frame)) + " " + th.Bold.Render(termtext.Line(m.busyWhat)) +
 			th.Dim.Render(fmt.Sprintf(" %.1fs · Esc interrupts", el.Seconds()))
 		if n := len(m.queued); n > 0 {
 			text += th.Dim.Render(fmt.Sprintf(" · %d queued", n))
