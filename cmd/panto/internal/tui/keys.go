@@ -28,8 +28,8 @@ var Bindings = []Binding{
 	{"/", "on an empty editor: the command palette (type to filter, ↑/↓, Enter runs, Tab completes)"},
 	{"@", "complete a file path into the message"},
 	{"Esc", "interrupt the running turn (what was recorded stays valid); close a popup; back to the end of the transcript"},
-	{"Ctrl-C", "interrupt the running turn; clear the editor; twice on an empty editor: quit"},
-	{"Ctrl-D", "quit, when the editor is empty (otherwise delete the character under the cursor)"},
+	{"Ctrl-C", "interrupt the running turn; clear the editor; twice on an empty editor: quit. On a question: dismiss it, and a second Ctrl-C within 2 s quits whatever is asked"},
+	{"Ctrl-D", "quit, when the editor is empty, a question up or not (otherwise delete the character under the cursor)"},
 	{"PgUp/PgDn, the mouse wheel", "scroll the transcript (PgDn at the end follows new output again)"},
 	{"Ctrl-O", "expand or fold the nearest tool output, thinking, long message or prompt change on screen"},
 	{"Ctrl-L", "redraw the screen"},
@@ -38,7 +38,8 @@ var Bindings = []Binding{
 
 // DialogBindings are the keys of the dialogs and pickers.
 var DialogBindings = []Binding{
-	{"y / n (or Enter = no)", "answer an extension's confirm"},
+	{"y / n (or Enter = no)", "answer an extension's confirm, once it has been up 300 ms (keys before go to the editor); y only once all of a long one was on screen"},
+	{"↑/↓, PgUp/PgDn, Home/End, the mouse wheel", "scroll a confirm's text; Tab goes to the next highlighted line not yet seen"},
 	{"↑/↓, Enter", "choose in a select, the model picker, the palette"},
 	{"Esc", "dismiss the question or close the picker (the extension is told it was dismissed)"},
 	{"↑/↓, PgUp/PgDn, Home/End, q", "scroll /prompt and /help; q or Esc closes them"},
