@@ -199,6 +199,9 @@ func TestCtrlCTwiceLeavesWhateverIsAsked(t *testing.T) {
 		var again func()
 		again = func() {
 			n := asks.Add(1)
+			if n > 50 {
+				return // (a session closing makes the host's Ask fail)
+			}
 			ev, answers := newAsk(asked{ID: n, By: "nag", Type: extension.AskConfirm, Title: "now?"})
 			f.events <- ev
 			go func() {
