@@ -16,6 +16,9 @@ import (
 // here, but never gets this far: termtext showed its ESC as "␛" where it
 // came in.)
 func safeFrame(s string) string {
+	if frameSafe(s) {
+		return s // as nearly always: nothing to copy
+	}
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
@@ -42,6 +45,25 @@ func safeFrame(s string) string {
 	}
 	b.WriteString(termtext.Sanitize(s[last:]))
 	return b.String()
+}
+
+// frameSafe reports whether s is SGR sequences and text termtext passes.
+func frameSafe(s string) bool {
+	last := 0
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '\x1b')
+		if j < 0 {
+			break
+		}
+		i += j
+		n := sgrLen(s[i:])
+		if n == 0 || !termtext.Safe(s[last:i]) {
+			return false
+		}
+		i += n
+		last = i
+	}
+	return termtext.Safe(s[last:])
 }
 
 // sgrLen is the length of the SGR sequence s starts with, or 0: ESC [,

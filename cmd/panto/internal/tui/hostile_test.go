@@ -21,11 +21,14 @@ import (
 
 var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
 
-// requireSafe fails when the frame as drawn — before safeFrame, which
-// would hide a surface that forgot — holds anything a terminal obeys
-// but the UI's styling.
+// requireSafe fails when the frame as drawn without safeFrame, which
+// would hide a surface that forgot, holds anything a terminal obeys but
+// the UI's styling. (It leaves the harness's model unguarded.)
 func (h *harness) requireSafe(what string) {
 	h.t.Helper()
+	if !h.m.unguarded {
+		h.m.unguarded, h.m.view = true, viewCache{}
+	}
 	out, _ := h.m.draw()
 	require.Empty(h.t, termtext.Leaks([]byte(out)), "%s: %q", what, out)
 	require.NoError(h.t, termtext.Check([]byte(sgr.ReplaceAllString(out, ""))), "%s:\n%s", what, h.screen())

@@ -152,6 +152,9 @@ type Model struct {
 
 	// cache of the last frame's parts
 	view viewCache
+	// unguarded leaves safeFrame out (tests of what the surfaces make
+	// safe themselves).
+	unguarded bool
 }
 
 // interruptMsg is SIGINT from outside: it acts as Ctrl-C.

@@ -49,16 +49,26 @@ func (m *Model) View() tea.View {
 	}
 	content, cursor := m.draw()
 	v.Cursor = cursor
-	v.SetContent(safeFrame(content))
+	v.SetContent(content)
 	return v
 }
 
+// guard passes a piece of the frame through safeFrame, the last guard
+// before the terminal: every piece draw puts in the frame goes through
+// it once (a cached piece when it is made). Outside text is already safe
+// where it came in; unguarded (tests only) shows what it is without.
+func (m *Model) guard(s string) string {
+	if m.unguarded {
+		return s
+	}
+	return safeFrame(s)
+}
+
 // draw draws the screen's content and says where the cursor is (nil
-// when a box or a page hides the editor). Outside text in it is already
-// safe; View passes it through safeFrame all the same.
+// when a box or a page hides the editor).
 func (m *Model) draw() (string, *tea.Cursor) {
 	if m.ov != nil && m.ov.page() && len(m.asks) == 0 {
-		return strings.Join(m.ov.view(m, m.width, m.height), "\n"), nil
+		return m.guard(strings.Join(m.ov.view(m, m.width, m.height), "\n")), nil
 	}
 	th := m.th
 	tH := m.transcriptHeight()
@@ -77,7 +87,7 @@ func (m *Model) draw() (string, *tea.Cursor) {
 	b.WriteByte('\n')
 	rows, cx, cy := m.ed.ta.View(th)
 	for _, r := range rows {
-		b.WriteString(r)
+		b.WriteString(m.guard(r))
 		b.WriteByte('\n')
 	}
 	b.WriteString(m.statusLine())
@@ -97,6 +107,9 @@ func (m *Model) transcriptLines(h int) []string {
 		return append([]string(nil), c.lines...)
 	}
 	lines := m.list.View(m.ctxFor(), h)
+	for i, l := range lines {
+		lines[i] = m.guard(l)
+	}
 	c.version, c.width, c.height, c.lines = m.list.Version(), m.width, h, lines
 	return append([]string(nil), lines...)
 }
@@ -151,7 +164,7 @@ func (m *Model) activity() string {
 	}
 	fill := max(0, avail-ansi.StringWidth(text))
 	m.view.actKey = key
-	m.view.act = th.Border.Render("── ") + text + th.Border.Render(strings.Repeat("─", fill))
+	m.view.act = m.guard(th.Border.Render("── ") + text + th.Border.Render(strings.Repeat("─", fill)))
 	return m.view.act
 }
 
@@ -160,7 +173,7 @@ func (m *Model) activity() string {
 func (m *Model) statusLine() string {
 	key := m.status.key(m.width, m.th)
 	if key != m.view.statKey || m.view.stat == "" {
-		m.view.statKey, m.view.stat = key, m.status.view(m.th, m.width)
+		m.view.statKey, m.view.stat = key, m.guard(m.status.view(m.th, m.width))
 	}
 	return m.view.stat
 }
@@ -178,7 +191,7 @@ func (m *Model) popup(h int) []string {
 	}
 	out := []string{th.Border.Render("╭─ ") + th.Dim.Render(ansi.Truncate(title, m.width-4, "…"))}
 	for _, r := range rows {
-		out = append(out, th.Border.Render("│ ")+r)
+		out = append(out, m.guard(th.Border.Render("│ ")+r))
 	}
 	return out
 }
@@ -186,15 +199,19 @@ func (m *Model) popup(h int) []string {
 // boxView is the box over the screen: a question, or the model picker.
 func (m *Model) boxView() []string {
 	w := min(m.width-2, 72)
+	var lines []string
 	switch {
 	case len(m.asks) > 0:
 		// The box covers the transcript only: the activity bar, the
 		// editor and the status line stay in view.
-		return box(m.th, m.questionBox(w-4, max(3, m.transcriptHeight()-2)), w)
+		lines = box(m.th, m.questionBox(w-4, max(3, m.transcriptHeight()-2)), w)
 	case m.ov != nil && !m.ov.page():
-		return box(m.th, m.ov.view(m, w-4, m.height-4), w)
+		lines = box(m.th, m.ov.view(m, w-4, m.height-4), w)
 	}
-	return nil
+	for i, l := range lines {
+		lines[i] = m.guard(l)
+	}
+	return lines
 }
 
 // overlayBox draws box in the middle of the frame, above row within
