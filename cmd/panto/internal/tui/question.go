@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -487,6 +488,9 @@ func wrapPlain(s string, width int) []string {
 	return out
 }
 
+// maxHighlights bounds the parts of a question highlighted.
+const maxHighlights = 64
+
 // highlightWrap wraps text (made safe) to width, styling every
 // occurrence of a highlighted part; hl says which lines hold one. A
 // part spanning lines is matched line by line.
@@ -499,21 +503,36 @@ func highlightWrap(th *theme.Theme, text string, parts []string, width int) (lin
 			}
 		}
 	}
+	if len(pieces) > maxHighlights {
+		pieces = pieces[:maxHighlights]
+	}
 	for _, line := range strings.Split(text, "\n") {
-		rs := []rune(strings.ReplaceAll(line, "\t", "    "))
+		s := strings.ReplaceAll(line, "\t", "    ")
+		rs := []rune(s)
 		mask := make([]bool, len(rs))
-		s := string(rs)
-		for _, p := range pieces {
-			for at := 0; at < len(s); {
-				i := strings.Index(s[at:], p)
-				if i < 0 {
-					break
+		if len(pieces) > 0 {
+			// The rune each byte of s starts or belongs to.
+			runeAt := make([]int, len(s)+1)
+			k := 0
+			for i := range s {
+				for j := i; j < len(s) && (j == i || !utf8.RuneStart(s[j])); j++ {
+					runeAt[j] = k
 				}
-				start := len([]rune(s[:at+i]))
-				for j := range len([]rune(p)) {
-					mask[start+j] = true
+				k++
+			}
+			runeAt[len(s)] = k
+			for _, p := range pieces {
+				for at := 0; at < len(s); {
+					i := strings.Index(s[at:], p)
+					if i < 0 {
+						break
+					}
+					from, to := runeAt[at+i], runeAt[at+i+len(p)]
+					for j := from; j < to; j++ {
+						mask[j] = true
+					}
+					at += i + len(p)
 				}
-				at += i + len(p)
 			}
 		}
 		for _, seg := range wrapRunes(rs, width) {

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/host/extension"
 )
 
@@ -258,4 +260,47 @@ func TestQuittingDismissesWhatTheSessionAsksAsItCloses(t *testing.T) {
 	}
 	require.True(t, f.closed)
 	require.Empty(t, h.m.asks)
+}
+
+// Any question an extension can ask draws in its box: every line fits,
+// the choice line is there, nothing a terminal obeys gets through.
+func FuzzQuestionBox(f *testing.F) {
+	f.Add("Run this?", "rm -rf ~\n\x1b]52;c;x\a\u202e", "rm -rf", 40, 12, 3)
+	f.Add("", strings.Repeat("word ", 300), "word", 10, 5, 100)
+	f.Fuzz(func(t *testing.T, title, message, highlight string, width, height, scroll int) {
+		if len(message) > 1<<14 || len(title) > 1<<12 {
+			return
+		}
+		width, height = 10+abs(width)%120, 3+abs(height)%60
+		m := New(context.Background(), Options{Now: func() time.Time { return fixedNow }, NoColor: true})
+		m.update(tea.WindowSizeMsg{Width: width, Height: height})
+		m.ask(asked{ID: 1, By: "x", Type: extension.AskConfirm, Title: title, Message: message,
+			Highlight: []string{highlight, ""}, Answer: func(extension.Answer) {}, Dismiss: func() {}}.safe())
+		for i := range 3 {
+			out, _ := m.draw()
+			lines := strings.Split(out, "\n")
+			if len(lines) != m.height {
+				t.Fatalf("%d lines on a screen of %d", len(lines), m.height)
+			}
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w > m.width {
+					t.Fatalf("a line of %d cells on a screen of %d: %q", w, m.width, ansi.Strip(l))
+				}
+			}
+			if !strings.Contains(ansi.Strip(out), "[y] yes") && m.transcriptHeight() >= 6 {
+				t.Fatalf("no choice line:\n%s", ansi.Strip(out))
+			}
+			if err := termtext.Check([]byte(sgr.ReplaceAllString(out, ""))); err != nil {
+				t.Fatal(err)
+			}
+			m.asks[0].off += scroll * (i + 1)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -103,3 +103,22 @@ func TestRefusesALinkOrAFIFO(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
 }
+
+// Whatever the history file holds, Load gives whole entries, none blank,
+// at most Max, and never fails on a line it cannot read.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte("\"a\"\n\"multi\\nline\"\nnot json\n\"\"\n"))
+	f.Add([]byte(strings.Repeat("\"x\"\n", 3)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "h.jsonl")
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		got, err := Load(path)
+		if err != nil {
+			require.Contains(t, err.Error(), path, "an error names the file")
+		}
+		require.LessOrEqual(t, len(got), Max)
+		for _, e := range got {
+			require.NotEmpty(t, strings.TrimSpace(e))
+		}
+	})
+}
