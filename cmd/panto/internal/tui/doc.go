@@ -7,7 +7,8 @@
 // One root model (Model) owns small imperative components: the editor
 // (editor.go), the transcript (package transcript), the status line
 // (status.go), the completion popup (complete.go), the overlays — an
-// extension's question, the model picker, the prompt viewer (overlay.go).
+// extension's question (question.go), the model picker, the prompt
+// viewer (overlay.go).
 // Host events come in as messages read by commands from the session's
 // channels (events.go); Update never blocks and never does I/O: files,
 // git and the session's slower calls run in commands.
@@ -19,12 +20,24 @@
 // from the new path; a fork or a resume closes the session and opens
 // the other log through Options.Reopen.
 //
+// Outside text — the model's, a tool's, a file's, a log's, an
+// extension's — never reaches the terminal raw: it goes through termtext
+// where it enters the UI (an event, a question, a picker's row, a
+// transcript item's text, a prompt block), and every piece of the frame
+// passes safeFrame (frame.go), which lets only the UI's own SGR styling
+// through. What is handed back (a file name completed, a message put
+// back in the editor) stays as it was. The terminal is read through
+// pasteGuard (paste.go): a paste's text never ends the paste. A question
+// takes keys only once it has been on screen (question.go).
+//
 // Adding a view: a view is an overlay — page() true takes the whole
 // screen, false a box in its middle — that gets the keys while it is up
 // (Model.ov). picker.Model is a list filtered as you type with a preview
 // pane beside it (Preview); a preview of a conversation is a
 // transcript.List of historyItems, whose View gives its last lines. What
-// a view reads from the log it reads in a command.
+// a view reads from the log it reads in a command; what it shows of it
+// it shows through termtext (a picker's rows are, a preview's lines are
+// the view's to make safe).
 //
 // What does not belong here: the line-mode loop and print mode (package
 // main), and anything that decides what the session does.
