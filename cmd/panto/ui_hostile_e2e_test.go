@@ -304,7 +304,7 @@ func TestUIHostileSessionLogs(t *testing.T) {
 			newest = f
 		}
 	}
-	w, log, err := sessionlog.Open(newest)
+	w, _, err := sessionlog.Open(newest)
 	require.NoError(t, err)
 	_, err = w.Append(sessionlog.MessageEntry(conversation.UserText(x)))
 	require.NoError(t, err)
@@ -315,7 +315,6 @@ func TestUIHostileSessionLogs(t *testing.T) {
 	_, err = w.Append(sessionlog.MessageEntry(conversation.SystemMessage(x, conversation.ModeAppend).WithSource("extension " + x)))
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
-	_ = log
 
 	r := uiHostileStart(t, h, nil, "--provider", "echo", "-c")
 	r.wait("resumed: ")
