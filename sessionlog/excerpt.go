@@ -174,19 +174,28 @@ func (w *textWalker) object(depth int, member func(key string) bool) bool {
 		if !member(key) {
 			return false
 		}
-		c, ok := w.peek()
-		if !ok {
-			return false
+		if more, ok := w.next('}'); !more {
+			return ok
 		}
-		w.r.ReadByte()
-		switch c {
-		case ',':
-			continue
-		case '}':
-			return true
-		}
-		return false
 	}
+}
+
+// next reads what follows a member of an object or an element of an
+// array, closed by end: more is set after a comma; ok (with more unset)
+// at end; neither on anything else.
+func (w *textWalker) next(end byte) (more, ok bool) {
+	c, ok := w.peek()
+	if !ok {
+		return false, false
+	}
+	w.r.ReadByte()
+	switch c {
+	case ',':
+		return true, true
+	case end:
+		return false, true
+	}
+	return false, false
 }
 
 // key reads an object's key: a string without escapes, of at most 256
@@ -269,18 +278,9 @@ func (w *textWalker) content(out *lineText) bool {
 			out.text = append(out.text, text...)
 			out.hasText = out.hasText || nonEmpty
 		}
-		c, ok := w.peek()
-		if !ok {
-			return false
+		if more, ok := w.next(']'); !more {
+			return ok
 		}
-		w.r.ReadByte()
-		switch c {
-		case ',':
-			continue
-		case ']':
-			return true
-		}
-		return false
 	}
 }
 
@@ -489,18 +489,9 @@ func (w *textWalker) value(depth int) bool {
 			if !w.value(depth + 1) {
 				return false
 			}
-			c, ok := w.peek()
-			if !ok {
-				return false
+			if more, ok := w.next(']'); !more {
+				return ok
 			}
-			w.r.ReadByte()
-			switch c {
-			case ',':
-				continue
-			case ']':
-				return true
-			}
-			return false
 		}
 	case c == '"':
 		var none []byte
