@@ -67,7 +67,12 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	root := t.TempDir()
+	return newHarnessAt(t, t.TempDir())
+}
+
+// newHarnessAt is newHarness in the folder root.
+func newHarnessAt(t testing.TB, root string) *harness {
+	t.Helper()
 	h := &harness{t: t, root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project")}
 	require.NoError(t, os.MkdirAll(h.project, 0o755))
 	require.NoError(t, os.MkdirAll(h.home, 0o755))

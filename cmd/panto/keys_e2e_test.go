@@ -43,16 +43,7 @@ func keysRunAs(t *testing.T, uid int) (keysProbeReport, string) {
 	for _, name := range []string{"panto", "tools", "keyprobe"} {
 		keysCopy(t, filepath.Join(pluginDir, name), filepath.Join(bin, name))
 	}
-	h := &harness{t: t, root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project")}
-	require.NoError(t, os.MkdirAll(h.project, 0o755))
-	require.NoError(t, os.MkdirAll(h.home, 0o755))
-	h.env = map[string]string{
-		"HOME":            h.home,
-		"XDG_DATA_HOME":   filepath.Join(h.home, "data"),
-		"XDG_CONFIG_HOME": filepath.Join(h.home, "config"),
-		"XDG_STATE_HOME":  filepath.Join(h.home, "state"),
-		"PATH":            os.Getenv("PATH"),
-	}
+	h := newHarnessAt(t, root)
 
 	secret := "sk-ant-test-" + keysRandom(t)
 	reversed := []byte(secret)
