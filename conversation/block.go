@@ -70,6 +70,15 @@ func (m Mode) Normalize() Mode {
 type Block struct {
 	Type BlockType `json:"type"`
 
+	// Added marks a text block of a user message that panto put there
+	// besides what the user typed, and says where it came from, in the
+	// words of a system block's Source: "project
+	// /p/.panto/USER_PROMPT.md". Empty for what the user typed (and for
+	// every block of a log written before the marker; see Message.Typed).
+	// It is never sent to a model: the request holds the block's text as
+	// it holds any other. Only a user message's text blocks have one.
+	Added string `json:"added,omitempty"`
+
 	// Text is the text of a text block or of a system block.
 	Text string `json:"text,omitempty"`
 	// Mode is the mode of a system block.
@@ -109,6 +118,16 @@ type Block struct {
 
 // Text returns a text block.
 func Text(s string) Block { return Block{Type: TypeText, Text: s} }
+
+// AddedText returns a text block of a user message that panto adds to
+// what the user typed, from source (see Block.Added; an empty source is
+// "panto").
+func AddedText(text, source string) Block {
+	if source == "" {
+		source = "panto"
+	}
+	return Block{Type: TypeText, Added: source, Text: text}
+}
 
 // System returns an unkeyed system block with the given mode.
 func System(text string, mode Mode) Block {
@@ -171,13 +190,20 @@ func (b Block) ResultText() string {
 	return Message{Content: b.Content}.Text()
 }
 
-// Validate checks the fields a block of its type must have, and that only
-// a system block has a key or a source.
+// Validate checks the fields a block of its type must have, that only a
+// system block has a key or a source, and that only a text block is
+// marked added (Message.Validate checks that it is a user message's).
 func (b *Block) Validate() error {
 	if b.Type != TypeSystem && (b.Key != "" || b.Source != "") {
 		switch b.Type {
 		case TypeText, TypeThinking, TypeRedactedThinking, TypeImage, TypeToolUse, TypeToolResult:
 			return fmt.Errorf("%s block: only a system block may have a key or a source", b.Type)
+		}
+	}
+	if b.Added != "" && b.Type != TypeText {
+		switch b.Type {
+		case TypeSystem, TypeThinking, TypeRedactedThinking, TypeImage, TypeToolUse, TypeToolResult:
+			return fmt.Errorf("%s block: only a text block of a user message may be marked added", b.Type)
 		}
 	}
 	switch b.Type {
@@ -214,6 +240,9 @@ func (b *Block) Validate() error {
 			c := &b.Content[i]
 			if c.Type != TypeText && c.Type != TypeImage {
 				return fmt.Errorf("tool_result block %s: content[%d] is %q (want text or image)", b.ToolUseID, i, c.Type)
+			}
+			if c.Added != "" {
+				return fmt.Errorf("tool_result block %s: content[%d]: only a text block of a user message may be marked added", b.ToolUseID, i)
 			}
 			if err := c.Validate(); err != nil {
 				return fmt.Errorf("tool_result block %s: content[%d]: %w", b.ToolUseID, i, err)

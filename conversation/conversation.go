@@ -152,6 +152,47 @@ func (m Message) Text() string {
 	return string(buf)
 }
 
+// Typed returns what the user typed in a user message, without what panto
+// added to it: the text of the text blocks not marked added
+// (Block.Added), concatenated. A message none of whose text blocks is
+// marked — every message of a log written before the marker existed,
+// when panto put each USER_PROMPT.md text first and the typed text last,
+// as one block each — gives its last text block. It is the one rule of
+// what a jump back to a message of the user's hands back to edit and
+// send, and of what the tree, the session list and the export show of
+// it; the request sends every block, as Text has them.
+func (m Message) Typed() string {
+	last, marked := -1, false
+	for i := range m.Content {
+		if b := &m.Content[i]; b.Type == TypeText {
+			last = i
+			marked = marked || b.Added != ""
+		}
+	}
+	switch {
+	case last < 0:
+		return ""
+	case !marked:
+		return m.Content[last].Text
+	}
+	var n, blocks, one int
+	for i := range m.Content {
+		if b := &m.Content[i]; b.Type == TypeText && b.Added == "" {
+			n, blocks, one = n+len(b.Text), blocks+1, i
+		}
+	}
+	if blocks == 1 {
+		return m.Content[one].Text // no copy
+	}
+	buf := make([]byte, 0, n)
+	for i := range m.Content {
+		if b := &m.Content[i]; b.Type == TypeText && b.Added == "" {
+			buf = append(buf, b.Text...)
+		}
+	}
+	return string(buf)
+}
+
 // ToolUses returns the tool-use blocks of m, in order.
 func (m Message) ToolUses() []Block {
 	var out []Block
@@ -185,6 +226,9 @@ func (m Message) Validate() error {
 		}
 		if err := b.Validate(); err != nil {
 			return fmt.Errorf("%w: %s message content[%d]: %w", ErrInvalidMessage, m.Role, i, err)
+		}
+		if b.Added != "" && m.Role != RoleUser {
+			return fmt.Errorf("%w: %s message content[%d]: only a text block of a user message may be marked added", ErrInvalidMessage, m.Role, i)
 		}
 	}
 	return nil

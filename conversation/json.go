@@ -101,6 +101,8 @@ func (j *MessageJSON) Message() (Message, error) {
 			return m, fmt.Errorf("system message content[%d] has a key: the key goes on the message, not on its blocks", i)
 		case b.Source != "":
 			return m, fmt.Errorf("system message content[%d] has a source: the source goes on the message, not on its blocks", i)
+		case b.Added != "":
+			return m, fmt.Errorf("system message content[%d] is marked added: only a text block of a user message may be", i)
 		}
 		*b = Block{Type: TypeSystem, Text: b.Text, Mode: mode, Key: key, Source: j.Source}
 		mode, key = ModeAppend, ""
@@ -144,6 +146,9 @@ func (m Message) JSONValue() (any, error) {
 		b := &m.Content[i]
 		if b.Type != TypeSystem {
 			return nil, fmt.Errorf("system message content[%d] is a %q block (want system)", i, b.Type)
+		}
+		if b.Added != "" {
+			return nil, fmt.Errorf("system message content[%d] is marked added: only a text block of a user message may be", i)
 		}
 		if i == 0 {
 			out.Mode, out.Key, out.Source = b.Mode.Normalize(), b.Key, b.Source

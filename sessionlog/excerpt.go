@@ -40,16 +40,16 @@ type lineText struct {
 	// time is the entry's time as written ("" without one).
 	time string
 	role string
-	// text is the start of the message's text (Message.Text): at least
-	// MaxFirstText+1 bytes of it when it has that many, so that excerpt of
-	// it is excerpt of the whole.
+	// text is the start of the message's typed text (Message.Typed): at
+	// least MaxFirstText+1 bytes of it when it has that many, so that
+	// excerpt of it is excerpt of the whole.
 	text []byte
-	// hasText reports whether a text block has any text.
+	// hasText reports whether the typed text is not empty.
 	hasText bool
 }
 
 // firstText reads an entry's line from r, streaming, and returns its time
-// and the role and the start of the text of its message, in memory bounded
+// and the role and the start of the typed text of its message, in memory bounded
 // by the excerpt however long the line. Like fastDecoder it is only a
 // shortcut: it handles the JSON panto writes (the keys it looks at in
 // their exact case, each once, no escapes in keys, string values where
@@ -240,8 +240,11 @@ func (w *textWalker) message(out *lineText) bool {
 	})
 }
 
-// content walks a message's content array: the text of its text blocks
-// goes to out.text, up to the excerpt's need.
+// content walks a message's content array: the start of its typed text
+// (conversation.Message.Typed) goes to out.text, up to the excerpt's
+// need. Which blocks that is is known only at the end (a block marked
+// added anywhere makes it the unmarked blocks, else it is the last text
+// block), so both are kept, each bounded.
 func (w *textWalker) content(out *lineText) bool {
 	if c, ok := w.peek(); !ok || c != '[' {
 		return false
@@ -251,22 +254,30 @@ func (w *textWalker) content(out *lineText) bool {
 		w.r.ReadByte()
 		return true
 	}
+	var unmarked, last []byte
+	var unmarkedHas, lastHas, marked bool
 	for {
-		var typ, text []byte
-		nonEmpty := false
+		var typ, text, added []byte
+		nonEmpty, isAdded := false, false
 		seen := map[string]bool{}
 		ok := w.object(3, func(key string) bool {
-			if !w.known(key, "type", "text") || !w.once(seen, key) {
+			if !w.known(key, "type", "text", "added") || !w.once(seen, key) {
 				return false
 			}
 			switch key {
 			case "type":
 				return w.str(&typ, 64)
 			case "text":
-				if !w.str(&text, max(0, MaxFirstText+1-len(out.text))) {
+				if !w.str(&text, MaxFirstText+1) {
 					return false
 				}
 				nonEmpty = w.lastNonEmpty
+				return true
+			case "added":
+				if !w.str(&added, 0) {
+					return false
+				}
+				isAdded = w.lastNonEmpty
 				return true
 			}
 			return w.value(4)
@@ -275,11 +286,23 @@ func (w *textWalker) content(out *lineText) bool {
 			return false
 		}
 		if string(typ) == "text" {
-			out.text = append(out.text, text...)
-			out.hasText = out.hasText || nonEmpty
+			last, lastHas = text, nonEmpty
+			marked = marked || isAdded
+			if !isAdded {
+				unmarked = append(unmarked, text[:min(len(text), max(0, MaxFirstText+1-len(unmarked)))]...)
+				unmarkedHas = unmarkedHas || nonEmpty
+			}
 		}
 		if more, ok := w.next(']'); !more {
-			return ok
+			if !ok {
+				return false
+			}
+			if marked {
+				out.text, out.hasText = unmarked, unmarkedHas
+			} else {
+				out.text, out.hasText = last, lastHas
+			}
+			return true
 		}
 	}
 }

@@ -129,7 +129,17 @@ func TestFirstText(t *testing.T) {
 		has  bool
 	}{
 		{line("e1", "", userHi), true, "hi", true},
-		{line("e1", "", `{"role":"user","content":[{"text":"a","type":"text"},{"type":"image","data":"AA=="},{"type":"text","text":"b\u00e9\ud83d\ude00\ud800x"}]}`), true, "abé😀\uFFFDx", true},
+		// No block marked added: the last text block (what panto wrote
+		// last before the marker).
+		{line("e1", "", `{"role":"user","content":[{"text":"a","type":"text"},{"type":"image","data":"AA=="},{"type":"text","text":"b\u00e9\ud83d\ude00\ud800x"}]}`), true, "bé😀\uFFFDx", true},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","text":"Answer briefly."},{"type":"text","text":"hi"}]}`), true, "hi", true},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","added":"","text":"a"},{"type":"text","text":"b"}]}`), true, "b", true},
+		// Marked: the blocks not marked, wherever the marker is.
+		{line("e1", "", `{"role":"user","content":[{"type":"text","added":"project /p/.panto/USER_PROMPT.md","text":"Answer briefly."},{"type":"text","text":"hi"}]}`), true, "hi", true},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"rules","added":"x"},{"type":"text","text":"b"}]}`), true, "ab", true},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","added":"x","text":"rules"},{"type":"text","text":""}]}`), true, "a", true},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","added":"x","text":"rules"},{"type":"text","text":""}]}`), true, "", false},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","added":"x","text":"rules"}]}`), true, "", false},
 		{line("e1", "", `{"role":"user","content":[{"type":"text","text":""}]}`), true, "", false},
 		{line("e1", "", `{"role":"user","content":[]}`), true, "", false},
 		{line("e1", "", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"inner"}]}]}`), true, "", false},
@@ -139,6 +149,9 @@ func TestFirstText(t *testing.T) {
 		{line("e1", "", `{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}`), false, "", false},
 		{line("e1", "", `{"role":"user","content":[{"type":"text","text":null}]}`), false, "", false},
 		{line("e1", "", `{"role":"user","content":[{"type":"text","te\u0078t":"a"}]}`), false, "", false},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","Added":"x","text":"a"}]}`), false, "", false},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","added":"x","added":"y","text":"a"}]}`), false, "", false},
+		{line("e1", "", `{"role":"user","content":[{"type":"text","added":7,"text":"a"}]}`), false, "", false},
 		{`{"type":"message","id":"e1","meſſage":{"role":"user","content":[]}}`, false, "", false},
 		// Malformed.
 		{line("e1", "", `{"role":"user","content":[{"type":"text","text":"a}]}`), false, "", false},
@@ -166,6 +179,8 @@ func FuzzFirstText(f *testing.F) {
 		`{"role":"user","content":[{"type":"text","text":"` + strings.Repeat("long ", 200) + `"},{"type":"text","text":"two"}]}`,
 		`{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{"a":[1,2.5e3,-0.1E-2,null,true]}}]}`,
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}],"is_error":true}]}`,
+		`{"role":"user","content":[{"type":"text","added":"project /p/.panto/USER_PROMPT.md","text":"` + strings.Repeat("rule ", 200) + `"},{"type":"text","text":"typed"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b","added":"\u00e9"},{"type":"text","text":"` + strings.Repeat("c", 600) + `"}]}`,
 	} {
 		f.Add([]byte(line("e1", "", m)))
 	}
@@ -189,7 +204,7 @@ func FuzzFirstText(f *testing.F) {
 		}
 		if ok {
 			require.Equal(t, string(e.Message.Role), got.role)
-			require.Equal(t, excerpt(e.Message.Text()), excerpt(string(got.text)))
+			require.Equal(t, excerpt(e.Message.Typed()), excerpt(string(got.text)))
 			require.Equal(t, hasText(e.Message), got.hasText)
 		}
 		// What the writer writes of it is always handled.
@@ -199,7 +214,7 @@ func FuzzFirstText(f *testing.F) {
 		}
 		again, ok := firstText(bytes.NewReader(buf.Bytes()))
 		require.True(t, ok, "gave up on the writer's line %s", buf.Bytes())
-		require.Equal(t, excerpt(e.Message.Text()), excerpt(string(again.text)))
+		require.Equal(t, excerpt(e.Message.Typed()), excerpt(string(again.text)))
 		require.Equal(t, hasText(e.Message), again.hasText)
 	})
 }

@@ -222,6 +222,9 @@ func (d *fastDecoder) block(b *conversation.Block, depth int) bool {
 		case "source":
 			bit = 1 << 14
 			b.Source, ok = d.str()
+		case "added":
+			bit = 1 << 15
+			b.Added, ok = d.str()
 		}
 		return once(&seen, bit) && ok
 	})

@@ -27,10 +27,11 @@ type Summary struct {
 	Entries int
 	// Labels are the effective labels (Tree.Labels); nil when none.
 	Labels map[string]string
-	// FirstUserText is the start of the text of the first user message
-	// of the current branch that has any (Log.FirstUserText), or "": the
-	// whole text when it has at most MaxFirstText bytes, else as much as
-	// fits with "…", cut on a rune boundary.
+	// FirstUserText is the start of what the user typed in the first
+	// user message of the current branch where that is not empty
+	// (Log.FirstUserText, Message.Typed), or "": the whole text when it
+	// has at most MaxFirstText bytes, else as much as fits with "…", cut
+	// on a rune boundary.
 	FirstUserText string
 	// LastTime is when the last entry, the leaf, was recorded; zero for a
 	// log without entries.
@@ -118,11 +119,12 @@ func (t *Tree) entryTime(f *os.File, i int32) (time.Time, error) {
 	return es[0].Time, nil
 }
 
-// firstUserText returns the text of node i's message, read from f, and
-// whether it is a user message with text. Of a line of bigLine bytes or
-// more only the start of the text is read (firstText), so a first
-// message of hundreds of megabytes costs a pass over its bytes, not
-// their copies; the result is only good for excerpt.
+// firstUserText returns the typed text of node i's message
+// (Message.Typed), read from f, and whether it is a user message with
+// some. Of a line of bigLine bytes or more only the start of the text is
+// read (firstText), so a first message of hundreds of megabytes costs a
+// pass over its bytes, not their copies; the result is only good for
+// excerpt.
 func (t *Tree) firstUserText(f *os.File, i int32) (string, bool, error) {
 	if n := t.nodes.at(i); n.size >= bigLine {
 		if lt, ok := firstText(io.NewSectionReader(f, n.off(), int64(n.size))); ok {
@@ -134,7 +136,7 @@ func (t *Tree) firstUserText(f *os.File, i int32) (string, bool, error) {
 		return "", false, err
 	}
 	if m := es[0].Message; m != nil && m.Role == conversation.RoleUser && hasText(m) {
-		return m.Text(), true, nil
+		return m.Typed(), true, nil
 	}
 	return "", false, nil
 }
@@ -147,8 +149,10 @@ func (t *Tree) firstUserText(f *os.File, i int32) (string, bool, error) {
 // nothing about it changes.
 
 // summaryFormat is the version of the sidecar's shape; another version is
-// stale. Version 1 held the whole first message; 2 holds an excerpt.
-const summaryFormat = 2
+// stale. Version 1 held the whole first message; 2 an excerpt of its
+// text, USER_PROMPT.md blocks included; 3 an excerpt of what the user
+// typed (Message.Typed).
+const summaryFormat = 3
 
 // maxSummaryFile bounds the sidecar that is read: a larger one (one of
 // version 1 with a huge first message, or one of a log with a great many
@@ -182,9 +186,9 @@ type summaryFile struct {
 // modification time are those it records), else by scanning the log and
 // then writing the sidecar (mode 0600, replaced atomically; a failure to
 // write it is ignored: it is only a cache). A sidecar of another format
-// (version 1 held the whole first message), or one larger than 1 MiB, is
-// not read but rebuilt. Listing many sessions costs a
-// stat and a small read per unchanged log.
+// (version 1 held the whole first message, 2 its USER_PROMPT.md blocks
+// too), or one larger than 1 MiB, is not read but rebuilt. Listing many
+// sessions costs a stat and a small read per unchanged log.
 func CachedSummary(path string) (Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -178,8 +178,10 @@ func (l *Log) MessageCount() int {
 	return n
 }
 
-// FirstUserText returns the text of the first user message on the current
-// branch that has any, or "" (for a session list's title).
+// FirstUserText returns what the user typed (Message.Typed) in the first
+// user message on the current branch where that is not empty, or "" (for
+// a session list's title): without the USER_PROMPT.md blocks panto put
+// before it.
 func (l *Log) FirstUserText() string {
 	if len(l.Entries) == 0 {
 		return ""
@@ -193,17 +195,12 @@ func (l *Log) FirstUserText() string {
 	if err != nil || first == nil {
 		return ""
 	}
-	return first.Text()
+	return first.Typed()
 }
 
-// hasText reports whether m.Text() is not empty.
+// hasText reports whether m.Typed() is not empty.
 func hasText(m *conversation.Message) bool {
-	for _, b := range m.Content {
-		if b.Type == conversation.TypeText && b.Text != "" {
-			return true
-		}
-	}
-	return false
+	return m.Typed() != ""
 }
 
 // Tree returns the shape of the log (see Tree): every entry, in file
