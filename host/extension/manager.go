@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/internal/queue"
 	"github.com/panto-dev/panto/internal/pb"
 	"github.com/panto-dev/panto/internal/protocol"
 )
@@ -24,16 +25,14 @@ type Manager struct {
 	rec  Recorder
 	exts []*Ext // load order: the order every event is delivered in
 
-	// queue holds system_prompt_changed events; one goroutine delivers
+	// changes holds system_prompt_changed events; one goroutine delivers
 	// them in order, never from inside a Host call (that could deadlock).
 	// It is unbounded, so no change is ever dropped, and closed by Close:
 	// a change that arrives later (an extension's background goroutine
-	// still editing) is recorded but told to nobody.
-	qmu    sync.Mutex
-	queue  []*pb.SystemPromptChanged
-	closed bool
-	wake   chan struct{} // a token when queue is not empty or closed
-	done   chan struct{}
+	// still editing) is recorded but told to nobody. It is the queue the
+	// session's event subscriptions use (host/internal/queue).
+	changes *queue.Queue[*pb.SystemPromptChanged]
+	done    chan struct{} // closed once every queued change is delivered
 
 	// clashes holds the tool clashes already reported (see reportClash).
 	clashMu sync.Mutex
@@ -49,7 +48,7 @@ type Manager struct {
 // opts.Report and left out; the others run.
 func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manager {
 	opts.defaults()
-	m := &Manager{opts: opts, rec: rec, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	m := &Manager{opts: opts, rec: rec, changes: queue.New[*pb.SystemPromptChanged](), done: make(chan struct{})}
 	started := make([]*Ext, len(specs))
 	var wg sync.WaitGroup
 	for i, spec := range specs {
@@ -102,6 +101,36 @@ func (m *Manager) Names() []string {
 	for _, e := range m.exts {
 		if e.Disabled() == nil {
 			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Infos returns what each enabled extension said about itself in Init,
+// in load order.
+func (m *Manager) Infos() []Info {
+	var out []Info
+	for _, e := range m.exts {
+		if e.Disabled() == nil {
+			out = append(out, e.Info())
+		}
+	}
+	return out
+}
+
+// NamedStop is how one extension's process ended.
+type NamedStop struct {
+	Name string
+	Stop
+}
+
+// Stops says how each extension that has stopped ended, by name, in load
+// order (once Close has returned, every one of them).
+func (m *Manager) Stops() []NamedStop {
+	var out []NamedStop
+	for _, e := range m.exts {
+		if st, ok := e.Stopped(); ok {
+			out = append(out, NamedStop{Name: e.Name(), Stop: st})
 		}
 	}
 	return out
@@ -308,40 +337,22 @@ type Change struct {
 // SystemChanged queues a system_prompt_changed event for the extensions
 // that watch it. It never blocks on an extension.
 func (m *Manager) SystemChanged(ch Change) {
-	m.qmu.Lock()
-	defer m.qmu.Unlock()
-	if m.closed {
+	if !m.changes.Push(&pb.SystemPromptChanged{Mode: string(ch.Mode), Text: ch.Text, By: ch.By, Key: ch.Key, Source: ch.Source}) {
 		m.opts.Logger.Debug("system prompt changed after the extensions closed; not delivered", "by", ch.By)
-		return
-	}
-	m.queue = append(m.queue, &pb.SystemPromptChanged{Mode: string(ch.Mode), Text: ch.Text, By: ch.By, Key: ch.Key, Source: ch.Source})
-	m.signal()
-}
-
-// signal leaves a wake token for deliverChanges (qmu held).
-func (m *Manager) signal() {
-	select {
-	case m.wake <- struct{}{}:
-	default: // one is already waiting
 	}
 }
 
 func (m *Manager) deliverChanges() {
 	defer close(m.done)
-	for range m.wake {
-		m.qmu.Lock()
-		batch, closed := m.queue, m.closed
-		m.queue = nil
-		m.qmu.Unlock()
-		for _, ch := range batch {
-			m.fire(context.Background(), &pb.EventRequest{
-				Event:   protocol.EventSystemPromptChanged,
-				Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
-			})
+	for {
+		ch, ok := m.changes.Pop(context.Background(), nil)
+		if !ok {
+			return // closed, and every change delivered
 		}
-		if closed {
-			return
-		}
+		m.fire(context.Background(), &pb.EventRequest{
+			Event:   protocol.EventSystemPromptChanged,
+			Payload: &pb.EventRequest_SystemPromptChanged{SystemPromptChanged: ch},
+		})
 	}
 }
 
@@ -360,10 +371,7 @@ func (m *Manager) Close(ctx context.Context) {
 		}
 	}
 	ends.Wait()
-	m.qmu.Lock()
-	m.closed = true
-	m.signal()
-	m.qmu.Unlock()
+	m.changes.Close()
 	<-m.done // the changes queued before now are delivered
 	var wg sync.WaitGroup
 	for _, e := range m.exts {
