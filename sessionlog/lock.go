@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 	"time"
+
+	"github.com/panto-dev/panto/internal/osfile"
 )
 
 // ErrLocked is wrapped by the error of Create or Open when another Writer —
@@ -52,8 +53,9 @@ type holder struct {
 
 func lockPath(logPath string) string { return logPath + ".lock" }
 
-// fileLock is a held writer lock: an flock(2) on the sidecar lock file,
-// released by Close or by the kernel when the process dies.
+// fileLock is a held writer lock: an flock(2) on the sidecar lock file
+// (on Windows a LockFileEx, see osfile.TryLock), released by Close or by
+// the system when the process dies.
 type fileLock struct {
 	f    *os.File
 	path string
@@ -63,16 +65,18 @@ type fileLock struct {
 func acquireLock(logPath string) (*fileLock, error) {
 	lp := lockPath(logPath)
 	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
+		// osfile.OpenFile: on Windows too, release can remove the file
+		// while it is open, and so can the holder while we hold it open.
+		f, err := osfile.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("lock session log %s: %w", logPath, err)
 		}
-		if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := osfile.TryLock(f); err != nil {
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+			if errors.Is(err, osfile.ErrLocked) {
 				return nil, lockedError(logPath)
 			}
-			return nil, fmt.Errorf("lock session log %s: flock %s: %w", logPath, lp, err)
+			return nil, fmt.Errorf("lock session log %s: %w", logPath, err)
 		}
 		// The previous holder removes the file before it lets go of the
 		// lock. If it did so between our open and our flock, we hold the
@@ -88,15 +92,6 @@ func acquireLock(logPath string) (*fileLock, error) {
 		f.Close()
 		if attempt == 100 {
 			return nil, fmt.Errorf("lock session log %s: %s keeps being replaced", logPath, lp)
-		}
-	}
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			return err
 		}
 	}
 }

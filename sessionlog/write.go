@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/panto-dev/panto/internal/osfile"
 )
 
 // Writer appends entries to one session log. It is the session's only
@@ -84,7 +86,7 @@ func Create(path string, h Header) (*Writer, error) {
 		err = f.Sync()
 	}
 	if err == nil {
-		err = syncDir(dir)
+		err = osfile.SyncDir(dir)
 	}
 	if err != nil {
 		f.Close()
@@ -395,19 +397,6 @@ func (w *Writer) Close() error {
 	err := errors.Join(w.f.Close(), w.lock.release())
 	if err != nil {
 		return fmt.Errorf("close session log %s: %w", w.path, err)
-	}
-	return nil
-}
-
-// syncDir fsyncs a directory, so a file created in it survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
 	}
 	return nil
 }

@@ -4,14 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -25,6 +20,11 @@ const (
 	// itself exits, for a background child that keeps the pipe open.
 	bashPipeGrace = 250 * time.Millisecond
 )
+
+// reaperEnv, set to the tools process's pid, makes the tools binary the
+// reaper of one bash call instead of the extension (see runReaper;
+// Windows has none).
+const reaperEnv = "PANTO_TOOLS_REAPER"
 
 var bashParams = json.RawMessage(`{
   "type": "object",
@@ -66,7 +66,9 @@ func bashTool(dir string) sdk.Tool {
 // runReaper) that leads a process group of its own: the group is killed
 // on timeout or when ctx ends, and dies with the tools process. The
 // result holds the tail of the combined output and how the command
-// ended; it is an error result unless the command exited 0.
+// ended; it is an error result unless the command exited 0. On Windows
+// there is no reaper and no process group to kill: the call fails and
+// says so (bash_windows.go).
 func runBash(ctx context.Context, dir, command string, timeout time.Duration) sdk.ToolResult {
 	if strings.TrimSpace(command) == "" {
 		return sdk.ToolResult{Content: "invalid input: field \"command\" is empty", IsError: true}
@@ -77,120 +79,7 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		return sdk.ToolResult{Content: fmt.Sprintf("invalid input: field \"command\" holds a NUL byte (\\u0000) at byte offset %d; "+
 			"a command line cannot contain NUL, so nothing was run. To pass a NUL byte to a program, write it as printf '\\0'.", i), IsError: true}
 	}
-	failed := func(err error) sdk.ToolResult { return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true} }
-	cmd, err := reaperCommand(dir, command, "PAGER=cat", "GIT_PAGER=cat")
-	if err != nil {
-		return failed(err)
-	}
-	// stdout and stderr are one pipe, read here; the reaper reports on
-	// another. stdin stays empty (/dev/null).
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return failed(err)
-	}
-	defer outR.Close()
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		outW.Close()
-		return failed(err)
-	}
-	defer statusR.Close()
-	cmd.Stdout, cmd.Stderr = outW, outW
-	cmd.ExtraFiles = []*os.File{statusW} // fd 3: reaperStatusFD
-	err = cmd.Start()
-	outW.Close()
-	statusW.Close()
-	if err != nil {
-		return failed(err)
-	}
-	pgid := cmd.Process.Pid
-
-	out := &tailBuffer{max: maxBytes}
-	copied := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(out, outR) // until every writer is gone, or outR is closed
-		close(copied)
-	}()
-
-	var (
-		mu     sync.Mutex
-		reason string // why the group was killed, if it was
-	)
-	done, killerDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(killerDone)
-		timer := time.NewTimer(timeout)
-		defer timer.Stop()
-		var why string
-		select {
-		case <-done:
-			return
-		case <-timer.C:
-			why = fmt.Sprintf("timed out after %s", timeout)
-		case <-ctx.Done():
-			why = "cancelled"
-		}
-		mu.Lock()
-		reason = why
-		mu.Unlock()
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}()
-	// The report comes when bash has ended; EOF without one, when the
-	// reaper died first (killed with its group).
-	report, _ := io.ReadAll(statusR)
-	close(done)
-	<-killerDone
-	mu.Lock()
-	killed := reason
-	mu.Unlock()
-	end := parseReaperStatus(string(report))
-	if end.reported {
-		// The reaper stays while background jobs run; reap it then. Not
-		// before the killer above is done: until the reaper is reaped
-		// its pid, the group's id, cannot be reused.
-		go func() { _ = cmd.Wait() }()
-	} else if err := cmd.Wait(); killed == "" {
-		// Not killed by us: by someone else (kill, the OOM killer), or
-		// the reaper failed.
-		var exitErr *exec.ExitError
-		ws, ok := syscall.WaitStatus(0), false
-		if errors.As(err, &exitErr) {
-			ws, ok = exitErr.Sys().(syscall.WaitStatus)
-		}
-		if ok && ws.Signaled() {
-			end.status = ws
-		} else {
-			end.err = fmt.Sprintf("the reaper ended before bash did: %v", err)
-		}
-	}
-	// A background job may hold the output open: read it a little
-	// longer, then stop.
-	select {
-	case <-copied:
-	case <-time.After(bashPipeGrace):
-		outR.Close()
-		<-copied
-	}
-
-	var b strings.Builder
-	b.WriteString(out.String())
-	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-		b.WriteByte('\n')
-	}
-	switch ws := end.status; {
-	case killed != "":
-		fmt.Fprintf(&b, "[%s: the command and its process group were killed]", killed)
-		return sdk.ToolResult{Content: b.String(), IsError: true}
-	case end.err != "":
-		fmt.Fprintf(&b, "[bash: %s]", end.err)
-		return sdk.ToolResult{Content: b.String(), IsError: true}
-	case ws.Signaled():
-		fmt.Fprintf(&b, "[killed by signal: %s]", ws.Signal())
-		return sdk.ToolResult{Content: b.String(), IsError: true}
-	default:
-		fmt.Fprintf(&b, "[exit code %d]", ws.ExitStatus())
-		return sdk.ToolResult{Content: b.String(), IsError: ws.ExitStatus() != 0}
-	}
+	return runUnderReaper(ctx, dir, command, timeout)
 }
 
 // tailBuffer keeps the last output of a command: at most max bytes and

@@ -91,14 +91,6 @@ func linkTarget(p string) (string, error) {
 	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
 }
 
-// linkCount is how many names (hard links) the file of fi has.
-func linkCount(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink) // not a uint64 on every system
-	}
-	return 1
-}
-
 // writeAtomic replaces the regular file target (or creates it) with
 // content, so that a reader, a crash, a cancel or a signal at any point
 // sees the old content or the new, never a mix (see tempfile.go): the
@@ -129,9 +121,7 @@ func writeAtomic(ctx context.Context, target string, old fs.FileInfo, content st
 	testHook(ctx, hookWrite)
 	f := t.f
 	if old != nil {
-		if st, ok := old.Sys().(*syscall.Stat_t); ok {
-			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort; before Chmod, which it could undo
-		}
+		copyOwner(f, old) // before Chmod, which it could undo
 		if err := f.Chmod(old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
 			return cause(err)
 		}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -10,10 +12,6 @@ import (
 	"strings"
 	"syscall"
 )
-
-// reaperEnv, set to the tools process's pid, makes the tools binary the
-// reaper of one bash call instead of the extension (see runReaper).
-const reaperEnv = "PANTO_TOOLS_REAPER"
 
 // The reaper's file descriptor 3 is the pipe on which it reports how
 // bash ended: "status N" (N a syscall.WaitStatus) or "error MESSAGE".

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // How write and edit replace a file, so that a cancel or a signal at any
@@ -107,7 +106,7 @@ func (s *tempSet) openJournal() *os.File {
 		if err != nil {
 			return nil, err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := lockJournal(f); err != nil {
 			f.Close()
 			os.Remove(name)
 			return nil, err
@@ -134,8 +133,7 @@ func (s *tempSet) shutdown() {
 		delete(s.named, p)
 	}
 	if s.journal != nil {
-		_ = os.Remove(s.journal.Name())
-		_ = s.journal.Close()
+		removeThenClose(s.journal)
 		s.journal = nil
 	}
 	s.noJournal = true
@@ -162,7 +160,7 @@ func sweep(dir string) {
 		if err != nil {
 			continue
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if lockJournal(f) != nil {
 			f.Close() // its process runs
 			continue
 		}
@@ -171,8 +169,18 @@ func sweep(dir string) {
 				_ = os.Remove(p)
 			}
 		}
-		_ = os.Remove(name)
-		f.Close()
+		removeThenClose(f)
+	}
+}
+
+// removeThenClose removes a journal, then closes it: its lock is held
+// until it is gone. Where an open file cannot be removed (Windows), it
+// is removed after the close.
+func removeThenClose(f *os.File) {
+	err := os.Remove(f.Name())
+	f.Close()
+	if err != nil {
+		_ = os.Remove(f.Name())
 	}
 }
 
@@ -282,6 +290,12 @@ func (t *tempFile) commit(ctx context.Context, target string) error {
 			return err
 		}
 	}
+	// Closed before the rename, which Windows refuses for an open file;
+	// it was synced, so the close loses nothing.
+	if err := t.f.Close(); err != nil {
+		t.abort()
+		return err
+	}
 	if err := os.Rename(t.name, target); err != nil {
 		t.abort()
 		var le *os.LinkError
@@ -292,7 +306,6 @@ func (t *tempFile) commit(ctx context.Context, target string) error {
 	}
 	temps.done(t.name)
 	t.name = ""
-	_ = t.f.Close() // synced before: nothing of the commit can fail now
 	return nil
 }
 

@@ -251,17 +251,6 @@ func (s Stop) String() string {
 	return out
 }
 
-// killedBySIGKILL reports whether cmd.Wait's error says SIGKILL ended
-// the process.
-func killedBySIGKILL(err error) bool {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return false
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
-}
-
 func exitText(err error) string {
 	if err == nil {
 		return "exit status 0"

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -148,7 +147,7 @@ func (p *process) reap() {
 	p.mu.Lock()
 	// What it started goes with it. Its pid, the group's id, is not
 	// reused while the group has members; with none, nothing is hit.
-	p.leftover = killGroup(p.pid)
+	p.leftover = killGroup(p.cmd.Process)
 	p.reaped = true
 	p.waitErr = err
 	p.mu.Unlock()
@@ -171,7 +170,7 @@ func (p *process) kill() {
 	defer p.mu.Unlock()
 	p.killed = true
 	if p.started && !p.reaped {
-		killGroup(p.pid)
+		killGroup(p.cmd.Process)
 	}
 }
 
@@ -356,10 +355,4 @@ func (t *tail) String() string {
 		b.WriteString(l)
 	}
 	return b.String()
-}
-
-// killGroup sends SIGKILL to the process group pgid and reports whether
-// any process was in it.
-func killGroup(pgid int) bool {
-	return syscall.Kill(-pgid, syscall.SIGKILL) == nil
 }

@@ -3,14 +3,18 @@
 // links) into place, and which every failure removes.
 //
 // A temporary file is named ".<target's name>.<12 hex digits>.panto-tmp",
-// mode 0600, and its writer holds an exclusive flock(2) on it until the
-// commit or the abort. That makes what a process killed with SIGKILL
+// mode 0600, and its writer holds an exclusive lock on it until the
+// commit or the abort (flock(2); on Windows LockFileEx, see osfile). That makes what a process killed with SIGKILL
 // leaves behind recognisable: RemoveStale, which panto runs where it
 // writes such files (a sessions folder when it lists it, the folder of
 // an export or a fork), removes a temporary file that no writer holds and
 // that is older than a minute, and nothing else. A cancelled context
 // (panto's signal handling cancels the run's) removes the file at once,
 // so even a process that exits right after the signal leaves none.
+//
+// On Windows the temporary file is opened so that it can be renamed and
+// removed while open (as on Unix), and the directory is not fsynced after
+// the rename (Windows cannot flush a directory; see osfile.SyncDir).
 //
 // O_TMPFILE would leave nothing at all after a SIGKILL, but it is
 // Linux-only, not on every file system, and cannot replace a file without
@@ -34,6 +38,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/panto-dev/panto/internal/osfile"
 )
 
 // Suffix ends the name of every temporary file of this package.
@@ -82,11 +88,11 @@ func Create(ctx context.Context, dst string) (*File, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(rnd[:])+Suffix)
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := osfile.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|osfile.NoFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary file for %s: %w", dst, err)
 	}
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := osfile.TryLock(f); err != nil {
 		f.Close()
 		os.Remove(name)
 		return nil, fmt.Errorf("lock temporary file %s: %w", name, err)
@@ -145,7 +151,7 @@ func (t *File) Commit(replace bool) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", t.dst, err)
 	}
-	return syncDir(filepath.Dir(t.dst))
+	return osfile.SyncDir(filepath.Dir(t.dst))
 }
 
 // linkNew gives the file at tmp the name dst too, failing with ErrExists
@@ -230,7 +236,7 @@ func RemoveIfStale(path string, now time.Time) bool {
 	if err != nil || !st.Mode().IsRegular() || now.Sub(st.ModTime()) < StaleAge {
 		return false
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := osfile.OpenFile(path, os.O_RDONLY|osfile.NoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
@@ -238,30 +244,8 @@ func RemoveIfStale(path string, now time.Time) bool {
 	if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
 		return false
 	}
-	if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if osfile.TryLock(f) != nil {
 		return false // a writer holds it
 	}
 	return os.Remove(path) == nil
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
-}
-
-// syncDir fsyncs a directory, so a name made in it survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
-	}
-	return nil
 }

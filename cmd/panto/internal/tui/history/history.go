@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/panto-dev/panto/internal/osfile"
 )
 
 // ErrNotRegular is why a history file is refused: its path is a
@@ -113,9 +115,10 @@ func Append(path, entry string) error {
 }
 
 // open opens the history file without following a symbolic link and
-// without waiting on a FIFO; anything but a regular file is refused.
+// without waiting on a FIFO; anything but a regular file is refused. (On
+// Windows osfile.NoFollow opens a link itself, which the Stat refuses.)
 func open(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := os.OpenFile(path, flag|osfile.NoFollow|syscall.O_NONBLOCK, 0o600)
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
 		return nil, ErrNotRegular // a link; a FIFO with no reader
 	}
