@@ -43,7 +43,8 @@ var ErrMaxSteps = errors.New("the turn reached max_steps")
 var ErrBusy = errors.New("a turn is already running")
 
 // Turn records text as the user's message (after the USER_PROMPT.md
-// blocks) and runs the agent loop: send the conversation, record the
+// blocks, each marked added: conversation.Message.Typed gives text back)
+// and runs the agent loop: send the conversation, record the
 // reply, run its tool calls (several at once, results recorded in call
 // order), and send again, until a reply calls no tool or max_steps is
 // reached. It returns at once; the turn's events arrive on the channel,
@@ -89,7 +90,7 @@ func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
 func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 	user := conversation.Message{Role: conversation.RoleUser}
 	for _, up := range s.userPrompt {
-		user.Content = append(user.Content, conversation.Text(up))
+		user.Content = append(user.Content, conversation.AddedText(up.Text, up.Source))
 	}
 	user.Content = append(user.Content, conversation.Text(text))
 	if err := s.Record(user); err != nil {

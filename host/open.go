@@ -99,8 +99,9 @@ type Prompt struct {
 	// Blocks are the seed first, then the appends, in order.
 	Blocks []PromptBlock
 	// UserPrompt are the USER_PROMPT.md texts put before every user
-	// message, as blocks of it.
-	UserPrompt []string
+	// message, as blocks of it, each recorded as added from its Source
+	// (conversation.Block.Added), so what the user typed stays apart.
+	UserPrompt []PromptBlock
 }
 
 // PromptBlock is one configured system block and where it came from.

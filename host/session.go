@@ -54,7 +54,7 @@ type Session struct {
 	prov         Sender
 	providerName string
 	req          serializers.Request
-	userPrompt   []string
+	userPrompt   []PromptBlock
 	maxSteps     int
 	compaction   Compaction
 	fresh        bool

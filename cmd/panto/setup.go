@@ -400,7 +400,10 @@ func (a *app) hostConfig(e *env, o *options, log host.Log, specs []extension.Spe
 			if err != nil {
 				return host.Prompt{}, err
 			}
-			p := host.Prompt{UserPrompt: up}
+			var p host.Prompt
+			for _, b := range up {
+				p.UserPrompt = append(p.UserPrompt, host.PromptBlock{Text: b.Text, Source: b.Source})
+			}
 			for _, b := range blocks {
 				p.Blocks = append(p.Blocks, host.PromptBlock{Text: b.Text, Source: b.Source})
 			}

@@ -57,13 +57,9 @@ func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
 		return fmt.Errorf("/tree %s: %w", ref, err)
 	}
 	// A reply's row holds its tool calls' results: continue after them.
-	id = treeview.ContinueAt(t, id)
 	// Going back to a message of yours means asking it again: continue
-	// from before it, and show what it said.
-	var retype string
-	if es, err := t.Entries(id); err == nil && es[0].Message != nil && es[0].Message.Role == conversation.RoleUser && es[0].ParentID != "" {
-		retype, id = es[0].Message.Text(), es[0].ParentID
-	}
+	// from before it, and show what you typed in it.
+	id, retype := treeview.Jump(t, id)
 	ctx, stop := c.e.sig.foreground(ctx)
 	defer stop()
 	res, err := c.sess.MoveTo(ctx, id, host.MoveOptions{Summarize: summarize})

@@ -533,8 +533,12 @@ func (p *plan) describe(i int) string {
 	if !e.Time.IsZero() {
 		sb.WriteString(" · " + e.Time.UTC().Format("2006-01-02 15:04"))
 	}
-	if e.Message != nil {
-		if t := excerpt(e.Message.Text(), 60); t != "" {
+	if m := e.Message; m != nil {
+		text := m.Text()
+		if m.Role == conversation.RoleUser {
+			text = m.Typed() // not the USER_PROMPT.md before it
+		}
+		if t := excerpt(text, 60); t != "" {
 			sb.WriteString(": “" + t + "”")
 		}
 	}

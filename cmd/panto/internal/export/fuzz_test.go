@@ -13,7 +13,8 @@ import (
 
 // FuzzExport builds a log from random texts and checks the exports: the
 // HTML parses to a page with no script, image, event attribute or outside
-// URL, its links resolve, and each text shows as written; the Markdown
+// URL, its links resolve, and each text shows as written (a block panto
+// added to a user message folded as panto's); the Markdown
 // leaves no code block open and puts every message heading outside code.
 func FuzzExport(f *testing.F) {
 	f.Add("hi", "hello", "ok", "seed", "project /p/.panto/SYSTEM.md", "tools:guidance", "label", false)
@@ -36,7 +37,9 @@ func FuzzExport(f *testing.F) {
 			b.msg("", conversation.KeyedSystemMessage(key, system).WithSource(source))
 		}
 		b.add("lifecycle", "", map[string]any{"event": "started", "reseeded": false, "extensions": []string{source}})
-		u := b.msg("", conversation.UserText(user))
+		// As recorded with a USER_PROMPT.md: panto's block first, marked.
+		u := b.msg("", conversation.Message{Role: conversation.RoleUser, Content: []conversation.Block{
+			conversation.AddedText(system, source), conversation.Text(user)}})
 		b.msg("", conversation.Message{Role: conversation.RoleAssistant, Content: []conversation.Block{
 			conversation.Thinking(assistant, ""),
 			conversation.Text(assistant),
@@ -85,6 +88,14 @@ func FuzzExport(f *testing.F) {
 			n := d.ids[anchorOf(l, last)]
 			require.Equal(t, want(user), text(all(n, "div", "t")[0]))
 			require.Equal(t, want(label+" "+mark), text(all(n, "mark", "")[0]))
+			// What was typed is the message; panto's block is folded as
+			// panto's.
+			un := d.ids[anchorOf(l, u)]
+			added := all(un, "details", "added")
+			require.Len(t, added, 1)
+			require.Equal(t, want(system), text(all(added[0], "div", "t")[0]))
+			divs := all(un, "div", "t")
+			require.Equal(t, want(user), text(divs[len(divs)-1]))
 			res := all(d.ids[anchorOf(l, tr)], "details", "result")[0]
 			require.Equal(t, want(result), text(all(res, "pre", "")[0]))
 			require.Equal(t, isErr, hasClass(res, "error"))

@@ -526,6 +526,16 @@ func (p *plan) htmlEvent(h *htmlWriter, i int, when func() bool, label, permalin
 func (p *plan) htmlBlock(h *htmlWriter, b conversation.Block) {
 	switch b.Type {
 	case conversation.TypeText:
+		if b.Added != "" {
+			// Not typed: panto put it there (a USER_PROMPT.md). Folded,
+			// and said so, so the message reads as what was typed.
+			h.m(`<details class="added"><summary>added by panto, not typed: <span class="src">`)
+			h.text(b.Added)
+			h.m(`</span></summary><div class="t">`)
+			h.text(b.Text)
+			h.m("</div></details>\n")
+			return
+		}
 		h.m(`<div class="t">`)
 		h.text(b.Text)
 		h.m("</div>\n")

@@ -253,6 +253,11 @@ func (m *mdWriter) event(i int, t, suffix string) {
 func (m *mdWriter) block(b conversation.Block) {
 	switch b.Type {
 	case conversation.TypeText:
+		if b.Added != "" {
+			// Not typed: panto put it there (a USER_PROMPT.md).
+			m.para(quote("_added by panto, not typed:_ **" + mdInline(strings.TrimSpace(b.Added)) + "**\n\n" + fence(b.Text, "text")))
+			return
+		}
 		if strings.TrimSpace(b.Text) != "" {
 			m.para(mdText(b.Text))
 		}

@@ -138,13 +138,14 @@ func (f Flags) render(b *Block) error {
 const UserPromptFile = "USER_PROMPT.md"
 
 // UserPrompt returns the layers' USER_PROMPT.md texts, project → user →
-// base (the order of the appends), rendered with vars.
-func UserPrompt(d layers.Dirs, vars rules.Vars) ([]string, error) {
+// base (the order of the appends), rendered with vars, each with its
+// source ("project /p/.panto/USER_PROMPT.md").
+func UserPrompt(d layers.Dirs, vars rules.Vars) ([]Block, error) {
 	files, err := d.Find(UserPromptFile)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []Block
 	for i := len(files) - 1; i >= 0; i-- {
 		text, err := readFile(files[i].Path)
 		if err != nil {
@@ -158,7 +159,7 @@ func UserPrompt(d layers.Dirs, vars rules.Vars) ([]string, error) {
 				return nil, err
 			}
 		}
-		out = append(out, text)
+		out = append(out, Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path})
 	}
 	return out, nil
 }

@@ -116,6 +116,22 @@ func ContinueAt(tree *sessionlog.Tree, id string) string {
 	return id
 }
 
+// Jump is the one rule of where a jump to the entry id (a full id, as
+// Tree.Resolve gives it) goes, and what it hands back, for every front
+// end: past a reply's tool results (ContinueAt); on a message of the
+// user's, to before it — it is asked again — handing back what the user
+// typed in it (conversation.Message.Typed: without what panto added, a
+// USER_PROMPT.md) to send as it was or changed. retype is "" on any
+// other entry.
+func Jump(tree *sessionlog.Tree, id string) (to, retype string) {
+	to = ContinueAt(tree, id)
+	es, err := tree.Entries(to)
+	if err == nil && es[0].Message != nil && es[0].Message.Role == conversation.RoleUser && es[0].ParentID != "" {
+		return es[0].ParentID, es[0].Message.Typed()
+	}
+	return to, ""
+}
+
 func Short(id string) string {
 	if len(id) > 8 {
 		return id[:8]
@@ -396,7 +412,7 @@ func fill(r *Row, e *sessionlog.Entry) {
 		m := e.Message
 		switch m.Role {
 		case conversation.RoleUser:
-			r.Kind, r.Text = KindUser, firstLine(m.Text())
+			r.Kind, r.Text = KindUser, firstLine(m.Typed())
 		case conversation.RoleSystem:
 			r.Kind = KindSystem
 			r.Prompt = joinNonEmpty(r.Prompt, describe.Message(*m))

@@ -178,7 +178,7 @@ func historyItems(msgs []conversation.Message, prompts *promptTracker) []transcr
 				sys.Add(transcript.SystemChange{Says: says, Text: b.Text})
 			}
 		case conversation.RoleUser:
-			text := userText(msg)
+			text := msg.Typed()
 			if strings.HasPrefix(text, "[Summary of the earlier conversation") {
 				continue
 			}
@@ -227,17 +227,6 @@ func historyItems(msgs []conversation.Message, prompts *promptTracker) []transcr
 		}
 	}
 	return items
-}
-
-// userText is what the user typed: the message's last text block (the
-// USER_PROMPT.md blocks come first).
-func userText(msg conversation.Message) string {
-	for i := len(msg.Content) - 1; i >= 0; i-- {
-		if msg.Content[i].Type == conversation.TypeText {
-			return msg.Content[i].Text
-		}
-	}
-	return msg.Text()
 }
 
 // events shows a batch of events and reads on.

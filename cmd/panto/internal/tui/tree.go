@@ -347,13 +347,8 @@ func (m *Model) jumpTo(row treeview.Row, summarize bool) tea.Cmd {
 	return m.startBusy(commanding, what, func(ctx context.Context) commandDoneMsg {
 		id, retype := cmp.Or(row.To, row.ID), ""
 		if t, err := sess.Tree(); err == nil {
-			if row.To == "" {
-				if full, err := t.Resolve(id); err == nil {
-					id = treeview.ContinueAt(t, full)
-				}
-			}
-			if es, err := t.Entries(id); err == nil && es[0].Message != nil && es[0].Message.Role == conversation.RoleUser && es[0].ParentID != "" {
-				retype, id = userText(*es[0].Message), es[0].ParentID
+			if full, err := t.Resolve(id); err == nil {
+				id, retype = treeview.Jump(t, full)
 			}
 		}
 		res, err := sess.MoveTo(ctx, id, host.MoveOptions{Summarize: summarize})

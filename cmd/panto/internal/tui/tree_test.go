@@ -29,7 +29,7 @@ func (p *parrot) Send(_ context.Context, req serializers.Request, _ serializers.
 	}
 	p.systems = append(p.systems, sys)
 	last := req.Messages[len(req.Messages)-1]
-	return serializers.Reply{Message: conversation.AssistantText("re: " + userText(last)), StopReason: serializers.StopEndTurn}, nil
+	return serializers.Reply{Message: conversation.AssistantText("re: " + last.Typed()), StopReason: serializers.StopEndTurn}, nil
 }
 
 // realSession opens a recorded host session seeded with "seed".
@@ -246,7 +246,7 @@ func (g *gate) Send(ctx context.Context, req serializers.Request, fn serializers
 			return serializers.Reply{}, ctx.Err()
 		}
 	}
-	g.texts = append(g.texts, userText(req.Messages[len(req.Messages)-1]))
+	g.texts = append(g.texts, req.Messages[len(req.Messages)-1].Typed())
 	return g.parrot.Send(ctx, req, fn)
 }
 
