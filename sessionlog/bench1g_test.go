@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/testgen"
+	"github.com/panto-dev/panto/internal/testio"
 )
 
 // The 1 GB benchmarks share generated logs: written once per test binary
@@ -186,9 +186,9 @@ func childRuns(b *testing.B, path, op string, runs int) {
 		_, err = fmt.Sscan(string(out), &took, &hwm, &heap)
 		require.NoError(b, err)
 		ms, rss, live = append(ms, took), append(rss, hwm/1024), append(live, heap/(1<<20))
-		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		require.True(b, ok)
-		maxrss = append(maxrss, float64(ru.Maxrss)/1024)
+		if ru, ok := testio.MaxRSS(cmd.ProcessState); ok {
+			maxrss = append(maxrss, float64(ru)/1024)
+		}
 		cpu = append(cpu, float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Milliseconds()))
 	}
 	b.ReportMetric(median(rss), "peak-RSS-MB")

@@ -4,12 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/testgen"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,7 +40,7 @@ func BenchmarkRebuild20k(b *testing.B) {
 	require.NoError(b, err)
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := testio.CPUTime()
 	for b.Loop() {
 		l, err := Read(path)
 		if err != nil {
@@ -50,19 +50,8 @@ func BenchmarkRebuild20k(b *testing.B) {
 			b.Fatalf("rebuilt %d messages, want %d", len(got), len(msgs))
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(testio.CPUTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	b.ReportMetric(float64(st.Size())/1e6, "MB-file")
-}
-
-// cpuTime returns the CPU time (user and system, all threads) the process
-// has used. On a loaded machine it tells the work done apart from the
-// time spent waiting for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func benchWriter(b *testing.B) *Writer {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/testio"
 )
 
 func TestExcerpt(t *testing.T) {
@@ -106,7 +106,7 @@ func TestSummaryOldSidecar(t *testing.T) {
 func TestSummarySidecarFIFO(t *testing.T) {
 	t.Parallel()
 	path, _ := writeSample(t, t.TempDir())
-	require.NoError(t, syscall.Mkfifo(summaryPath(path), 0o600))
+	testio.Mkfifo(t, summaryPath(path), 0o600)
 	got, err := CachedSummary(path)
 	require.NoError(t, err)
 	require.Equal(t, summaryOfRead(t, path), got)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/osfile"
 	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
@@ -217,7 +218,7 @@ func CachedSummary(path string) (Summary, error) {
 // with the FileInfo st. It reads a regular file of at most
 // maxSummaryFile bytes, and nothing else: never a FIFO, never a huge one.
 func readSummary(path string, st os.FileInfo) (Summary, bool) {
-	f, err := os.OpenFile(summaryPath(path), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(summaryPath(path), os.O_RDONLY|syscall.O_NONBLOCK|osfile.NoFollow, 0)
 	if err != nil {
 		return Summary{}, false
 	}

@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/testio"
 )
 
 // dirNames returns the names in dir.
@@ -48,7 +48,7 @@ func TestWriteNew(t *testing.T) {
 
 	// Nothing is replaced: the log, a dangling symlink, a FIFO.
 	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "link.jsonl")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o600))
+	testio.Mkfifo(t, filepath.Join(dir, "fifo.jsonl"), 0o600)
 	for _, name := range []string{"new.jsonl", "link.jsonl", "fifo.jsonl"} {
 		_, err := WriteNew(context.Background(), filepath.Join(dir, name), Header{Cwd: "/p"}, entries)
 		require.ErrorIs(t, err, ErrExists, name)
@@ -103,7 +103,7 @@ func TestHeaderOnly(t *testing.T) {
 		require.Equal(t, tc.want, got, name)
 	}
 	fifo := filepath.Join(t.TempDir(), "f.jsonl")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	testio.Mkfifo(t, fifo, 0o600)
 	done := make(chan error)
 	go func() { _, err := HeaderOnly(fifo); done <- err }()
 	select {

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/internal/testgen"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -75,8 +75,8 @@ func benchStart(b *testing.B, prepare func(h *harness) []string) {
 		rss := int64(-1)
 		if out := strings.Fields(timeOut.String()); len(out) > 0 {
 			rss, _ = strconv.ParseInt(out[len(out)-1], 10, 64)
-		} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss
+		} else if ru, ok := testio.MaxRSS(cmd.ProcessState); ok {
+			rss = ru
 		}
 		maxRSS = max(maxRSS, rss)
 	}

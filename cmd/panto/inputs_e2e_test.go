@@ -17,6 +17,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -47,7 +48,7 @@ func runWithin(t *testing.T, h *harness, d time.Duration, stdin string, args ...
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, syscall.Mkfifo(path, 0o644))
+	testio.Mkfifo(t, path, 0o644)
 }
 
 // A prompt or config file that is a FIFO, a device or too large is an

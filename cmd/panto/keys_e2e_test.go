@@ -1,10 +1,11 @@
+//go:build unix
+
 package main
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,18 +79,6 @@ func keysRunAs(t *testing.T, uid int) (keysProbeReport, string) {
 	var r keysProbeReport
 	require.NoError(t, json.Unmarshal([]byte(text[:strings.LastIndexByte(text, '}')+1]), &r), text)
 	return r, fake.request(t, 0).header.Get("X-Api-Key") + "|" + secret
-}
-
-func keysCopy(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	require.NoError(t, err)
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	require.NoError(t, err)
-	_, err = io.Copy(out, in)
-	require.NoError(t, err)
-	require.NoError(t, out.Close())
 }
 
 func keysRandom(t *testing.T) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -130,11 +131,11 @@ func TestSessionFilesOutputTargets(t *testing.T) {
 	add := func(name, path string) { targets[name] = path }
 
 	fifo := filepath.Join(dir, "fifo.html")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	testio.Mkfifo(t, fifo, 0o644)
 	add("a FIFO", fifo)
 	// A device node: a copy of /dev/full (char 1:7), as root.
 	dev := filepath.Join(dir, "full.html")
-	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|7); err == nil {
+	if err := mknodFull(dev); err == nil {
 		add("a device", dev)
 	} else {
 		t.Logf("no device target (mknod: %v; the tests run as root in CI)", err)

@@ -101,7 +101,9 @@ func requireNoneMarked(t *testing.T, mark string) {
 		}
 		if time.Now().After(deadline) {
 			for _, pid := range pids {
-				syscall.Kill(pid, syscall.SIGKILL)
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+				}
 			}
 			t.Fatalf("processes outlived panto: %v", pids)
 		}

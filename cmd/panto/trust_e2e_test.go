@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,4 +214,17 @@ func TestTrustListAndRevoke(t *testing.T) {
 	r = h.run("", "trust", filepath.Join(h.root, "nowhere"))
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "no such file or directory")
+}
+
+// keysCopy copies the file from to to, as an executable.
+func keysCopy(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	require.NoError(t, err)
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	require.NoError(t, err)
+	_, err = io.Copy(out, in)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
 }

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/panto-dev/panto/sdk"
 	"github.com/panto-dev/panto/sdk/sdktest"
 )
@@ -182,7 +182,7 @@ func TestSpecialInstructionFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{".git/HEAD": "x", "CLAUDE.md": "caf\xe9 rules\n"})
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "AGENTS.md"), 0o644))
+	testio.Mkfifo(t, filepath.Join(dir, "AGENTS.md"), 0o644)
 	done := make(chan struct{})
 	var files []instruction
 	var problems []error

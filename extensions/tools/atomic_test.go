@@ -198,13 +198,6 @@ func TestWriteThroughADanglingSymlinkCreatesItsTarget(t *testing.T) {
 	require.Contains(t, res.Content, "too many levels of symbolic links")
 }
 
-// umask is the process's umask.
-func umask() os.FileMode {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
-	return os.FileMode(m)
-}
-
 // A write that fails part-way — its call cancelled before the commit,
 // or the rename refused — leaves the file as it was and no temporary
 // file behind, whether the temporary file had a name or not.

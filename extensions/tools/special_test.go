@@ -8,12 +8,12 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -37,7 +37,7 @@ func callWithin(t *testing.T, d time.Duration, dir, name, input string) sdk.Tool
 func TestSpecialFilesAreRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	testio.Mkfifo(t, filepath.Join(dir, "fifo"), 0o644)
 	require.NoError(t, os.Symlink("fifo", filepath.Join(dir, "fifolink")))
 	for _, tc := range []struct {
 		tool, input, want string

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -163,7 +163,7 @@ func TestRemoveStale(t *testing.T) {
 	require.NoError(t, os.WriteFile(other, []byte("x"), 0o600))
 	require.NoError(t, os.Chtimes(other, old, old))
 	fifo := filepath.Join(dir, ".d.html.0123456789ab.panto-tmp")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	testio.Mkfifo(t, fifo, 0o600)
 
 	removed, err := RemoveStale(dir)
 	require.NoError(t, err)

@@ -4,12 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -229,7 +229,7 @@ func TestLoadRefusesSpecialAndHugeFiles(t *testing.T) {
 	d := dirs(t)
 	p := Path(d.Layer(layers.User))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, syscall.Mkfifo(p, 0o644))
+	testio.Mkfifo(t, p, 0o644)
 	_, err := load(t, d)
 	require.EqualError(t, err, "read config "+p+": a named pipe (FIFO), want a regular file")
 
@@ -237,7 +237,7 @@ func TestLoadRefusesSpecialAndHugeFiles(t *testing.T) {
 	d = dirs(t)
 	p = Path(d.Layer(layers.Project))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, syscall.Mkfifo(p, 0o644))
+	testio.Mkfifo(t, p, 0o644)
 	c, err := load(t, d)
 	require.NoError(t, err)
 	require.EqualError(t, c.Project.Err, "read config "+p+": a named pipe (FIFO), want a regular file")

@@ -3,7 +3,6 @@ package keys
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"runtime"
@@ -48,7 +47,7 @@ func TestMain(m *testing.M) {
 		protected := Protect
 		if os.Getenv(childEnv+"_REEXEC") == "1" {
 			// As where the block cannot be written: re-execute.
-			protected = func() (*Keys, error) { return protect(func() error { return errors.New("forced") }) }
+			protected = protectForcingReexec
 		}
 		k, err := protected()
 		var r report

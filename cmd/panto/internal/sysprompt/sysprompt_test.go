@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -147,7 +147,7 @@ func TestResolveRefusesSpecialHugeAndNonUTF8Files(t *testing.T) {
 		make func(t *testing.T, p string)
 		want string
 	}{
-		{"fifo", func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "read prompt file %s: a named pipe (FIFO), want a regular file"},
+		{"fifo", func(t *testing.T, p string) { testio.Mkfifo(t, p, 0o644) }, "read prompt file %s: a named pipe (FIFO), want a regular file"},
 		{"device", func(t *testing.T, p string) { require.NoError(t, os.Symlink("/dev/zero", p)) }, "read prompt file %s: a device, want a regular file"},
 		{"huge", func(t *testing.T, p string) {
 			require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("x", layers.MaxFileSize+1)), 0o644))

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/panto-dev/panto/internal/testio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -92,7 +92,7 @@ func TestRefusesALinkOrAFIFO(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotRegular)
 
 	fifo := filepath.Join(dir, "fifo.jsonl")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	testio.Mkfifo(t, fifo, 0o600)
 	require.ErrorIs(t, Append(fifo, "x"), ErrNotRegular)
 	_, err = Load(fifo)
 	require.ErrorIs(t, err, ErrNotRegular)
