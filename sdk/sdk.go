@@ -226,9 +226,10 @@ type SessionStarter interface {
 // BeforeTurnEvent is sent when the user has sent a message, before the
 // model request is built.
 type BeforeTurnEvent struct {
-	// UserText is what the user typed: the message's last block, without
-	// the USER_PROMPT.md blocks panto puts before it (Host.Messages has
-	// the whole message; it is recorded before this event).
+	// UserText is what the user typed, without the USER_PROMPT.md blocks
+	// panto puts before it: conversation.Message.Typed of the message
+	// recorded before this event (Host.Messages has the whole message,
+	// each block panto added marked with Block.Added).
 	UserText string
 }
 
