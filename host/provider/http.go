@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -108,7 +109,11 @@ func (h httpCore) once(ctx context.Context, w wire, body []byte, stream bool, fn
 		apiErr := w.decodeErr(resp.StatusCode, data, resp.Header.Get(w.requestID))
 		return serializers.Reply{}, shouldRetry(resp), retryAfter(resp.Header), fmt.Errorf("%s: %w", w.name, apiErr)
 	}
-	reply, err := w.decodeOK(resp.Body, stream, fn)
+	limit := h.cfg.MaxReply
+	if limit <= 0 {
+		limit = MaxReplyBytes
+	}
+	reply, err := w.decodeOK(&capped{r: resp.Body, limit: limit, left: limit, name: w.name}, stream, fn)
 	if err != nil {
 		return serializers.Reply{}, false, 0, err // the decoders name the provider
 	}
@@ -153,4 +158,50 @@ func retryAfter(h http.Header) time.Duration {
 func backoff(attempt int) time.Duration {
 	d := 500 * time.Millisecond << min(attempt, 4)
 	return d - time.Duration(rand.Float64()*0.25*float64(d))
+}
+
+// MaxReplyBytes bounds what panto reads of one reply: a provider whose
+// stream never ends (or a reply of gigabytes) ends the request with an
+// error instead of growing panto's memory until the machine runs out.
+// Far above any real reply: a whole tool input is at most a message, 64
+// MiB, and the stream's framing adds less than as much again.
+const MaxReplyBytes = 256 << 20
+
+// ErrReplyTooLarge is the error of a reply over MaxReplyBytes.
+var ErrReplyTooLarge = errors.New("the reply is larger than panto reads")
+
+// capped is a response body that fails once more than left bytes were
+// read.
+type capped struct {
+	r           io.Reader
+	limit, left int64
+	name        string
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("%s: %w (%d bytes): it was cut there", c.name, ErrReplyTooLarge, c.limit)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// sameOrigin is the default client's redirect rule: a model request
+// carries the API key in its headers, and net/http forwards a custom
+// header such as X-Api-Key on a redirect to any host; panto follows a
+// redirect only to where it was sending already (the same scheme, host
+// and port), at most 3 times.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refused a redirect from %s to %s://%s: panto sends the API key only to the base URL configured", first.Host, req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) > 3 {
+		return errors.New("stopped after 3 redirects")
+	}
+	return nil
 }

@@ -64,10 +64,13 @@ type Config struct {
 	Retries int
 	// Timeout bounds one whole request, reply included; 0 means none.
 	Timeout time.Duration
-	// Client is the HTTP client; nil means a new one.
+	// Client is the HTTP client; nil means a new one that follows a
+	// redirect only to the same scheme, host and port (sameOrigin).
 	Client *http.Client
 	// Logger receives a line per retry; nil means none.
 	Logger hclog.Logger
+	// MaxReply bounds the bytes read of one reply; 0 means MaxReplyBytes.
+	MaxReply int64
 	// Sleep waits between retries; nil means a timer that honours ctx.
 	// Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -80,7 +83,7 @@ var ErrNoAPIKey = errors.New("no API key")
 // New returns the provider cfg names.
 func New(cfg Config) (Provider, error) {
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
+		cfg.Client = &http.Client{CheckRedirect: sameOrigin}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
