@@ -31,7 +31,9 @@ type Role string
 const (
 	// RoleSystem messages carry the system prompt as System blocks.
 	RoleSystem Role = "system"
-	// RoleUser messages carry what the user typed (text and images).
+	// RoleUser messages carry what the user typed (text and images),
+	// after the text blocks panto added to it, marked (Block.Added; see
+	// Message.Typed).
 	RoleUser Role = "user"
 	// RoleAssistant messages carry the model's reply: text, thinking and
 	// tool calls.

@@ -9,9 +9,11 @@ import (
 // A message has one JSON shape, the session log's (docs/session-format.md):
 //
 //	{"role":"user","content":[{"type":"text","text":"hi"}]}
+//	{"role":"user","content":[{"type":"text","added":"project /p/.panto/USER_PROMPT.md","text":"Be brief."},{"type":"text","text":"hi"}]}
 //	{"role":"system","mode":"append","key":"env","source":"extension env","content":[{"type":"text","text":"cwd: /p"}]}
 //
-// Every role but system writes its blocks in Block's JSON. A system message
+// Every role but system writes its blocks in Block's JSON (a text block
+// that panto added to a user message with its "added", first). A system message
 // writes its System blocks as text blocks, with the first block's mode,
 // key and source on the message: "mode" always, "key" and "source" when
 // set. All the blocks of a system message share its source; only the
