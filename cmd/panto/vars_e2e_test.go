@@ -14,7 +14,8 @@ func TestPromptVariables(t *testing.T) {
 	h := newHarness(t)
 	h.env["PANTO_TEAM_LEAD"] = "Ann"
 	h.write(filepath.Join(h.userDir(), "config.toml"), "provider = \"echo\"\n")
-	h.write(filepath.Join(h.projectDir(), "SYSTEM.md"), "Work in {{ cwd }} on {{os}}/{{arch}}, {{date}}.\nModel {{model}} via {{provider}}; lead {{env.PANTO_TEAM_LEAD}}.\nShell stays: ${HOME} and a lone {{ brace.\n")
+	// The user's own SYSTEM.md: a project's cannot read the environment.
+	h.write(filepath.Join(h.userDir(), "SYSTEM.md"), "Work in {{ cwd }} on {{os}}/{{arch}}, {{date}}.\nModel {{model}} via {{provider}}; lead {{env.PANTO_TEAM_LEAD}}.\nShell stays: ${HOME} and a lone {{ brace.\n")
 	r := h.ok("prompt", "--json")
 	want := "Work in " + h.project + " on " + runtime.GOOS + "/" + runtime.GOARCH + ", " + time.Now().Format("2006-01-02") +
 		".\nModel echo via echo; lead Ann.\nShell stays: ${HOME} and a lone {{ brace.\n"
@@ -29,7 +30,7 @@ func TestStrictRenderingRefusesToSend(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ text, want string }{
 		{"ok\n{{nope}}", "SYSTEM.md line 2: unknown variable nope"},
-		{"{{env.PANTO_UNSET_VAR}}", "SYSTEM.md line 1: no value for variable env.PANTO_UNSET_VAR"},
+		{"{{env.PANTO_UNSET_VAR}}", "SYSTEM.md line 1: a project's prompt files cannot read your environment (only your own layers' files can): env.PANTO_UNSET_VAR"},
 		{"{{two words}}", "SYSTEM.md line 1: malformed variable {{two words}}"},
 	} {
 		h := newHarness(t)

@@ -42,6 +42,9 @@ type Block struct {
 	// Source says where Text came from, for people: "project
 	// /p/.panto/SYSTEM.md", "--append-system-prompt", "built-in default".
 	Source string
+	// project marks a project layer's file: rendered without
+	// {{env.NAME}}.
+	project bool
 }
 
 // Flags are the command-line overrides; each value is text or the path of
@@ -72,12 +75,12 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 			return nil, err
 		}
 		for i := len(files) - 1; i >= 0; i-- { // highest layer present wins
-			text, err := readFile(files[i].Path)
+			text, err := readLayerFile(d, files[i])
 			if err != nil {
 				return nil, err
 			}
 			if strings.TrimSpace(text) != "" {
-				seed = Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path}
+				seed = Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path, project: files[i].Layer == layers.Project}
 				break
 			}
 		}
@@ -102,12 +105,12 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 		return nil, err
 	}
 	for i := len(files) - 1; i >= 0; i-- { // collected base → user → project, emitted reversed
-		text, err := readFile(files[i].Path)
+		text, err := readLayerFile(d, files[i])
 		if err != nil {
 			return nil, err
 		}
 		if strings.TrimSpace(text) != "" {
-			b := Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path}
+			b := Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path, project: files[i].Layer == layers.Project}
 			if err := f.render(&b); err != nil {
 				return nil, err
 			}
@@ -126,11 +129,66 @@ func (f Flags) render(b *Block) error {
 	if _, path, ok := strings.Cut(b.Source, " "); ok && !strings.HasPrefix(b.Source, "--") {
 		source = path
 	}
-	text, err := rules.Render(b.Text, source, f.Vars)
+	vars := f.Vars
+	if b.project {
+		vars = noEnv{vars}
+	}
+	text, err := rules.Render(b.Text, source, vars)
 	if err != nil {
-		return err
+		return projectEnvError(err, b.project)
 	}
 	b.Text = text
+	return nil
+}
+
+// projectEnvError says why {{env.NAME}} is unknown in a project's file.
+func projectEnvError(err error, project bool) error {
+	var re *rules.Error
+	if project && errors.As(err, &re) && strings.HasPrefix(re.Name, "env.") {
+		re.Problem = "a project's prompt files cannot read your environment (only your own layers' files can):"
+	}
+	return err
+}
+
+// noEnv is the variables a project's files may use: all but {{env.NAME}}.
+// A cloned repository's prompt never reads the user's environment (a
+// token there would go to the provider and the log).
+type noEnv struct{ rules.Vars }
+
+func (v noEnv) Lookup(name string) (string, bool) {
+	if strings.HasPrefix(name, "env.") {
+		return "", false
+	}
+	return v.Vars.Lookup(name)
+}
+
+// readLayerFile reads a prompt file found in a layer. A project's file
+// must stay in the project: one that is (or lies beneath) a link to a
+// place outside the working directory is refused, so a cloned repository
+// cannot put the user's files (a key, /proc/self/environ) into the
+// prompt.
+func readLayerFile(d layers.Dirs, f layers.File) (string, error) {
+	if f.Layer == layers.Project {
+		if err := inside(f.Path, d.CWD); err != nil {
+			return "", err
+		}
+	}
+	return readFile(f.Path)
+}
+
+// inside refuses path when, all links followed, it is not beneath root.
+func inside(path, root string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("read prompt file: %w", err)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("read prompt file %s: %w", path, err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("read prompt file %s: it is a link to %s, outside the project %s: a project's prompt files must be in the project", path, real, root)
+	}
 	return nil
 }
 
@@ -147,7 +205,7 @@ func UserPrompt(d layers.Dirs, vars rules.Vars) ([]Block, error) {
 	}
 	var out []Block
 	for i := len(files) - 1; i >= 0; i-- {
-		text, err := readFile(files[i].Path)
+		text, err := readLayerFile(d, files[i])
 		if err != nil {
 			return nil, err
 		}
@@ -155,8 +213,12 @@ func UserPrompt(d layers.Dirs, vars rules.Vars) ([]Block, error) {
 			continue
 		}
 		if vars != nil {
-			if text, err = rules.Render(text, files[i].Path, vars); err != nil {
-				return nil, err
+			v := vars
+			if files[i].Layer == layers.Project {
+				v = noEnv{vars}
+			}
+			if text, err = rules.Render(text, files[i].Path, v); err != nil {
+				return nil, projectEnvError(err, files[i].Layer == layers.Project)
 			}
 		}
 		out = append(out, Block{Text: text, Source: string(files[i].Layer) + " " + files[i].Path})
