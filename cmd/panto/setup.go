@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +26,7 @@ import (
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // app is what every command that talks to a model needs, resolved once.
@@ -98,9 +101,68 @@ func loadApp(e *env, o *options) (*app, error) {
 
 // tell writes the app's notices to w, a "panto: " line each.
 func (a *app) tell(w io.Writer) {
-	for _, n := range a.notices {
+	notices := a.notices
+	prev, err := loadGuards(a.dirs)
+	if err != nil {
+		notices = append(notices, err.Error())
+	}
+	for _, c := range a.cfg.Guards.Changed(prev) {
+		was, now := c.Was, c.Now
+		if was == "" {
+			was = "not set"
+		}
+		if now == "" {
+			now = "not set"
+		}
+		notices = append(notices, fmt.Sprintf("%s in %s changed since panto last ran: now %s, was %s. If you did not change it, something else did (the model's tools can write your files): check the file",
+			c.Key, c.Path, now, was))
+	}
+	if err := saveGuards(a.dirs, a.cfg.Guards); err != nil {
+		notices = append(notices, err.Error())
+	}
+	for _, n := range notices {
 		fmt.Fprintf(w, "panto: %s\n", n)
 	}
+}
+
+// guardsFile is where panto remembers, from run to run, the settings
+// that guard the user (config.GuardKeys), to say when they changed.
+const guardsFile = "guards.json"
+
+func loadGuards(d layers.Dirs) (config.Guards, error) {
+	path := filepath.Join(d.State, guardsFile)
+	data, err := layers.ReadFile(path, layers.MaxFileSize, layers.RegularOnly)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var g struct {
+		Files config.Guards `json:"files"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, fmt.Errorf("read %s: %w (delete it: panto writes it again)", path, err)
+	}
+	return g.Files, nil
+}
+
+func saveGuards(d layers.Dirs, g config.Guards) error {
+	if g == nil {
+		g = config.Guards{}
+	}
+	data, err := json.MarshalIndent(struct {
+		Version int           `json:"version"`
+		Files   config.Guards `json:"files"`
+	}{1, g}, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(d.State, guardsFile)
+	if err := os.MkdirAll(d.State, 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.WriteFile(context.Background(), path, append(data, '\n'))
 }
 
 // loadConfig loads the layers' config files, the project's only as the

@@ -228,3 +228,29 @@ func keysCopy(t *testing.T, from, to string) {
 	require.NoError(t, err)
 	require.NoError(t, out.Close())
 }
+
+// The model's tools can write the user's own config (until a sandbox
+// keeps them out): a change to what guards the user — here the key
+// handed to bash — is said at the next start, once. Before, nothing was
+// said and bash had the key.
+func TestTrustGuardingSettingsChangedAreSaid(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	cfg := filepath.Join(h.userDir(), "config.toml")
+	h.write(cfg, "provider = \"echo\"\n")
+	r := h.ok("-p", "hi", "--no-extensions")
+	require.NotContains(t, r.stderr, "changed since panto last ran")
+
+	// What the model's bash would do.
+	h.write(cfg, "provider = \"echo\"\nextension_api_keys = [\"tools\"]\n")
+	r = h.ok("-p", "hi", "--no-extensions")
+	require.Contains(t, r.stderr, "panto: extension_api_keys in "+cfg+` changed since panto last ran: now ["tools"], was not set. If you did not change it, something else did`)
+	r = h.ok("-p", "hi", "--no-extensions")
+	require.NotContains(t, r.stderr, "changed since panto last ran", "said once")
+
+	// panto prompt does not tell, so it does not swallow the notice.
+	h.write(cfg, "provider = \"echo\"\n")
+	h.ok("prompt")
+	r = h.ok("-p", "hi", "--no-extensions")
+	require.Contains(t, r.stderr, "panto: extension_api_keys in "+cfg+` changed since panto last ran: now not set, was ["tools"]`)
+}

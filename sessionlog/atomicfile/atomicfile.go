@@ -249,3 +249,17 @@ func RemoveIfStale(path string, now time.Time) bool {
 	}
 	return os.Remove(path) == nil
 }
+
+// WriteFile writes data to dst whole or not at all (Create, Write,
+// Commit replacing what is there); dst's directory must exist.
+func WriteFile(ctx context.Context, dst string, data []byte) error {
+	t, err := Create(ctx, dst)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Write(data); err != nil {
+		t.Abort()
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return t.Commit(true)
+}

@@ -111,6 +111,9 @@ type Config struct {
 	// what it sets, whether it was applied, and what a project may never
 	// set.
 	Project *Project
+	// Guards are the settings that guard the user, as each base and user
+	// layer file sets them (see GuardKeys).
+	Guards Guards
 	// from says, for each key a file set, where the winning value was
 	// written ("config /p/config.toml line 3 column 14"), for Validate's
 	// errors.
@@ -289,6 +292,12 @@ func Load(d layers.Dirs, opts Options) (Config, error) {
 				continue
 			}
 			fc = p.apply(fc, &cfg)
+		}
+		if f.Layer != layers.Project {
+			if cfg.Guards == nil {
+				cfg.Guards = Guards{}
+			}
+			cfg.Guards[f.Path] = fc.guards()
 		}
 		fc.mergeInto(&cfg)
 		for _, key := range fc.keys() {

@@ -15,6 +15,7 @@
 package trust
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,6 +24,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // The store files, in the user layer's directory.
@@ -145,9 +148,9 @@ func (s *Store) Revoke(path string) bool {
 	return ok
 }
 
-// Save writes the store back, whole: to a temporary file in the same
-// directory (0600), renamed over the store, so a crash leaves the old
-// store or the new one.
+// Save writes the store back, whole (atomicfile: a temporary file in the
+// same directory, 0600, renamed over the store), so a crash leaves the
+// old store or the new one.
 func (s *Store) Save() error {
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -157,25 +160,7 @@ func (s *Store) Save() error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(context.Background(), s.path, append(data, '\n'))
 }
 
 // FileSHA256 is the sha256 of the file at path.
