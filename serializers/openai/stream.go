@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/serializers/sse"
@@ -152,14 +153,14 @@ func (d *streamDecoder) delta(m *wireMessage) error {
 			d.high = max(d.high, idx)
 			d.fn(serializers.Delta{Kind: serializers.DeltaToolStart, Index: idx, ToolID: call.id, ToolName: call.name})
 		} else {
-			// id and name belong to the first fragment; a later one that
-			// repeats them must not double them.
+			// id and name come with the first fragment; a later one may
+			// repeat them (which must not double them), repeat the name
+			// so far and more (cumulative), or carry the rest of it (a
+			// name split across fragments, as some servers stream it).
 			if call.id == "" {
 				call.id = tc.ID
 			}
-			if call.name == "" {
-				call.name = tc.Function.Name
-			}
+			call.name = joinName(call.name, tc.Function.Name)
 		}
 		d.last = idx
 		if a := tc.Function.Arguments; a != "" {
@@ -168,6 +169,17 @@ func (d *streamDecoder) delta(m *wireMessage) error {
 		}
 	}
 	return nil
+}
+
+// joinName is a call's name so far, cur, with a later fragment's name.
+func joinName(cur, more string) string {
+	switch {
+	case more == "" || more == cur:
+		return cur
+	case strings.HasPrefix(more, cur):
+		return more
+	}
+	return cur + more
 }
 
 // callIndex says which tool call a fragment belongs to.

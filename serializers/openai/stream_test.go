@@ -226,6 +226,22 @@ func TestDecodeStreamCases(t *testing.T) {
 			stop: serializers.StopOther,
 		},
 		{
+			name: "a name split across fragments is joined",
+			in: sseOf(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"re","arguments":""}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"ad","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`),
+			want: []c.Block{c.ToolUse("a", "read", json.RawMessage(`{}`))},
+			stop: serializers.StopToolUse,
+		},
+		{
+			name: "a name repeated as it grows is taken whole",
+			in: sseOf(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"ba","arguments":""}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"bash","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`),
+			want: []c.Block{c.ToolUse("a", "bash", json.RawMessage(`{}`))},
+			stop: serializers.StopToolUse,
+		},
+		{
 			name: "other choices are ignored",
 			in:   sseOf(`{"choices":[{"index":1,"delta":{"content":"B"},"finish_reason":"length"},{"index":0,"delta":{"content":"A"},"finish_reason":"stop"}]}`),
 			want: []c.Block{c.Text("A")},
