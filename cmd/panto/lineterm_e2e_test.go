@@ -267,7 +267,7 @@ func TestLineTermExtensionTexts(t *testing.T) {
 		h := newHarness(t)
 		r := h.run("", lineAskArgs("-p", `tool:lineask {"what":"hostile"}`)...)
 		require.Equal(t, 0, r.code, r.stderr)
-		require.Contains(t, r.stderr, "panto: lineasker: info"+asSent(termtext.HostileText()), "piped: as the extension sent it")
+		require.Contains(t, r.stderr, "panto: lineasker: info"+noticeText(asSent(termtext.HostileText())), "piped: as the extension sent it, its lines indented")
 		r = h.run("", lineAskArgs("-p", "/lineask-out")...)
 		require.Equal(t, 0, r.code, r.stderr)
 		require.Equal(t, asSent("output"+termtext.HostileText()), r.stdout)
@@ -403,4 +403,20 @@ func TestLineTermExt(t *testing.T) {
 	require.Equal(t, 0, code, "%s", out)
 	lineTermSafe(t, out, "description: asks"+termtext.Hostile[0].Text)
 	require.Contains(t, h.ok("ext", "check", path).stdout, "description: asks"+asSent(termtext.HostileText()), "piped: as it is")
+}
+
+// An extension's notice on stderr is at most 4 KiB, and no line of it can
+// pass for one of panto's own. Before, a 50 MB notice was written whole,
+// and a newline in one started a line reading "panto: warning: …".
+func TestLineNoticeIsBoundedAndIndented(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.run("", lineAskArgs("-p", `tool:lineask {"what":"notify","message":"x\npanto: warning: extension guard disabled\n","n":100000}`)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Less(t, len(r.stderr), 16<<10, "the notice was cut")
+	require.Contains(t, r.stderr, " more bytes)")
+	for _, line := range strings.Split(r.stderr, "\n") {
+		require.False(t, strings.HasPrefix(line, "panto: warning: extension guard"), "a forged line: %q", line)
+	}
+	require.Contains(t, r.stderr, "\n    panto: warning: extension guard disabled\n", "shown, indented under the extension's line")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/host"
@@ -91,6 +92,7 @@ func (v *textView) show(ev host.Event) {
 		if ev.By != "" {
 			by += ": " + ev.By // an extension's Notify
 		}
+		ev.Text = noticeText(ev.Text)
 		switch ev.Level {
 		case host.NoticeWarning:
 			fmt.Fprintf(v.errw, "%s: warning: %s\n", by, ev.Text)
@@ -142,4 +144,25 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// maxNoticeText is the most of a notice's text the line loop and print
+// mode show (the full-screen UI keeps as much): a notice is a line or a
+// few, not a channel for megabytes.
+const maxNoticeText = 4 << 10
+
+// noticeText is a notice's text as shown on stderr: at most
+// maxNoticeText bytes (cut at a rune, saying how much more there was),
+// every line after the first indented, so that no line of it can pass for
+// one of panto's own ("panto: …").
+func noticeText(s string) string {
+	if len(s) > maxNoticeText {
+		cut := maxNoticeText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+	}
+	s = strings.TrimRight(s, "\n")
+	return strings.ReplaceAll(s, "\n", "\n    ")
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,6 +96,10 @@ func (*ext) Tools() []sdk.Tool {
 				}
 				wg.Wait()
 				return sdk.ToolResult{Content: fmt.Sprintf("%d of %d confirmed", yes.Load(), in.N)}, nil
+			case "notify":
+				// Message, N times over, as one notice.
+				_ = h.Notify(ctx, "info", strings.Repeat(in.Message, max(in.N, 1)))
+				return sdk.ToolResult{Content: "notified"}, nil
 			case "hostile":
 				for _, level := range []string{"info", "warning", "error"} {
 					_ = h.Notify(ctx, level, level+termtext.HostileText())
