@@ -537,6 +537,30 @@ func TestSelectAndInputDialogs(t *testing.T) {
 	h.idle()
 }
 
+// A select's option too long for the list is shown whole under it while
+// the cursor is on it. Before, it was cut with "…" and could not be read.
+func TestSelectShowsALongOptionWhole(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	long := "delete the branch " + strings.Repeat("and everything on it ", 8) + "THE-END"
+	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
+		q, answers := newAsk(asked{ID: 1, By: "ext", Type: extension.AskSelect, Title: "Pick", Options: []string{"keep", long}})
+		ch <- q
+		<-answers
+		ch <- host.TurnEnd{}
+	}
+	h := newHarness(t, f)
+	h.typ("go")
+	h.enter()
+	h.wait(func() bool { return len(h.m.asks) > 0 }, "the select shows")
+	require.NotContains(t, h.screen(), "THE-END", "keep is under the cursor")
+	h.now = h.now.Add(answerGrace)
+	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	require.Contains(t, h.screen(), "THE-END")
+	h.enter()
+	h.idle()
+}
+
 // The palette: "/" lists panto's commands and the extensions', each with
 // its description; typing filters; Enter runs.
 func TestPalette(t *testing.T) {

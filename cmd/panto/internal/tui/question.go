@@ -422,6 +422,18 @@ func (m *Model) questionBox(width, maxRows int) []string {
 		for _, l := range d.pk.View(th, width, rows) {
 			foot = append(foot, choice(l))
 		}
+		if it, ok := d.pk.Selected(); ok && ansi.StringWidth(it.Title) > width-4 {
+			// The list cuts a long option: the one under the cursor in
+			// full below it, so what is chosen can be read (at most 12
+			// lines: an option is not a document).
+			full := wrapPlain(it.Title, max(10, width-2))
+			if len(full) > 12 {
+				full = append(full[:11], "…")
+			}
+			for _, l := range full {
+				foot = append(foot, th.Dim.Render("  "+l))
+			}
+		}
 		foot = append(foot, th.Dim.Render("↑↓ Enter chooses · Esc dismisses"))
 	default:
 		d.input.SetWidth(max(10, width))

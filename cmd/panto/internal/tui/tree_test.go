@@ -87,7 +87,7 @@ func TestTreeNavigator(t *testing.T) {
 	h := treeHarness(t, s)
 	h.typ("/tree")
 	h.enter()
-	h.wait(func() bool { s := h.screen(); return strings.Contains(s, "as of ") && !strings.Contains(s, "reading the prompt") }, "the pane")
+	h.wait(paneReady(h), "the pane")
 	scr := h.screen()
 	require.Contains(t, scr, "● re: two")
 	require.Contains(t, scr, "You are a pirate.")
@@ -114,7 +114,7 @@ func TestTreeNavigator(t *testing.T) {
 	// Enter on a message of the user's: ask it again.
 	h.typ("/tree")
 	h.enter()
-	h.wait(func() bool { s := h.screen(); return strings.Contains(s, "as of ") && !strings.Contains(s, "reading the prompt") }, "the pane")
+	h.wait(paneReady(h), "the pane")
 	h.key(key("up")) // › three
 	h.enter()
 	h.idle()
@@ -134,7 +134,7 @@ func TestTreeLabel(t *testing.T) {
 	h := treeHarness(t, s)
 	h.typ("/tree")
 	h.enter()
-	h.wait(func() bool { s := h.screen(); return strings.Contains(s, "as of ") && !strings.Contains(s, "reading the prompt") }, "the pane")
+	h.wait(paneReady(h), "the pane")
 	h.key(key("l"))
 	h.typ("keep")
 	h.key(key("esc"))
@@ -300,7 +300,7 @@ func TestNavigatorOnAToolCallingReply(t *testing.T) {
 	h := treeHarness(t, s)
 	h.typ("/tree")
 	h.enter()
-	h.wait(func() bool { s := h.screen(); return strings.Contains(s, "as of ") && !strings.Contains(s, "reading the prompt") }, "the pane")
+	h.wait(paneReady(h), "the pane")
 	h.key(ctrl('d'))
 	require.False(t, h.quit, "Ctrl-D does not quit from the navigator")
 	h.key(key("l"))
@@ -361,4 +361,13 @@ func TestResumeFromAnUnrecordedSessionThatFails(t *testing.T) {
 	h.enter()
 	h.idle()
 	require.Equal(t, []string{"still here"}, a.sentTexts())
+}
+
+// paneReady reports the /tree pane showing a prompt: its title, not the
+// line that says it is being read ("reading the prompt as of …").
+func paneReady(h *harness) func() bool {
+	return func() bool {
+		s := h.screen()
+		return strings.Contains(s, "as of ") && !strings.Contains(s, "reading the prompt")
+	}
 }
