@@ -18,6 +18,8 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/serializers/internal/wirespec"
 )
 
 // sdkRoundTrip decodes body into the SDK's MessageNewParams, encodes it
@@ -92,27 +94,6 @@ func TestSDKRoundTripCanaries(t *testing.T) {
 	}
 }
 
-// findWireSpecs walks up from the package directory to the folder that has
-// shared/wire-specs beside the repository (the workspace here; CI puts
-// shared/ beside its clone).
-func findWireSpecs(t *testing.T, file string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		p := filepath.Join(dir, "shared", "wire-specs", file)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("shared/wire-specs/%s not found in any folder above the package; "+
-				"the schema check needs shared/ beside the repository", file)
-		}
-		dir = parent
-	}
-}
-
 var (
 	schemaOnce sync.Once
 	schema     *jsonschema.Schema
@@ -126,15 +107,13 @@ var (
 // no adapting is needed.
 func createMessageSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	path := findWireSpecs(t, "anthropic-openapi.json")
 	schemaOnce.Do(func() {
-		f, err := os.Open(path)
+		data, err := wirespec.JSON(wirespec.Anthropic)
 		if err != nil {
 			schemaErr = err
 			return
 		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 		if err != nil {
 			schemaErr = err
 			return

@@ -27,6 +27,7 @@ import (
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/serializers/internal/wirespec"
 	panto "github.com/panto-dev/panto/serializers/openai"
 )
 
@@ -156,26 +157,6 @@ func TestSDKRequestRoundTripCanaries(t *testing.T) {
 
 // ---- (b) validation against the published OpenAPI schema ----
 
-// findWireSpec walks up from the package directory to a shared/wire-specs
-// folder (in CI, ../shared sits beside the clone).
-func findWireSpec(name string) (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		p := filepath.Join(dir, "shared", "wire-specs", name)
-		if _, err := os.Stat(p); err == nil {
-			return p, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
 var requestSchema struct {
 	once   sync.Once
 	schema *jsonschema.Schema
@@ -186,19 +167,13 @@ var requestSchema struct {
 // binary: the document is 2.9 MB.
 func chatRequestSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	path, ok := findWireSpec("openai-openapi.json")
-	if !ok {
-		t.Skip("shared/wire-specs/openai-openapi.json not found above the package directory; " +
-			"check out the shared folder beside the repository to run the schema check")
-	}
 	requestSchema.once.Do(func() {
-		f, err := os.Open(path)
+		data, err := wirespec.JSON(wirespec.OpenAI)
 		if err != nil {
 			requestSchema.err = err
 			return
 		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 		if err != nil {
 			requestSchema.err = err
 			return
@@ -217,7 +192,7 @@ func chatRequestSchema(t *testing.T) *jsonschema.Schema {
 }
 
 // adaptOpenAPI turns OpenAPI's "nullable: true" beside a type into the JSON
-// Schema form (type: [T, "null"]); the README of wire-specs says the ones
+// Schema form (type: [T, "null"]); wirespec's README says the ones
 // without a type were already rewritten. Other OpenAPI keywords
 // (discriminator, example, x-*) are annotations JSON Schema ignores.
 func adaptOpenAPI(v any) {
