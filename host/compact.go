@@ -74,8 +74,8 @@ func (s *Session) requestMessagesLocked() []conversation.Message {
 	return out
 }
 
-// RequestMessages returns the conversation as the next request sends it.
-func (s *Session) RequestMessages() []conversation.Message {
+// requestMessages returns the conversation as the next request sends it.
+func (s *Session) requestMessages() []conversation.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requestMessagesLocked()
@@ -102,7 +102,7 @@ func (s *Session) needsCompaction() bool {
 	if c.Window <= 0 || c.Threshold <= 0 {
 		return false
 	}
-	return float64(approxTokens(s.RequestMessages())) >= c.Threshold*float64(c.Window)
+	return float64(approxTokens(s.requestMessages())) >= c.Threshold*float64(c.Window)
 }
 
 // cutLocked picks where the kept messages start: the start of a user turn
@@ -143,17 +143,19 @@ type CompactResult struct {
 // it records a compaction entry, and the next requests send the summary in
 // place of those messages. The messages stay in the log, and the effective
 // system prompt is unchanged. Its CompactionStart and CompactionDone
-// events come on Events.
+// events come on the subscriptions. It fails with ErrBusy while a turn
+// runs, ErrClosed once Close has begun (Close cancels one that runs).
 func (s *Session) Compact(ctx context.Context) (CompactResult, error) {
-	if !s.turnMu.TryLock() {
-		return CompactResult{}, ErrBusy
+	ctx, done, err := s.exclusive(ctx)
+	if err != nil {
+		return CompactResult{}, err
 	}
-	defer s.turnMu.Unlock()
-	before := len(s.RequestMessages())
+	defer done()
+	before := len(s.requestMessages())
 	if err := s.compact(ctx, false); err != nil {
 		return CompactResult{}, err
 	}
-	return CompactResult{MessagesBefore: before, MessagesAfter: len(s.RequestMessages())}, nil
+	return CompactResult{MessagesBefore: before, MessagesAfter: len(s.requestMessages())}, nil
 }
 
 // compact summarises the messages before the cut with the session's
@@ -175,16 +177,14 @@ func (s *Session) compact(ctx context.Context, auto bool) error {
 	err := s.summarise(ctx, cut, before, transcript)
 	done := CompactionDone{Err: err}
 	if err == nil {
-		done.Tokens = approxTokens(s.RequestMessages())
+		done.Tokens = approxTokens(s.requestMessages())
 	}
 	s.emit(done)
 	return err
 }
 
 func (s *Session) summarise(ctx context.Context, cut, before int, transcript string) error {
-	s.mu.Lock()
-	req := s.req
-	s.mu.Unlock()
+	req := s.settings().request()
 	if s.compaction.Model != "" {
 		req.Model = s.compaction.Model
 	}
@@ -202,21 +202,30 @@ func (s *Session) summarise(ctx context.Context, cut, before int, transcript str
 		return errors.New("compact: the model returned an empty summary; nothing was changed")
 	}
 
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	first := ""
 	if cut < len(s.msgIDs) {
 		first = s.msgIDs[cut]
 	}
-	if s.w != nil {
-		if first == "" {
-			return errors.New("compact: the first kept message has no log entry")
+	s.mu.Unlock()
+	apply := func() { s.summary, s.keptFrom = summary, cut }
+	if s.w == nil {
+		if s.shut {
+			return fmt.Errorf("compact: %w", ErrClosed)
 		}
-		if err := s.appendLocked(sessionlog.CompactionEntry(summary, first, before)); err != nil {
-			return fmt.Errorf("compact: %w", err)
-		}
+		s.mu.Lock()
+		apply()
+		s.mu.Unlock()
+		return nil
 	}
-	s.summary, s.keptFrom = summary, cut
+	if first == "" {
+		return errors.New("compact: the first kept message has no log entry")
+	}
+	if err := s.writeLocked([]sessionlog.Entry{sessionlog.CompactionEntry(summary, first, before)}, apply); err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
 	return nil
 }
 
@@ -265,5 +274,5 @@ func roleName(r conversation.Role) string {
 // The estimate is the one automatic compaction uses (about 4 bytes a
 // token); a provider's Usage event gives the exact count after a request.
 func (s *Session) ContextUsage() (tokens, window int) {
-	return approxTokens(s.RequestMessages()), s.compaction.Window
+	return approxTokens(s.requestMessages()), s.compaction.Window
 }

@@ -2,21 +2,17 @@ package host
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // Event is one thing that happened in a session, for a front end to show.
 // The concrete types are below; a front end switches on them and ignores
-// those it does not show. A turn's events come on the channel Turn
-// returns, in order; events between turns (an extension editing the
-// prompt from the background, a notice) come on Session.Events.
+// those it does not know. Every event comes on every subscription
+// (Session.Subscribe), in the order the session emitted it: a turn's from
+// TurnStart to TurnEnd, and between turns an extension editing the prompt
+// from the background, a notice, a move.
 type Event interface {
 	// Kind names the event in the JSON stream (panto --mode json).
 	Kind() string
@@ -39,7 +35,7 @@ type ThinkingDelta struct{ Text string }
 // (the provider did not stream) shows its text now.
 type Reply struct {
 	Message    conversation.Message
-	StopReason serializers.StopReason
+	StopReason StopReason
 	// Streamed is set when its text came as TextDelta events.
 	Streamed bool
 }
@@ -116,11 +112,35 @@ type Retry struct {
 	Reason string
 }
 
-// Usage is what one model request cost, as the provider reported it.
+// Usage is what one model request cost, as the provider reported it
+// (0 for what it did not say).
 type Usage struct {
-	serializers.Usage
+	// Model is the model that answered, as the provider names it.
 	Model string
+	// InputTokens and OutputTokens count the request and the reply;
+	// CacheReadTokens and CacheWriteTokens the part of the input read
+	// from or written to the provider's prompt cache; ReasoningTokens
+	// the reply's reasoning, where the provider counts it apart.
+	InputTokens, OutputTokens         int
+	CacheReadTokens, CacheWriteTokens int
+	ReasoningTokens                   int
 }
+
+// StopReason says why the model stopped, in panto's words (each provider's
+// own are mapped onto these).
+type StopReason string
+
+// The stop reasons.
+const (
+	StopEndTurn      StopReason = "end_turn"      // the reply is complete
+	StopToolUse      StopReason = "tool_use"      // the reply calls tools
+	StopMaxTokens    StopReason = "max_tokens"    // cut at the token limit (Model.MaxTokens)
+	StopSequence     StopReason = "stop_sequence" // a stop sequence matched
+	StopRefusal      StopReason = "refusal"       // refused or filtered
+	StopPauseTurn    StopReason = "pause_turn"    // a long turn paused; send a message to go on
+	StopContextLimit StopReason = "context_limit" // the context window is full
+	StopOther        StopReason = "other"         // anything else
+)
 
 // Notice is something a front end should show that is not part of the
 // conversation: an extension that failed, a log that was repaired, or an
@@ -145,11 +165,12 @@ const (
 // turn's TurnEnd carries it too.
 type Error struct{ Err error }
 
-// TurnEnd is a turn's last event. Err is why it stopped early, or nil;
-// Reply is the last reply (empty when none was recorded).
+// TurnEnd is a turn's last event. Err is why it stopped early, or nil
+// (ErrClosed among its causes when Close cut it short); Reply is the last
+// reply (empty when none was recorded).
 type TurnEnd struct {
 	Reply      conversation.Message
-	StopReason serializers.StopReason
+	StopReason StopReason
 	Err        error
 }
 
@@ -172,162 +193,3 @@ func (Question) Kind() string        { return "question" }
 func (QuestionClosed) Kind() string  { return "question_closed" }
 func (Status) Kind() string          { return "status" }
 func (TurnEnd) Kind() string         { return "turn_end" }
-
-// stream delivers events in order to a channel without ever blocking the
-// sender: events wait in a queue until the reader takes them. A session
-// has one for the events between turns; each turn has its own.
-//
-// What extensions send cannot grow the queue without bound, however
-// slowly it is read: an extension has at most maxQueuedNotices notices
-// waiting (the next ones are dropped and counted, and a notice of
-// panto's says how many once the reader takes the queue), and a status
-// segment replaces the one with its key that waits still (the session
-// bounds the keys). The session's own events are never dropped.
-type stream struct {
-	out chan Event
-
-	mu      sync.Mutex
-	queue   []Event
-	closed  bool
-	started bool // the pump runs
-	wake    chan struct{}
-
-	// notices counts the queued notices of each extension; drops those
-	// dropped since the reader last took the queue; status is the place
-	// in queue of each queued status segment, by extension and key.
-	notices map[string]int
-	drops   map[string]int
-	status  map[[2]string]int
-}
-
-// maxQueuedNotices is how many of one extension's notices wait, at most,
-// for a reader.
-const maxQueuedNotices = 64
-
-// newStream returns a stream whose channel is fed at once.
-func newStream() *stream {
-	s := newIdleStream()
-	s.start()
-	return s
-}
-
-// newIdleStream returns a stream that keeps what it is sent until start:
-// the session's events, which a front end may never read.
-func newIdleStream() *stream {
-	return &stream{out: make(chan Event), wake: make(chan struct{}, 1)}
-}
-
-// start starts feeding the channel (once).
-func (s *stream) start() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started {
-		return
-	}
-	s.started = true
-	go s.pump()
-}
-
-// takeUnread takes what waits in a stream that is not started: nobody
-// has asked for its events yet.
-func (s *stream) takeUnread() []Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started {
-		return nil
-	}
-	return s.takeLocked()
-}
-
-// takeLocked takes the queue, the notices of what was dropped last.
-func (s *stream) takeLocked() []Event {
-	q := s.queue
-	s.queue = nil
-	clear(s.notices)
-	clear(s.status)
-	if len(s.drops) > 0 {
-		for _, by := range slices.Sorted(maps.Keys(s.drops)) {
-			q = append(q, Notice{Level: NoticeWarning, Text: fmt.Sprintf(
-				"%d notices from %s dropped (more than %d waited to be shown)", s.drops[by], by, maxQueuedNotices)})
-		}
-		clear(s.drops)
-	}
-	return q
-}
-
-// send queues ev; after close it is dropped.
-func (s *stream) send(ev Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	switch e := ev.(type) {
-	case Notice:
-		if e.By != "" {
-			if s.notices[e.By] >= maxQueuedNotices {
-				if s.drops == nil {
-					s.drops = map[string]int{}
-				}
-				s.drops[e.By]++
-				return
-			}
-			if s.notices == nil {
-				s.notices = map[string]int{}
-			}
-			s.notices[e.By]++
-		}
-	case Status:
-		k := [2]string{e.By, e.Key}
-		if i, ok := s.status[k]; ok {
-			s.queue[i] = e // the newest text, where the first stood
-			return
-		}
-		if s.status == nil {
-			s.status = map[[2]string]int{}
-		}
-		s.status[k] = len(s.queue)
-	}
-	s.queue = append(s.queue, ev)
-	s.signal()
-}
-
-// close delivers what is queued, then closes the channel. A stream never
-// started drops what it holds: nobody reads it.
-func (s *stream) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	s.closed = true
-	if !s.started {
-		s.started = true // never: nothing is read
-		s.queue = nil
-		close(s.out)
-		return
-	}
-	s.signal()
-}
-
-func (s *stream) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (s *stream) pump() {
-	defer close(s.out)
-	for range s.wake {
-		s.mu.Lock()
-		batch, closed := s.takeLocked(), s.closed
-		s.mu.Unlock()
-		for _, ev := range batch {
-			s.out <- ev
-		}
-		if closed {
-			return
-		}
-	}
-}

@@ -13,33 +13,14 @@ import (
 	"github.com/panto-dev/panto/serializers"
 )
 
-// Sender sends one model request; provider.Provider fits. With req.Stream
-// set, fn receives the reply's pieces as they arrive.
-type Sender interface {
-	Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error)
-}
-
-// ToolRunner offers tools to the model and runs their calls; the extension
-// manager fits.
-type ToolRunner interface {
-	// Tools are the tools to offer, in order.
-	Tools() []serializers.Tool
-	// NarrowTools lets extensions shrink the offer of one request (step
-	// counts the requests of the turn from 1); it returns the names kept.
-	NarrowTools(ctx context.Context, step int, names []string) []string
-	// RunTool runs one call and always returns its tool-result block: a
-	// failure of any kind (unknown tool, bad input, a crashed or timed-out
-	// owner, a blocked call, cancellation) is an is_error result the model
-	// can read.
-	RunTool(ctx context.Context, call conversation.Block) conversation.Block
-}
-
 // ErrMaxSteps is the TurnEnd error of a turn that stopped because it
 // reached max_steps. The conversation is valid: every tool call of the last
 // reply has an (error) result. Send another message to go on.
 var ErrMaxSteps = errors.New("the turn reached max_steps")
 
-// ErrBusy is the TurnEnd error of a turn asked for while another runs.
+// ErrBusy is returned by Turn, MoveTo, Compact and SetModel while
+// another of them runs: wait for its end (the TurnEnd event, or the call
+// returning) and try again.
 var ErrBusy = errors.New("a turn is already running")
 
 // Turn records text as the user's message (after the USER_PROMPT.md
@@ -47,43 +28,41 @@ var ErrBusy = errors.New("a turn is already running")
 // and runs the agent loop: send the conversation, record the
 // reply, run its tool calls (several at once, results recorded in call
 // order), and send again, until a reply calls no tool or max_steps is
-// reached. It returns at once; the turn's events arrive on the channel,
-// which is closed after the last one, TurnEnd. Cancel ctx to stop the
-// turn. Read the channel to its end.
+// reached.
+//
+// Turn returns at once: nil when the turn started — its events, from
+// TurnStart to TurnEnd, come on every subscription (Subscribe), TurnEnd
+// last — or ErrBusy while another turn, move or compaction runs, or
+// ErrClosed once Close has begun; then nothing started and no event
+// comes. Cancel ctx to stop the turn; Close stops it too and waits for
+// it.
 //
 // Nothing half-done is recorded: a failed or cancelled request records no
 // reply, and every recorded tool call gets a result — calls cut short get
 // an "interrupted" error result — so the log stays valid and resumable.
-func (s *Session) Turn(ctx context.Context, text string) <-chan Event {
-	st := newStream()
-	// What happened before, when nobody reads the session's events (print
-	// mode): first, so one channel tells the whole story in order.
-	for _, ev := range s.events.takeUnread() {
-		st.send(ev)
+func (s *Session) Turn(ctx context.Context, text string) error {
+	leave, err := s.ops.enter()
+	if err != nil {
+		return err
 	}
 	if !s.turnMu.TryLock() {
-		st.send(TurnEnd{Err: ErrBusy})
-		st.close()
-		return st.out
+		leave()
+		return ErrBusy
 	}
-	s.evMu.Lock()
-	s.turn = st
-	s.evMu.Unlock()
+	ctx, release := s.ops.cut(ctx)
 	go func() {
+		defer leave() // Close waits for this: after TurnEnd is emitted
 		end := s.runTurn(ctx, text)
+		release()
 		if end.Err != nil && !errors.Is(end.Err, ErrMaxSteps) {
 			s.emit(Error{Err: end.Err})
 		}
-		s.evMu.Lock()
-		s.turn = nil
-		s.evMu.Unlock()
 		// Free the session before TurnEnd is seen: a reader who got it
 		// may start the next turn, move or compaction at once.
 		s.turnMu.Unlock()
-		st.send(end)
-		st.close()
+		s.emit(end)
 	}()
-	return st.out
+	return nil
 }
 
 // runTurn is the turn; it returns its TurnEnd.
@@ -93,7 +72,7 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		user.Content = append(user.Content, conversation.AddedText(up.Text, up.Source))
 	}
 	user.Content = append(user.Content, conversation.Text(text))
-	if err := s.Record(user); err != nil {
+	if err := s.record(Panto, user); err != nil {
 		return TurnEnd{Err: err}
 	}
 	s.emit(TurnStart{Text: text})
@@ -104,9 +83,7 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 	ctx = provider.WithRetryHook(ctx, func(r provider.RetryInfo) {
 		s.emit(Retry{Attempt: r.Attempt, Max: r.Max, Wait: r.Wait, Reason: r.Reason})
 	})
-	s.mu.Lock()
-	req := s.req
-	s.mu.Unlock()
+	req := s.settings().request()
 	for step := 1; ; step++ {
 		if s.needsCompaction() {
 			if err := s.compact(ctx, true); err != nil && !errors.Is(err, ErrNothingToCompact) {
@@ -114,7 +91,7 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 			}
 		}
 		req.Tools = s.offer(ctx, step)
-		req.Messages = s.RequestMessages()
+		req.Messages = s.requestMessages()
 		streamed := false
 		reply, err := s.prov.Send(ctx, req, func(d serializers.Delta) {
 			switch {
@@ -128,18 +105,21 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		if err != nil {
 			return TurnEnd{Err: turnErr(ctx, err)}
 		}
-		s.emit(Usage{Usage: reply.Usage, Model: reply.Model})
+		u := reply.Usage
+		s.emit(Usage{Model: reply.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens})
 		if len(reply.Message.Content) == 0 {
 			// An empty reply (a refusal, a max_tokens cut before any
 			// text) is still the model's turn; record it as an empty
 			// text so the conversation keeps its shape.
 			reply.Message = conversation.AssistantText("")
 		}
-		if err := s.Record(reply.Message); err != nil {
+		if err := s.record(Panto, reply.Message); err != nil {
 			return TurnEnd{Err: fmt.Errorf("record reply: %w", err)}
 		}
-		s.emit(Reply{Message: reply.Message, StopReason: reply.StopReason, Streamed: streamed})
-		end := TurnEnd{Reply: reply.Message, StopReason: reply.StopReason}
+		stop := StopReason(reply.StopReason)
+		s.emit(Reply{Message: reply.Message, StopReason: stop, Streamed: streamed})
+		end := TurnEnd{Reply: reply.Message, StopReason: stop}
 		uses := reply.Message.ToolUses()
 		if len(uses) == 0 {
 			if s.hooks != nil {
@@ -149,7 +129,7 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		}
 		if s.maxSteps > 0 && step >= s.maxSteps {
 			why := fmt.Sprintf("not run: the turn reached max_steps (%d); the user can send a message to go on", s.maxSteps)
-			if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: notRun(uses, why)}); err != nil {
+			if err := s.record(Panto, conversation.Message{Role: conversation.RoleTool, Content: notRun(uses, why)}); err != nil {
 				return TurnEnd{Reply: reply.Message, Err: fmt.Errorf("record tool results: %w", err)}
 			}
 			if s.hooks != nil {
@@ -164,7 +144,7 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		} else {
 			results = s.runTools(ctx, uses)
 		}
-		if err := s.Record(conversation.Message{Role: conversation.RoleTool, Content: results}); err != nil {
+		if err := s.record(Panto, conversation.Message{Role: conversation.RoleTool, Content: results}); err != nil {
 			return TurnEnd{Reply: reply.Message, Err: fmt.Errorf("record tool results: %w", err)}
 		}
 		if ctx.Err() != nil {

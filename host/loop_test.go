@@ -82,7 +82,7 @@ func newSession(t *testing.T, model Sender) (*Session, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s, err := Open(context.Background(), Config{
-		Log: Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "script", Request: serializers.Request{Model: "m1"},
+		Log: Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "script", Model: Model{Name: "m1"},
 		Prompt: func(rules.Vars) (Prompt, error) { return Prompt{Blocks: []PromptBlock{{Text: "seed"}}}, nil },
 	})
 	require.NoError(t, err)
@@ -90,11 +90,21 @@ func newSession(t *testing.T, model Sender) (*Session, string) {
 	return s, path
 }
 
-// turn runs one turn and returns its events, TurnEnd last.
+// turn runs one turn and returns its events, TurnEnd last; one that does
+// not start gives a TurnEnd with the error.
 func turn(ctx context.Context, s *Session, text string) []Event {
+	sub, stop := context.WithCancel(context.Background())
+	defer stop()
+	events := s.Subscribe(sub)
+	if err := s.Turn(ctx, text); err != nil {
+		return []Event{TurnEnd{Err: err}}
+	}
 	var evs []Event
-	for ev := range s.Turn(ctx, text) {
+	for ev := range events {
 		evs = append(evs, ev)
+		if _, ok := ev.(TurnEnd); ok {
+			break
+		}
 	}
 	return evs
 }
@@ -220,29 +230,39 @@ func TestTurnEventOrder(t *testing.T) {
 	require.Equal(t, []string{"a", "b", "c"}, started, "tool starts come in call order")
 	require.Equal(t, "a", ended[2], "the slow call ends last")
 	require.Equal(t, []string{
-		"system_changed", // the seed, recorded by Open, comes first: nobody read Events
+		"system_changed", "opened", // the seed, recorded by Open, on the first subscription
 		"turn_start", "usage", "reply", "tool_start", "tool_start", "tool_start", "tool_end", "tool_end", "tool_end",
 		"usage", "reply", "turn_end",
 	}, kinds)
 }
 
-// A second turn asked for while one runs ends at once with ErrBusy.
+// A second turn asked for while one runs fails at once with ErrBusy, and
+// starts nothing.
 func TestOneTurnAtATime(t *testing.T) {
 	t.Parallel()
 	model := &script{replies: []conversation.Message{calls(use("a", "fast", `{}`)), conversation.AssistantText("ok")}}
 	s, _ := newSession(t, model)
 	r := &runner{block: make(chan struct{})}
 	s.tools = r
-	first := s.Turn(context.Background(), "one")
-	for ev := range first {
+	events := s.Subscribe(t.Context())
+	require.NoError(t, s.Turn(context.Background(), "one"))
+	for ev := range events {
 		if _, ok := ev.(ToolStart); ok {
 			break
 		}
 	}
-	require.ErrorIs(t, end(t, turn(context.Background(), s, "two")).Err, ErrBusy)
+	require.ErrorIs(t, s.Turn(context.Background(), "two"), ErrBusy)
 	close(r.block)
-	for range first {
+	var starts int
+	for ev := range events {
+		if _, ok := ev.(TurnStart); ok {
+			starts++
+		}
+		if _, ok := ev.(TurnEnd); ok {
+			break
+		}
 	}
+	require.Zero(t, starts, "the refused turn started nothing")
 }
 
 // A front end that saw TurnEnd may start the next turn (or a move, or a

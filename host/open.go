@@ -11,7 +11,6 @@ import (
 
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -43,14 +42,13 @@ type Config struct {
 	// are known (the extensions' included). It is called once.
 	Prompt func(vars rules.Vars) (Prompt, error)
 
-	// Provider sends the model requests; ProviderName and Request.Model
-	// say which model they go to (recorded as model_change when they
-	// differ from the last one recorded).
+	// Provider sends the model requests; ProviderName and Model.Name say
+	// which model they go to (recorded as model_change when they differ
+	// from the last one recorded).
 	Provider     Sender
 	ProviderName string
-	// Request holds the model settings of every request; its Messages
-	// and Tools are filled in per request.
-	Request serializers.Request
+	// Model holds the model settings of every request.
+	Model Model
 	// MaxSteps bounds the model requests of one turn; 0 means no bound.
 	MaxSteps   int
 	Compaction Compaction
@@ -64,7 +62,7 @@ type Config struct {
 	ConfirmDefault string
 	// KeepRecordedModel resumes with the model the branch recorded last
 	// (a /model switch), when it is for ProviderName, instead of
-	// Request.Model: set it when the user did not name a model for this
+	// Model.Name: set it when the user did not name a model for this
 	// run. The "model" variable in Vars follows.
 	KeepRecordedModel bool
 
@@ -78,6 +76,10 @@ type Config struct {
 	MaxProcs func(int) int
 	// Logger receives panto's log lines; nil means none.
 	Logger hclog.Logger
+
+	// startExtensions, set by host's tests, starts fakes in place of
+	// Extensions (which it is given).
+	startExtensions startExtensions
 }
 
 // Log says where a session is recorded.
@@ -114,10 +116,15 @@ type PromptBlock struct {
 
 // Open starts a session: it opens (or creates, or reads) the log, starts
 // the extensions, renders and records the configured system prompt
-// (seeded fresh, or reconciled on resume), records the model in use,
-// records each extension's tool guidance, and fires session_start — in
-// that order, which docs/system-prompt.md explains. On error nothing is
-// left running. Close the session when done.
+// (seeded fresh, or reconciled on resume), removes the sections of
+// extensions not loaded, records the model in use, records each
+// extension's tool guidance, and fires session_start — in that order,
+// which docs/system-prompt.md explains. What it emits meanwhile (the
+// start's SystemChanged, a repaired log, an extension that did not
+// start), and then Opened, waits for the first subscription. An
+// extension that records a change before Open has recorded the prompt
+// waits for it. On error nothing is left running. Close the session when
+// done.
 func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Prompt == nil {
 		return nil, errors.New("open session: no prompt resolver")
@@ -126,15 +133,15 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.events = newIdleStream()
-	s.logger = cfg.Logger
-	if s.logger == nil {
-		s.logger = hclog.NewNullLogger()
+	if cfg.Logger != nil {
+		s.logger = cfg.Logger
 	}
-	s.prov, s.providerName, s.req = cfg.Provider, cfg.ProviderName, cfg.Request
+	s.confirm = cfg.ConfirmDefault
+	s.before = len(s.conv.Messages)
+	s.prov, s.providerName, s.model = cfg.Provider, cfg.ProviderName, cfg.Model
 	if cfg.KeepRecordedModel {
-		if m := s.recordedModel(cfg.ProviderName); m != "" && m != s.req.Model {
-			s.req.Model = m
+		if m := s.recordedModel(cfg.ProviderName); m != "" && m != s.model.Name {
+			s.model.Name = m
 			if _, ok := cfg.Vars["model"]; ok {
 				cfg.Vars = maps.Clone(cfg.Vars)
 				cfg.Vars["model"] = m
@@ -142,27 +149,33 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		}
 	}
 	s.maxSteps, s.compaction = cfg.MaxSteps, cfg.Compaction
-	s.confirmDefault = cfg.ConfirmDefault
 	for _, w := range s.warnings {
 		s.notice(NoticeWarning, w)
 	}
 	ok := false
 	defer func() {
 		if !ok {
+			// What waits for the session to open gets ErrClosed.
+			s.failed.Store(true)
+			s.openUp()
 			s.Close(context.Background())
 		}
 	}()
 
 	var names []string
 	extVars := map[string]string{}
-	if len(cfg.Extensions) > 0 {
+	start := cfg.startExtensions
+	if start == nil && len(cfg.Extensions) > 0 {
+		start = startManager
+	}
+	if start != nil {
 		if cfg.MaxProcs != nil && os.Getenv("GOMAXPROCS") == "" {
 			cfg.MaxProcs(1)
 		}
 		opts := cfg.ExtensionOptions
-		opts.SessionID, opts.CWD = s.ID(), cfg.CWD
+		opts.SessionID, opts.CWD = s.id, cfg.CWD
 		opts.Report = func(err error) { s.notice(NoticeError, err.Error()) }
-		s.exts = extension.Start(ctx, cfg.Extensions, s, opts)
+		s.exts = start(ctx, cfg.Extensions, recorder{s}, opts)
 		s.exts.Disable(cfg.DisabledExtensions)
 		names = s.exts.Names()
 		s.loaded = names
@@ -187,7 +200,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.userPrompt = p.UserPrompt
-	res, err := s.seed(p.Blocks, names, s.modelChange(cfg.ProviderName, cfg.Request.Model)...)
+	res, err := s.seed(p.Blocks, names, s.modelChange(cfg.ProviderName, s.model.Name)...)
 	if err != nil {
 		return nil, err
 	}
@@ -197,19 +210,40 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err := s.disposeAbsent(names); err != nil {
 		return nil, err
 	}
+	// The session is set up: the extensions' changes are recorded from
+	// now on, after the start's.
+	s.openUp()
 	if s.exts != nil {
-		s.exts.RecordGuidance(s)
+		s.exts.RecordGuidance(recorder{s})
 		s.exts.SessionStart(ctx, extension.SessionStart{
-			Resumed: !res.Fresh, Reseeded: res.Reseeded, SessionID: s.ID(), SessionPath: s.Path(),
+			Resumed: !res.Fresh, Reseeded: res.Reseeded, SessionID: s.id, SessionPath: s.logPath(),
 		})
 	}
 	// Questions asked while the session opens (in session_start) find no
 	// front end yet to answer them: they get ErrNoUser.
 	s.interactive.Store(cfg.Interactive)
-	s.logger.Info("session ready", "path", s.Path(), "resumed", !res.Fresh, "reseeded", res.Reseeded,
-		"provider", cfg.ProviderName, "model", cfg.Request.Model)
+	s.logger.Info("session ready", "path", s.logPath(), "resumed", !res.Fresh, "reseeded", res.Reseeded,
+		"provider", cfg.ProviderName, "model", s.model.Name)
+	s.emit(Opened{})
 	ok = true
 	return s, nil
+}
+
+// openUp lets the extensions' changes in (once).
+func (s *Session) openUp() {
+	select {
+	case <-s.ready:
+	default:
+		close(s.ready)
+	}
+}
+
+// logPath is the session log's path; empty when nothing is written.
+func (s *Session) logPath() string {
+	if s.w == nil {
+		return ""
+	}
+	return s.path
 }
 
 // recordedModel is the model the branch recorded last for provider, or

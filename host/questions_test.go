@@ -16,7 +16,6 @@ import (
 
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -29,17 +28,18 @@ import (
 func TestNotifyFloodIsBounded(t *testing.T) {
 	t.Parallel()
 	s, _ := newSession(t, &script{})
+	events := s.Subscribe(t.Context())
 	start := time.Now()
 	const sent = 10000
 	for i := range sent {
-		s.Notify("flood", "info", fmt.Sprint("notice ", i))
+		s.notify("flood", "info", fmt.Sprint("notice ", i))
 	}
 	elapsed := time.Since(start)
 	shown, dropped := 0, 0
 	deadline := time.After(10 * time.Second)
 	for dropped == 0 {
 		select {
-		case ev := <-s.Events():
+		case ev := <-events:
 			n, ok := ev.(Notice)
 			if !ok {
 				continue
@@ -60,12 +60,12 @@ func TestNotifyFloodIsBounded(t *testing.T) {
 	require.Equal(t, sent, shown+dropped, "every notice shown or counted")
 	// Later, at the rate allowed, notices pass again.
 	time.Sleep(time.Second)
-	s.Notify("flood", "info", "after")
-	s.Notify("other", "info", "another extension is not held back")
+	s.notify("flood", "info", "after")
+	s.notify("other", "info", "another extension is not held back")
 	var got []string
 	for len(got) < 2 {
 		select {
-		case ev := <-s.Events():
+		case ev := <-events:
 			if n, ok := ev.(Notice); ok {
 				got = append(got, n.By+":"+n.Text)
 			}
@@ -82,11 +82,11 @@ func TestStatusFloodIsBounded(t *testing.T) {
 	t.Parallel()
 	s, _ := newSession(t, &script{})
 	for i := range 1000 {
-		s.SetStatus("busy", "progress", fmt.Sprint(i))
-		s.SetStatus("busy", fmt.Sprint("key", i), "x")
+		s.setStatus("busy", "progress", fmt.Sprint(i))
+		s.setStatus("busy", fmt.Sprint("key", i), "x")
 	}
 	var got []Status
-	for _, ev := range s.Unread() {
+	for _, ev := range closeAndRead(t, s) {
 		if st, ok := ev.(Status); ok {
 			got = append(got, st)
 		}
@@ -96,30 +96,30 @@ func TestStatusFloodIsBounded(t *testing.T) {
 }
 
 // However slowly the events are read, one extension's notices wait in
-// a bounded queue; panto's own are never dropped.
-func TestStreamBoundsAnExtensionsNotices(t *testing.T) {
+// a bounded queue; panto's own are never dropped. Once there is room
+// again, panto says how many were dropped, before the next one.
+func TestSubscriptionBoundsAnExtensionsNotices(t *testing.T) {
 	t.Parallel()
-	st := newIdleStream()
+	h := newHub()
 	for i := range 1000 {
-		st.send(Notice{Level: NoticeInfo, Text: fmt.Sprint(i), By: "x"})
-		st.send(Notice{Level: NoticeInfo, Text: fmt.Sprint(i)})
+		h.emit(Notice{Level: NoticeInfo, Text: fmt.Sprint(i), By: "x"})
+		h.emit(Notice{Level: NoticeInfo, Text: fmt.Sprint(i)})
 	}
-	got := st.takeUnread()
+	events := h.subscribe(t.Context())
 	var mine, pantos int
-	for _, ev := range got {
-		switch n := ev.(Notice); {
+	for range maxQueuedNotices + 1000 {
+		switch n := (<-events).(Notice); {
 		case n.By == "x":
 			mine++
-		case strings.HasPrefix(n.Text, "936 notices from x dropped"):
 		default:
 			pantos++
 		}
 	}
 	require.Equal(t, maxQueuedNotices, mine)
 	require.Equal(t, 1000, pantos)
-	require.Contains(t, got[len(got)-1].(Notice).Text, "936 notices from x dropped")
-	st.send(Notice{Text: "again", By: "x"})
-	require.Equal(t, []Event{Notice{Text: "again", By: "x"}}, st.takeUnread(), "the count starts again once read")
+	h.emit(Notice{Text: "again", By: "x"})
+	require.Equal(t, Notice{Level: NoticeWarning, Text: "936 notices from x dropped (more than 64 waited to be shown)"}, <-events)
+	require.Equal(t, Notice{Text: "again", By: "x"}, <-events, "the count starts again once read")
 }
 
 // Once Close begins, a question on the screen is withdrawn and every new
@@ -127,13 +127,14 @@ func TestStreamBoundsAnExtensionsNotices(t *testing.T) {
 func TestCloseEndsQuestions(t *testing.T) {
 	t.Parallel()
 	s, _ := newSession(t, &script{})
+	events := s.Subscribe(t.Context())
 	s.interactive.Store(true)
 	first := make(chan error, 1)
 	go func() {
-		_, err := s.Ask(context.Background(), "loop", extension.Question{Kind: extension.AskConfirm, Title: "again?", Timeout: time.Hour})
+		_, err := s.ask(context.Background(), "loop", extension.Question{Kind: extension.AskConfirm, Title: "again?", Timeout: time.Hour})
 		first <- err
 	}()
-	q := nextQuestion(t, s)
+	q := nextQuestion(t, events)
 	require.NoError(t, s.Close(context.Background()))
 	select {
 	case err := <-first:
@@ -142,7 +143,7 @@ func TestCloseEndsQuestions(t *testing.T) {
 		t.Fatal("the question on the screen was not withdrawn")
 	}
 	var closed *QuestionClosed
-	for ev := range s.Events() {
+	for ev := range events {
 		if c, ok := ev.(QuestionClosed); ok {
 			closed = &c
 		}
@@ -151,12 +152,12 @@ func TestCloseEndsQuestions(t *testing.T) {
 	require.Equal(t, q.ID, closed.ID)
 	require.ErrorIs(t, closed.Err, ErrClosing)
 	for range 100 {
-		_, err := s.Ask(context.Background(), "loop", extension.Question{Kind: extension.AskConfirm, Timeout: time.Hour})
+		_, err := s.ask(context.Background(), "loop", extension.Question{Kind: extension.AskConfirm, Timeout: time.Hour})
 		require.ErrorIs(t, err, ErrClosing)
 	}
-	s.confirmDefault = "yes"
+	s.confirm = "yes"
 	s.interactive.Store(false)
-	_, err := s.Ask(context.Background(), "loop", extension.Question{Kind: extension.AskConfirm})
+	_, err := s.ask(context.Background(), "loop", extension.Question{Kind: extension.AskConfirm})
 	require.ErrorIs(t, err, ErrClosing, "not even a configured default answers")
 }
 
@@ -195,13 +196,14 @@ func TestCloseIsBoundedWhileExtensionsAsk(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s, err := Open(context.Background(), Config{
-		Log: Log{Path: path}, CWD: t.TempDir(), Provider: &script{}, ProviderName: "script", Request: serializers.Request{Model: "m1"},
+		Log: Log{Path: path}, CWD: t.TempDir(), Provider: &script{}, ProviderName: "script", Model: Model{Name: "m1"},
 		Prompt:      func(rules.Vars) (Prompt, error) { return Prompt{Blocks: []PromptBlock{{Text: "seed"}}}, nil },
 		Extensions:  []extension.Spec{{Path: askPlugin(t, "askloop"), Source: "test"}, {Path: askPlugin(t, "askend"), Source: "test"}},
 		Interactive: true,
 	})
 	require.NoError(t, err)
-	q := nextQuestion(t, s) // askloop's, on the screen; nobody answers
+	events := s.Subscribe(t.Context())
+	q := nextQuestion(t, events) // askloop's, on the screen; nobody answers
 	require.Equal(t, "askloop", q.By)
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close(context.Background()) }()

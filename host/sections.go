@@ -19,10 +19,6 @@ import (
 // loaded at resume, or is disabled mid-session, panto removes its sections
 // on its behalf, so the prompt never describes a tool that is not offered.
 
-// Section is one of an extension's sections in the current prompt: the
-// key the extension gave (without its name), its text and source.
-type Section = extension.Section
-
 // sectionKey is the recorded key of owner's section key.
 func sectionKey(owner, key string) (string, error) {
 	full := owner + ":" + key
@@ -38,11 +34,11 @@ func ownerOf(full string) string {
 	return o
 }
 
-// SetSection records by's section key with text, its {{variables}}
+// setSectionOf records by's section key with text, its {{variables}}
 // rendered first; an empty text removes it. Nothing is recorded when the
 // prompt already holds exactly that (a provider's prompt cache survives an
 // unchanged section).
-func (s *Session) SetSection(by, key, text string) error {
+func (s *Session) setSectionOf(by, key, text string) error {
 	full, err := sectionKey(by, key)
 	if err != nil {
 		return err
@@ -65,16 +61,17 @@ func (s *Session) setSection(by, full, text, source string) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("record section: %w", err)
 	}
+	s.wmu.Lock() // no other change between the look and the write
+	defer s.wmu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	current, ok := s.sectionLocked(full)
+	s.mu.Unlock()
 	if (ok && current == text) || (!ok && text == "") {
 		return nil
 	}
-	if err := s.appendLocked(sessionlog.MessageEntry(m)); err != nil {
+	if err := s.writeLocked([]sessionlog.Entry{sessionlog.MessageEntry(m)}, func() { s.conv.Append(m) }); err != nil {
 		return err
 	}
-	s.conv.Append(m)
 	s.notifyLocked(by, []conversation.Message{m})
 	return nil
 }
@@ -90,24 +87,24 @@ func (s *Session) sectionLocked(full string) (string, bool) {
 	return "", false
 }
 
-// Sections returns by's sections in the current prompt, in order.
-func (s *Session) Sections(by string) []Section {
+// sectionsOf returns by's sections in the current prompt, in order.
+func (s *Session) sectionsOf(by string) []extension.Section {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Section
+	var out []extension.Section
 	prefix := by + ":"
 	for _, b := range s.conv.EffectiveSystem() {
 		if k, ok := strings.CutPrefix(b.Key, prefix); ok {
-			out = append(out, Section{Key: k, Text: b.Text, Source: b.Source})
+			out = append(out, extension.Section{Key: k, Text: b.Text, Source: b.Source})
 		}
 	}
 	return out
 }
 
-// DisposeSections removes, on owner's behalf, every section owner has in
+// disposeSections removes, on owner's behalf, every section owner has in
 // the prompt, with why as the reason (the owner is not loaded, or was
 // disabled). panto records the removals, as the source says.
-func (s *Session) DisposeSections(owner, why string) error {
+func (s *Session) disposeSections(owner, why string) error {
 	s.mu.Lock()
 	var keys []string
 	for _, b := range s.conv.EffectiveSystem() {
@@ -143,7 +140,7 @@ func (s *Session) disposeAbsent(loaded []string) error {
 	s.mu.Unlock()
 	for _, o := range order {
 		if !slices.Contains(loaded, o) {
-			if err := s.DisposeSections(o, "extension "+o+" is not loaded"); err != nil {
+			if err := s.disposeSections(o, "extension "+o+" is not loaded"); err != nil {
 				return fmt.Errorf("remove the sections of extension %s: %w", o, err)
 			}
 		}

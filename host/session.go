@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,66 +15,79 @@ import (
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
 // Session is one running conversation: what every front end (print
 // mode, the line loop, the full-screen UI, the JSON stream) drives. Open
-// starts it; Turn runs a turn and returns its events; Close ends it.
+// starts it; Subscribe reads its events; Turn runs a turn; Close ends it.
 //
 // Every change goes to the session log first (durable when the call
-// returns) and then to the conversation in memory, under one lock, so the
-// two never disagree and changes from several goroutines (extensions
-// calling back from their own) are recorded in call order. A Session is
-// safe for concurrent use; one turn runs at a time.
+// returns) and then to the conversation in memory, so the two never
+// disagree, and changes from several goroutines (extensions calling back
+// from their own) are recorded in call order. Reading the session
+// (Messages, EffectiveSystem, Info, Tree) never waits on a disk. A
+// Session is safe for concurrent use; one turn, move or compaction runs
+// at a time.
 type Session struct {
-	mu      sync.Mutex
-	conv    conversation.Conversation
-	w       *sessionlog.Writer // nil: nothing is written (in memory, read-only)
-	path    string
-	id      string
-	resumed bool
-	// entries are the log entries on the current branch (system and
-	// lifecycle entries included), for the reconciliation window.
-	entries []sessionlog.Entry
-	// warnings are what reading the log noticed (a repaired torn line),
-	// told as notices once the session's events exist.
-	warnings []string
+	// Set when the session is made, before any extension can call back,
+	// and never changed afterwards.
+	path     string
+	id       string
+	resumed  bool
 	created  bool // the log was created by this run
+	logger   hclog.Logger
+	hub      *hub
+	confirm  string // Config.ConfirmDefault
+	warnings []string
+	// ready is closed once Open has set up everything below it; an
+	// extension's change waits for it (recorder.go). failed is set, before
+	// ready closes, when Open failed: the change gets ErrClosed.
+	ready  chan struct{}
+	failed atomic.Bool
 
-	// Set by Open, never changed afterwards.
-	events       *stream // events between turns
-	logger       hclog.Logger
-	exts         *extension.Manager // nil: none loaded
-	hooks        TurnHooks
-	tools        ToolRunner
+	// Set by Open before ready is closed, never changed afterwards.
+	exts         extensionSet // nil: none loaded
+	hooks        turnHooks
+	tools        toolRunner
 	render       func(text, source string) (string, error)
 	prov         Sender
 	providerName string
-	req          serializers.Request
 	userPrompt   []PromptBlock
 	maxSteps     int
 	compaction   Compaction
 	fresh        bool
 	reseeded     bool
-	// interactive is set when the front end answers questions;
-	// confirmDefault answers a confirm when it does not ("yes", "no" or
-	// "": ErrNoUser).
-	interactive    atomic.Bool // set once extensions have started: they may ask from the background
-	confirmDefault string
+	// loaded are the extensions loaded, in load order; before counts the
+	// messages the session held before its start recorded anything.
+	loaded []string
+	before int
+
+	// interactive is set when the front end answers questions (once Open
+	// has returned: extensions may ask from the background);
 	// asks closes when Close begins: no question is asked from then on
 	// (user.go); told bounds the extensions' notices and status segments.
-	asks askGate
-	told notices
+	interactive atomic.Bool
+	asks        askGate
+	told        notices
 
-	// turnMu makes turns (and compactions) one at a time.
-	turnMu sync.Mutex
-	// evMu guards turn: the stream of the running turn, which receives
-	// every event while it runs.
-	evMu sync.Mutex
-	turn *stream
+	// wmu orders every change: it is held across a change's write to the
+	// log and its fsync, and while the change is then applied in memory
+	// (under mu). Nothing that only reads takes it.
+	wmu sync.Mutex
+	w   *sessionlog.Writer // nil: nothing is written (in memory)
+	// shut is set, under wmu, once the log is closed: every change fails
+	// with ErrClosed from then on.
+	shut bool
 
+	// mu guards the state in memory below. It is held only briefly, never
+	// across I/O.
+	mu   sync.Mutex
+	conv conversation.Conversation
+	// entries are the log entries on the current branch (system and
+	// lifecycle entries included), for the reconciliation window.
+	entries []sessionlog.Entry
+	model   Model
 	// summary and keptFrom are the latest compaction: requests send
 	// summary in place of the non-system messages before keptFrom.
 	summary  string
@@ -92,84 +104,58 @@ type Session struct {
 	positions []int
 	// notes are the branch summaries on the current path.
 	notes []branchNote
-	// loaded are the extensions loaded, in load order (set by Open).
-	loaded []string
+
+	// ops are the front end's operations under way (ops.go); turnMu makes
+	// turns, moves, compactions and model changes one at a time.
+	ops    operations
+	turnMu sync.Mutex
+
+	// closeOnce runs Close's work once; closeErr is its result.
+	closeOnce sync.Once
+	closeErr  error
+
+	// Set by host's tests only: testWrite is called as a change's write
+	// begins (s.wmu held), testTree as a Tree scan begins.
+	testWrite, testTree func()
 }
 
-// TurnHooks are told of a turn's progress; the extension manager fits.
-// They are called without the session's lock held, so they may record
-// changes (system edits made in BeforeTurn shape the turn's request).
-type TurnHooks interface {
-	BeforeTurn(ctx context.Context, userText string)
-	TurnEnd(ctx context.Context, reply conversation.Message, stopReason string)
+// makeSession returns a session with nothing loaded yet.
+func makeSession(path, id string) *Session {
+	return &Session{path: path, id: id, hub: newHub(), ready: make(chan struct{}), logger: hclog.NewNullLogger()}
 }
 
-// emit sends ev to the running turn's events, or between turns to the
-// session's. It never blocks, so it may be called with s.mu held.
-func (s *Session) emit(ev Event) {
-	s.evMu.Lock()
-	st := s.turn
-	s.evMu.Unlock()
-	if st == nil {
-		st = s.events
-	}
-	if st != nil {
-		st.send(ev)
-	}
-}
+// ErrClosed is returned by every operation of a session once Close has
+// begun (a turn, a move, a label, a compaction, a command, a change of the
+// model), and to an extension that records anything once the log is
+// closed: nothing is recorded, in the log or in memory. Open another
+// session to go on.
+var ErrClosed = errors.New("the session is closed")
+
+// emit sends ev to every subscription. It never blocks.
+func (s *Session) emit(ev Event) { s.hub.emit(ev) }
 
 // notice emits a Notice and logs it.
 func (s *Session) notice(level NoticeLevel, text string) {
-	if s.logger != nil {
-		switch level {
-		case NoticeError:
-			s.logger.Error(text)
-		case NoticeWarning:
-			s.logger.Warn(text)
-		default:
-			s.logger.Info(text)
-		}
+	switch level {
+	case NoticeError:
+		s.logger.Error(text)
+	case NoticeWarning:
+		s.logger.Warn(text)
+	default:
+		s.logger.Info(text)
 	}
 	s.emit(Notice{Level: level, Text: text})
 }
 
-// Events returns the events that happen between turns — a notice, an
-// extension editing the prompt from the background — starting with those
-// of Open (a repaired log, an extension that failed to start) unless a
-// turn took them first (see Turn). During a turn every event goes to the
-// turn's own channel instead. Once Events is called, read the channel
-// until Close closes it.
-func (s *Session) Events() <-chan Event {
-	s.events.start()
-	return s.events.out
-}
-
-// Unread returns the events queued so far that nobody has read — those of
-// Open, say — when Events was never called and no turn took them: what a
-// front end that runs no turn (a command in print mode) shows first.
-func (s *Session) Unread() []Event { return s.events.takeUnread() }
-
-// EditSystem records a system block on behalf of by (an extension's
-// name), its variables rendered first. Extensions call it (through the
-// extension host).
-func (s *Session) EditSystem(by string, mode conversation.Mode, text string) error {
-	if s.render != nil {
-		rendered, err := s.render(text, "extension "+by)
-		if err != nil {
-			s.emit(SystemRefused{By: by, Mode: mode, Text: text, Err: err})
-			return err
-		}
-		text = rendered
-	}
-	return s.record(by, conversation.SystemMessage(text, mode).WithSource(extensionSource(by)))
-}
-
-// AppendData records an extension_data entry for extension.
-func (s *Session) AppendData(extension string, data json.RawMessage) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.appendLocked(sessionlog.ExtensionDataEntry(extension, data))
-}
+// Subscribe returns the session's events, from now on, until ctx is done
+// or the session has closed: the channel is closed after the last one.
+// The first subscription also gets those of Open, from its start, ending
+// with Opened, so a front end that subscribes right after Open returns
+// misses nothing. Each subscription has its own bounded queue (see the
+// package comment): a reader that falls far behind gets Overflow as its
+// last event, and one that stops reading slows nobody. Cancel ctx when
+// done reading before the end; that frees the subscription at once.
+func (s *Session) Subscribe(ctx context.Context) <-chan Event { return s.hub.subscribe(ctx) }
 
 // openLog opens the session's log as l says (see Log): a new session, a
 // resumed one, one read but not written, or one in memory.
@@ -178,7 +164,7 @@ func openLog(l Log, cwd string) (*Session, error) {
 	if id == "" {
 		id = sessionlog.NewID()
 	}
-	s := &Session{path: l.Path, id: id}
+	s := makeSession(l.Path, id)
 	if l.Path == "" {
 		return s, nil
 	}
@@ -211,11 +197,6 @@ func openLog(l Log, cwd string) (*Session, error) {
 			return nil, err
 		}
 	}
-	closeW := func() {
-		if w != nil {
-			w.Close()
-		}
-	}
 	path := l.Path
 	s.w, s.id, s.resumed = w, loaded.Header.ID, true
 	s.warnings = loaded.Warnings
@@ -227,11 +208,12 @@ func openLog(l Log, cwd string) (*Session, error) {
 		// by appending, before anything else is recorded.
 		msg := conversation.Message{Role: conversation.RoleTool, Content: notRun(uses,
 			"interrupted: panto stopped before this call finished, and no result was recorded; it may have run in part or in full")}
-		if err := s.appendLocked(sessionlog.MessageEntry(msg)); err != nil {
-			closeW()
+		if err := s.record(Panto, msg); err != nil {
+			if w != nil {
+				w.Close()
+			}
 			return nil, fmt.Errorf("repair session log %s: %w", path, err)
 		}
-		s.conv.Append(msg)
 		s.warnings = append(s.warnings, fmt.Sprintf("session log %s: the last reply's %d tool call(s) had no result (panto was stopped while they ran); recorded them as interrupted", path, len(uses)))
 	}
 	return s, nil
@@ -253,51 +235,52 @@ func unanswered(msgs []conversation.Message) []conversation.Block {
 	return nil
 }
 
-// ID returns the session id.
-func (s *Session) ID() string { return s.id }
-
-// Path returns the session log's path; empty when nothing is written.
-func (s *Session) Path() string {
-	if s.w == nil {
-		return ""
-	}
-	return s.path
+// Close ends the session, as net/http's Server.Shutdown ends a server:
+// from its start every operation fails with ErrClosed; it withdraws the
+// extensions' questions (each fails with ErrClosing), cancels the turn,
+// move or compaction that runs and waits for it to record what it can —
+// what an interrupt records: no half reply, an error result for each tool
+// call cut short — and for a command that runs; then it tells the
+// extensions (session_end: what they record then is recorded), stops
+// them, each within its deadline, and closes the log. Every subscription
+// ends after the last event. With ctx done the extensions get no
+// session_end and are stopped at once; the turn is still waited for
+// (cancelled, it ends within a tool's cancel grace). Calling Close again
+// waits for the first call and returns its error.
+func (s *Session) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { s.closeErr = s.close(ctx) })
+	return s.closeErr
 }
 
-// Resumed reports whether the log existed before this run.
-func (s *Session) Resumed() bool { return s.resumed }
-
-// Close ends the session: it withdraws the extensions' questions (from
-// now on each fails with ErrClosing), tells the extensions
-// (session_end), stops them, each within its deadline, and releases the
-// log. Close it once;
-// the session must not be used afterwards.
-func (s *Session) Close(ctx context.Context) error {
+func (s *Session) close(ctx context.Context) error {
+	s.ops.shut()
 	// Nobody answers from now on: the questions on the screen are
-	// withdrawn and session_end's fail at once, so closing never waits on
-	// a user (or on an extension that asks in a loop).
+	// withdrawn and those of session_end fail at once, so closing never
+	// waits on a user (or on an extension that asks in a loop).
 	s.asks.close()
+	s.ops.wait()
 	if s.exts != nil {
 		s.exts.Close(ctx)
 	}
-	if s.events != nil {
-		s.tellAllDropped() // before the events end
-		s.events.close()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.w == nil {
-		return nil
-	}
-	err := s.w.Close()
-	s.w = nil
-	if s.created && len(s.entries) == 0 {
-		// The run failed before recording anything (a bad prompt file,
-		// say): leave no empty session behind.
-		if rerr := os.Remove(s.path); rerr != nil && err == nil {
-			err = fmt.Errorf("remove empty session log %s: %w", s.path, rerr)
+	s.wmu.Lock()
+	s.shut = true
+	var err error
+	if s.w != nil {
+		err = s.w.Close()
+		s.mu.Lock()
+		empty := len(s.entries) == 0
+		s.mu.Unlock()
+		if s.created && empty {
+			// The run failed before recording anything (a bad prompt
+			// file, say): leave no empty session behind.
+			if rerr := os.Remove(s.path); rerr != nil && err == nil {
+				err = fmt.Errorf("remove empty session log %s: %w", s.path, rerr)
+			}
 		}
 	}
+	s.wmu.Unlock()
+	s.tellAllDropped() // before the events end
+	s.hub.close()
 	return err
 }
 
@@ -305,7 +288,7 @@ func (s *Session) Close(ctx context.Context) error {
 func (s *Session) Messages() []conversation.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]conversation.Message(nil), s.conv.Messages...)
+	return slices.Clone(s.conv.Messages)
 }
 
 // EffectiveSystem returns the current system prompt.
@@ -315,12 +298,8 @@ func (s *Session) EffectiveSystem() []conversation.SystemText {
 	return s.conv.EffectiveSystem()
 }
 
-// Record appends messages to the log (one durable write) and then to the
-// conversation. On a log error nothing is added.
-func (s *Session) Record(msgs ...conversation.Message) error {
-	return s.record("panto", msgs...)
-}
-
+// record appends msgs to the log (one durable write) and then to the
+// conversation, on behalf of by; on a log error nothing is added.
 func (s *Session) record(by string, msgs ...conversation.Message) error {
 	entries := make([]sessionlog.Entry, len(msgs))
 	for i, m := range msgs {
@@ -329,16 +308,18 @@ func (s *Session) record(by string, msgs ...conversation.Message) error {
 		}
 		entries[i] = sessionlog.MessageEntry(m)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.appendLocked(entries...); err != nil {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.writeLocked(entries, func() { s.conv.Append(msgs...) }); err != nil {
 		return err
 	}
-	s.conv.Append(msgs...)
 	s.notifyLocked(by, msgs)
 	return nil
 }
 
+// notifyLocked tells the front ends and the extensions of the system
+// blocks of msgs, just recorded by by. The caller holds s.wmu, so they are
+// told in the order they were recorded.
 func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
 	for _, m := range msgs {
 		if m.Role != conversation.RoleSystem {
@@ -353,7 +334,18 @@ func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
 	}
 }
 
-func (s *Session) appendLocked(entries ...sessionlog.Entry) error {
+// writeLocked appends entries to the log, durable when it returns, and
+// then, under s.mu, adds them to the branch and runs apply (nil: nothing
+// more to apply). The caller holds s.wmu; s.mu is not held across the
+// write, so a reader never waits on the disk. Once the log is closed it
+// fails with ErrClosed and nothing changes.
+func (s *Session) writeLocked(entries []sessionlog.Entry, apply func()) error {
+	if s.shut {
+		return ErrClosed
+	}
+	if s.testWrite != nil {
+		s.testWrite()
+	}
 	recorded := entries
 	if s.w != nil {
 		var err error
@@ -361,17 +353,22 @@ func (s *Session) appendLocked(entries ...sessionlog.Entry) error {
 			return err
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.entries = append(s.entries, recorded...)
 	for _, e := range recorded {
 		if e.Message != nil {
 			s.msgIDs = append(s.msgIDs, e.ID)
 		}
 	}
+	if apply != nil {
+		apply()
+	}
 	return nil
 }
 
 // SeedResult says what Seed did.
-type SeedResult struct {
+type seedResult struct {
 	// Fresh is true for a new session: the blocks were recorded as its
 	// seed.
 	Fresh bool
@@ -391,25 +388,28 @@ type SeedResult struct {
 // block; otherwise nothing. The lifecycle entry that follows ends the
 // window, so system edits made afterwards (by extensions at session start
 // or later) are never mistaken for configuration by the next resume.
-func (s *Session) seed(configured []PromptBlock, extensions []string, also ...sessionlog.Entry) (SeedResult, error) {
+func (s *Session) seed(configured []PromptBlock, extensions []string, also ...sessionlog.Entry) (seedResult, error) {
 	blocks := make([]string, len(configured))
 	for i, b := range configured {
 		blocks[i] = b.Text
 	}
 	if len(blocks) == 0 {
-		return SeedResult{}, errors.New("seed session: no system blocks (the seed is required)")
+		return seedResult{}, errors.New("seed session: no system blocks (the seed is required)")
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	resumed := s.resumed && len(s.entries) > 0
+	window := ConfigWindow(s.entries, s.positions)
+	s.mu.Unlock()
 	var msgs []conversation.Message
-	res := SeedResult{Fresh: !resumed}
+	res := seedResult{Fresh: !resumed}
 	switch {
 	case !resumed:
 		for _, b := range configured {
 			msgs = append(msgs, conversation.SystemMessage(b.Text, conversation.ModeAppend).WithSource(b.Source))
 		}
-	case !slices.Equal(ConfigWindow(s.entries, s.positions), blocks):
+	case !slices.Equal(window, blocks):
 		res.Reseeded = true
 		msgs = append(msgs, conversation.SystemMessage(blocks[0], conversation.ModeReplace).WithSource(ReseedSource+configured[0].Source))
 		for _, b := range configured[1:] {
@@ -426,10 +426,9 @@ func (s *Session) seed(configured []PromptBlock, extensions []string, also ...se
 	}
 	entries = append(entries, sessionlog.LifecycleEntry(event, res.Reseeded, extensions))
 	entries = append(entries, also...)
-	if err := s.appendLocked(entries...); err != nil {
-		return SeedResult{}, fmt.Errorf("seed session: %w", err)
+	if err := s.writeLocked(entries, func() { s.conv.Append(msgs...) }); err != nil {
+		return seedResult{}, fmt.Errorf("seed session: %w", err)
 	}
-	s.conv.Append(msgs...)
 	s.notifyLocked(Panto, msgs)
 	return res, nil
 }
@@ -515,11 +514,16 @@ type Info struct {
 	Provider, Model string
 	// Extensions are the extensions loaded, in load order.
 	Extensions []string
+	// Loaded counts the messages the session held before its start
+	// recorded anything: the first Loaded of Messages, as Open left them,
+	// are the conversation resumed, and what the start recorded after
+	// them came as events (SystemChanged) before Opened.
+	Loaded int
 }
 
 // Info returns what the session is.
 func (s *Session) Info() Info {
-	info := Info{ID: s.id, Resumed: !s.fresh, Reseeded: s.reseeded, Provider: s.providerName, Model: s.model()}
+	info := Info{ID: s.id, Resumed: !s.fresh, Reseeded: s.reseeded, Provider: s.providerName, Model: s.modelName(), Loaded: s.before}
 	if s.w != nil {
 		info.Path = s.path
 	}
@@ -541,8 +545,14 @@ func (s *Session) Commands() []extension.Command {
 var ErrNoCommand = extension.ErrNoCommand
 
 // RunCommand runs an extension's command /name args and returns its
-// output; system edits it makes are recorded.
+// output; system edits it makes are recorded. Commands may run while a
+// turn does; Close waits for one that runs.
 func (s *Session) RunCommand(ctx context.Context, name, args string) (string, error) {
+	done, err := s.ops.enter()
+	if err != nil {
+		return "", fmt.Errorf("/%s: %w", name, err)
+	}
+	defer done()
 	if s.exts == nil {
 		return "", fmt.Errorf("/%s: %w", name, ErrNoCommand)
 	}
@@ -555,13 +565,7 @@ func (s *Session) ExtensionInfo() []extension.Info {
 	if s.exts == nil {
 		return nil
 	}
-	var out []extension.Info
-	for _, x := range s.exts.Extensions() {
-		if x.Disabled() == nil {
-			out = append(out, x.Info())
-		}
-	}
-	return out
+	return s.exts.Infos()
 }
 
 // ExtensionStops says how each extension of a closed session stopped, by
@@ -570,17 +574,8 @@ func (s *Session) ExtensionStops() []NamedStop {
 	if s.exts == nil {
 		return nil
 	}
-	var out []NamedStop
-	for _, x := range s.exts.Extensions() {
-		if st, ok := x.Stopped(); ok {
-			out = append(out, NamedStop{Name: x.Name(), Stop: st})
-		}
-	}
-	return out
+	return s.exts.Stops()
 }
 
 // NamedStop is how one extension stopped.
-type NamedStop struct {
-	Name string
-	extension.Stop
-}
+type NamedStop = extension.NamedStop

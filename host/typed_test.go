@@ -9,7 +9,6 @@ import (
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -21,7 +20,7 @@ func TestTurnMarksWhatPantoAdded(t *testing.T) {
 	model := &script{replies: []conversation.Message{conversation.AssistantText("ok")}}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s, err := Open(context.Background(), Config{
-		Log: Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "script", Request: serializers.Request{Model: "m1"},
+		Log: Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "script", Model: Model{Name: "m1"},
 		Prompt: func(rules.Vars) (Prompt, error) {
 			return Prompt{Blocks: []PromptBlock{{Text: "seed"}}, UserPrompt: []PromptBlock{
 				{Text: "Answer in one paragraph.\n", Source: "project /p/.panto/USER_PROMPT.md"},

@@ -100,16 +100,16 @@ type Status struct {
 
 var questionIDs atomic.Int64
 
-// Ask puts an extension's question to the user (see Question).
-func (s *Session) Ask(ctx context.Context, by string, q extension.Question) (extension.Answer, error) {
+// ask puts an extension's question to the user (see Question).
+func (s *Session) ask(ctx context.Context, by string, q extension.Question) (extension.Answer, error) {
 	closing, ok := s.asks.enter()
 	if !ok {
 		return extension.Answer{}, ErrClosing
 	}
 	defer s.asks.leave()
 	if !s.interactive.Load() {
-		if q.Kind == extension.AskConfirm && s.confirmDefault != "" {
-			return extension.Answer{Yes: s.confirmDefault == "yes"}, nil
+		if q.Kind == extension.AskConfirm && s.confirm != "" {
+			return extension.Answer{Yes: s.confirm == "yes"}, nil
 		}
 		return extension.Answer{}, ErrNoUser
 	}
@@ -195,9 +195,9 @@ func (g *askGate) close() {
 	}
 }
 
-// Notify shows an extension's notice.
+// notify shows an extension's notice.
 // A level other than info, warning or error is info.
-func (s *Session) Notify(by, level, text string) {
+func (s *Session) notify(by, level, text string) {
 	l := NoticeLevel(level)
 	switch l {
 	case NoticeWarning, NoticeError:
@@ -238,9 +238,9 @@ func (s *Session) tellAllDropped() {
 	}
 }
 
-// SetStatus sets an extension's status segment. A segment beyond an
+// setStatus sets an extension's status segment. A segment beyond an
 // extension's maxStatusKeys is not shown.
-func (s *Session) SetStatus(by, key, text string) {
+func (s *Session) setStatus(by, key, text string) {
 	if !s.told.statusKey(by, key, text != "") {
 		return
 	}

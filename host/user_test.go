@@ -12,11 +12,11 @@ import (
 )
 
 // nextQuestion waits for the session's next Question event.
-func nextQuestion(t *testing.T, s *Session) Question {
+func nextQuestion(t *testing.T, events <-chan Event) Question {
 	t.Helper()
 	for {
 		select {
-		case ev := <-s.Events():
+		case ev := <-events:
 			if q, ok := ev.(Question); ok {
 				return q
 			}
@@ -31,20 +31,21 @@ func TestAskWithNobodyToAskNeverWaits(t *testing.T) {
 	s, _ := newSession(t, &script{})
 	ctx := context.Background()
 	for _, k := range []extension.QuestionKind{extension.AskConfirm, extension.AskSelect, extension.AskInput} {
-		_, err := s.Ask(ctx, "x", extension.Question{Kind: k, Options: []string{"a"}, Timeout: time.Hour})
+		_, err := s.ask(ctx, "x", extension.Question{Kind: k, Options: []string{"a"}, Timeout: time.Hour})
 		require.ErrorIs(t, err, ErrNoUser, k)
 	}
-	s.confirmDefault = "yes"
-	a, err := s.Ask(ctx, "x", extension.Question{Kind: extension.AskConfirm})
+	s.confirm = "yes"
+	a, err := s.ask(ctx, "x", extension.Question{Kind: extension.AskConfirm})
 	require.NoError(t, err)
 	require.True(t, a.Yes)
-	_, err = s.Ask(ctx, "x", extension.Question{Kind: extension.AskInput})
+	_, err = s.ask(ctx, "x", extension.Question{Kind: extension.AskInput})
 	require.ErrorIs(t, err, ErrNoUser, "the default answers confirms only")
 }
 
 func TestAskInteractive(t *testing.T) {
 	t.Parallel()
 	s, _ := newSession(t, &script{})
+	events := s.Subscribe(t.Context())
 	s.interactive.Store(true)
 	ctx := context.Background()
 	type result struct {
@@ -54,7 +55,7 @@ func TestAskInteractive(t *testing.T) {
 	ask := func(q extension.Question) <-chan result {
 		ch := make(chan result, 1)
 		go func() {
-			a, err := s.Ask(ctx, "guard", q)
+			a, err := s.ask(ctx, "guard", q)
 			ch <- result{a, err}
 		}()
 		return ch
@@ -62,7 +63,7 @@ func TestAskInteractive(t *testing.T) {
 
 	// Answered.
 	got := ask(extension.Question{Kind: extension.AskSelect, Title: "pick", Options: []string{"a", "b"}, Timeout: time.Minute})
-	q := nextQuestion(t, s)
+	q := nextQuestion(t, events)
 	require.Equal(t, "guard", q.By)
 	require.Equal(t, []string{"a", "b"}, q.Options)
 	require.WithinDuration(t, time.Now().Add(time.Minute), q.Deadline, 5*time.Second)
@@ -74,15 +75,15 @@ func TestAskInteractive(t *testing.T) {
 
 	// Dismissed.
 	got = ask(extension.Question{Kind: extension.AskInput, Timeout: time.Minute})
-	nextQuestion(t, s).Dismiss()
+	nextQuestion(t, events).Dismiss()
 	require.ErrorIs(t, (<-got).err, ErrDismissed)
 
 	// Not answered in time: withdrawn, and the front end is told.
 	got = ask(extension.Question{Kind: extension.AskConfirm, Timeout: 50 * time.Millisecond})
-	q = nextQuestion(t, s)
+	q = nextQuestion(t, events)
 	require.ErrorIs(t, (<-got).err, ErrNoAnswer)
 	select {
-	case ev := <-s.Events():
+	case ev := <-events:
 		c, ok := ev.(QuestionClosed)
 		require.True(t, ok, "%T", ev)
 		require.Equal(t, q.ID, c.ID)
@@ -95,13 +96,14 @@ func TestAskInteractive(t *testing.T) {
 func TestNotifyLevels(t *testing.T) {
 	t.Parallel()
 	s, _ := newSession(t, &script{})
-	s.Notify("guard", "warning", "careful")
-	s.Notify("guard", "shouting", "loud")
-	s.SetStatus("guard", "k", "1 blocked")
+	events := s.Subscribe(t.Context())
+	s.notify("guard", "warning", "careful")
+	s.notify("guard", "shouting", "loud")
+	s.setStatus("guard", "k", "1 blocked")
 	var got []Event
 	for len(got) < 3 {
 		select {
-		case ev := <-s.Events():
+		case ev := <-events:
 			switch ev.(type) {
 			case Notice, Status:
 				got = append(got, ev)

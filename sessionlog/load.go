@@ -249,6 +249,7 @@ func openLoaded(path string, lock *fileLock) (*Writer, *Loaded, error) {
 	l.Tree.src = nil // the Writer's file is not the Tree's to read
 	w := &Writer{path: path, header: l.Header, lock: lock, f: f, size: size, ids: map[string]struct{}{},
 		base: l.Tree, leaf: l.Tree.Leaf()}
+	w.acked.Store(size)
 	ok = true
 	return w, l, nil
 }

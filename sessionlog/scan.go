@@ -64,7 +64,13 @@ const (
 // a message: see Log.Warnings) and refuses what Read refuses in the head
 // of each line, naming the file and line. Lines it does not decode are
 // not checked past their head (Read checks everything).
-func Scan(path string) (*Tree, error) {
+func Scan(path string) (*Tree, error) { return ScanSize(path, -1) }
+
+// ScanSize is Scan of the first size bytes of the log at path (all of it
+// when size is negative or past its end): with a Writer's Size, the log
+// as that writer had acknowledged it, taken while it goes on appending,
+// without a lock and without a torn line.
+func ScanSize(path string, size int64) (*Tree, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read session log: %w", err)
@@ -74,7 +80,10 @@ func Scan(path string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read session log: %w", err)
 	}
-	s, err := scan(f, st.Size(), path)
+	if size < 0 || size > st.Size() {
+		size = st.Size()
+	}
+	s, err := scan(f, size, path)
 	if err != nil {
 		return nil, err
 	}

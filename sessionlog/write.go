@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/panto-dev/panto/internal/osfile"
@@ -36,6 +37,9 @@ type Writer struct {
 	broken error // set when the file may hold bytes that were not acknowledged
 	closed bool
 	buf    bytes.Buffer
+
+	// acked is size, for Size: read without waiting on an Append.
+	acked atomic.Int64
 }
 
 // idSet is a set of entry ids: has reports whether id names an entry
@@ -94,7 +98,9 @@ func Create(path string, h Header) (*Writer, error) {
 		lock.release()
 		return nil, fail(err)
 	}
-	return &Writer{path: path, header: h, lock: lock, f: f, size: int64(buf.Len()), ids: map[string]struct{}{}}, nil
+	w := &Writer{path: path, header: h, lock: lock, f: f, size: int64(buf.Len()), ids: map[string]struct{}{}}
+	w.acked.Store(w.size)
+	return w, nil
 }
 
 // newHeader checks the header of a new log, filling in a zero Version,
@@ -172,6 +178,7 @@ func open(path string, lock *fileLock) (*Writer, *Log, error) {
 	}
 	w := &Writer{path: path, header: log.Header, lock: lock, f: f, size: size, ids: map[string]struct{}{},
 		base: logIDs{log.index, d.skipped}}
+	w.acked.Store(size)
 	if leaf := log.Leaf(); leaf != nil {
 		w.leaf = leaf.ID
 	}
@@ -271,6 +278,7 @@ func (w *Writer) Append(entries ...Entry) ([]Entry, error) {
 		return fail(fmt.Errorf("fsync: %w", err))
 	}
 	w.size += int64(w.buf.Len())
+	w.acked.Store(w.size)
 	w.leaf = leaf
 	for id := range added {
 		w.ids[id] = struct{}{}
@@ -370,6 +378,13 @@ func prepareRaw(e *Entry, leaf string, known, taken func(string) bool) error {
 	}
 	return nil
 }
+
+// Size returns how many bytes of the log are acknowledged: the entries of
+// every Append that has returned, as whole lines. It never waits on an
+// Append under way (that one's entries are not counted until it returns),
+// so a reader can take a consistent view of a log being written without
+// stopping its writer (ScanSize).
+func (w *Writer) Size() int64 { return w.acked.Load() }
 
 // Leaf returns the id of the current leaf: the last entry recorded, or ""
 // for a log with no entries.

@@ -15,7 +15,6 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -35,8 +34,18 @@ type chat struct {
 	// leaving is set when the user left at a question (Ctrl-D, /quit):
 	// the loop ends once the turn has.
 	leaving bool
-	// drained is closed once the session's own events (those between
-	// turns) are all shown; once starts showing them.
+	// events is the session's subscription (attach), where every event
+	// comes from; unsubscribe ends it. A turn reads it itself; between
+	// turns follow's goroutine shows what comes, and hold is how a turn
+	// borrows the events from it (nil until follow runs).
+	events      <-chan host.Event
+	unsubscribe context.CancelFunc
+	hold        chan chan struct{}
+	// moved is set when --from moved the leaf as the session opened: its
+	// Moved event follows the start's.
+	moved bool
+	// drained is closed once the session's events are all shown (its
+	// subscription has ended); once starts follow.
 	drained chan struct{}
 	once    *sync.Once
 	// reopen opens the session of another log in this one's place, with
@@ -107,9 +116,7 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	if printMode {
 		if name, args, ok := slashCommand(text); ok {
 			// What Open told first, then the command, in order.
-			for _, ev := range c.sess.Unread() {
-				c.view.show(ev)
-			}
+			c.showStart()
 			err := c.command(ctx, name, args)
 			if err != nil {
 				if jv, ok := c.view.(*jsonView); ok {
@@ -134,7 +141,7 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 		return nil, err
 	}
 	a.tell(e.stderr)
-	c := &chat{ctx: ctx, e: e, app: a, view: v, drained: make(chan struct{}), once: new(sync.Once)}
+	c := &chat{ctx: ctx, e: e, app: a, view: v}
 	path, id, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
 	if err != nil {
 		a.close()
@@ -167,18 +174,21 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 		}
 		return open(ctx, host.Log{Path: path})
 	}
-	c.sess, err = open(ctx, host.Log{Path: path, ID: id})
+	sess, err := open(ctx, host.Log{Path: path, ID: id})
 	if err != nil {
 		a.close()
 		return nil, err
 	}
+	c.attach(sess)
 	if o.from != "" {
 		// -p TEXT --from ID: continue from that entry, as a new branch.
 		// Print mode never writes a branch summary.
-		if _, err := c.sess.MoveTo(ctx, o.from, host.MoveOptions{}); err != nil && !errors.Is(err, host.ErrAlreadyThere) {
+		_, err := c.sess.MoveTo(ctx, o.from, host.MoveOptions{})
+		if err != nil && !errors.Is(err, host.ErrAlreadyThere) {
 			c.close()
 			return nil, fmt.Errorf("--from %s: %w", o.from, err)
 		}
+		c.moved = err == nil
 	}
 	if jv, ok := v.(*jsonView); ok {
 		jv.session(c.sess.Info())
@@ -186,22 +196,77 @@ func startChat(ctx context.Context, e *env, o *options, v view, interactive bool
 	return c, nil
 }
 
-// follow shows the session's events between turns from now on. Print
-// mode calls it after its turn, which shows what came before it.
+// attach makes sess the chat's session, its events read from now on
+// (the first subscription: Open's come first).
+func (c *chat) attach(sess *host.Session) {
+	if c.unsubscribe != nil {
+		c.unsubscribe() // the session before, closed: its events have ended
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.sess, c.events, c.unsubscribe = sess, sess.Subscribe(ctx), cancel
+	c.hold, c.drained, c.once, c.moved = nil, make(chan struct{}), new(sync.Once), false
+}
+
+// showStart shows the events of the session's start (and of a --from
+// move): print mode shows them before a command's output.
+func (c *chat) showStart() {
+	opened := false
+	for ev := range c.events {
+		c.view.show(ev)
+		switch ev.(type) {
+		case host.Opened:
+			opened = true
+		case host.Moved:
+			c.moved = false
+		}
+		if opened && !c.moved {
+			return
+		}
+	}
+}
+
+// follow shows the session's events between turns from now on, until
+// the session has closed; a turn borrows them (borrow). Print mode calls
+// it after its turn, which shows what came before it.
 func (c *chat) follow() {
-	events := c.sess.Events()
+	hold := make(chan chan struct{})
+	c.hold = hold
+	events, drained := c.events, c.drained
 	go func() {
-		defer close(c.drained)
-		for ev := range events {
-			if q, ok := ev.(host.Question); ok {
-				// Between turns nobody is asked: the line loop answers
-				// questions during a turn only.
-				q.Dismiss()
-				continue
+		defer close(drained)
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					return
+				}
+				if q, ok := ev.(host.Question); ok {
+					// Between turns nobody is asked: the line loop
+					// answers questions during a turn only.
+					q.Dismiss()
+					continue
+				}
+				c.view.show(ev)
+			case back := <-hold:
+				<-back // a turn reads them until it gives them back
 			}
-			c.view.show(ev)
 		}
 	}()
+}
+
+// borrow takes the session's events from follow's goroutine, when it
+// runs, for a turn to read; give them back when the turn has ended.
+func (c *chat) borrow() (giveBack func()) {
+	if c.hold == nil {
+		return func() {}
+	}
+	back := make(chan struct{})
+	select {
+	case c.hold <- back:
+		return func() { close(back) }
+	case <-c.drained:
+		return func() {}
+	}
 }
 
 func (c *chat) close() {
@@ -213,6 +278,7 @@ func (c *chat) close() {
 		fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
 	}
 	<-c.drained
+	c.unsubscribe()
 	c.app.close()
 }
 
@@ -226,8 +292,13 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	defer cancel(nil)
 	ask := &asking{c: c, cancel: cancel}
 	defer ask.done()
-	var end host.TurnEnd
-	events, done := c.sess.Turn(ctx, text), ctx.Done()
+	giveBack := c.borrow()
+	defer giveBack()
+	if err := c.sess.Turn(ctx, text); err != nil {
+		return err
+	}
+	var end *host.TurnEnd
+	events, done := c.events, ctx.Done()
 	for events != nil {
 		var typed <-chan struct{}
 		if ask.open() {
@@ -247,7 +318,7 @@ func (c *chat) turn(ctx context.Context, text string) error {
 			default:
 				c.view.show(ev)
 				if e, ok := ev.(host.TurnEnd); ok {
-					end = e
+					end, events = &e, nil // the turn is over
 				}
 			}
 		case <-typed:
@@ -259,9 +330,12 @@ func (c *chat) turn(ctx context.Context, text string) error {
 			ask.interrupted()
 		}
 	}
+	if end == nil {
+		return errors.New("the session's events ended before the turn did (the display fell too far behind)")
+	}
 	switch err := end.Err; {
 	case err == nil:
-		if end.StopReason == serializers.StopMaxTokens {
+		if end.StopReason == host.StopMaxTokens {
 			fmt.Fprintln(c.e.stderr, "panto: the reply was cut at max_tokens")
 		}
 		return nil

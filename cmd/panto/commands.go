@@ -162,7 +162,7 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 			return err
 		}
 		done := make(chan struct{})
-		events := sess.Events()
+		events := sess.Subscribe(context.WithoutCancel(ctx)) // read to its end: Close ends it
 		go func() {
 			defer close(done)
 			v := newTextView(e, false)

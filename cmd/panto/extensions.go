@@ -267,14 +267,20 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 	}
 	log.started(len(sess.ExtensionInfo()) > 0)
 	infos := sess.ExtensionInfo()
+	events := sess.Subscribe(context.WithoutCancel(ctx)) // from Open's start to Close's end
 	if len(infos) == 0 {
 		var failed []string
-		for _, ev := range sess.Unread() {
+		for ev := range events {
 			if n, ok := ev.(host.Notice); ok && n.Level == host.NoticeError {
 				failed = append(failed, n.Text)
 			}
+			if _, ok := ev.(host.Opened); ok {
+				break // what the start said
+			}
 		}
 		sess.Close(ctx)
+		for range events {
+		}
 		return fmt.Errorf("ext check: %s", strings.Join(failed, "; "))
 	}
 	info := infos[0]
@@ -301,7 +307,6 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 	// What the extension does, as it happens; every failure is a notice.
 	var failed []string
 	done := make(chan struct{})
-	events := sess.Events()
 	go func() {
 		defer close(done)
 		for ev := range events {

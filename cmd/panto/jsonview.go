@@ -199,8 +199,7 @@ func (v *jsonView) show(ev host.Event) {
 	case host.Retry:
 		v.write(jsonRetry{h, ev.Attempt, ev.Max, ev.Wait.Milliseconds(), ev.Reason})
 	case host.Usage:
-		u := ev.Usage
-		v.write(jsonUsage{h, ev.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens})
+		v.write(jsonUsage{h, ev.Model, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheWriteTokens, ev.ReasoningTokens})
 	case host.Notice:
 		v.write(jsonNotice{h, string(ev.Level), ev.Text, ev.By})
 	case host.Moved:

@@ -25,7 +25,6 @@ import (
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
@@ -473,8 +472,8 @@ func (a *app) hostConfig(e *env, o *options, log host.Log, specs []extension.Spe
 		},
 		Provider:     prov,
 		ProviderName: a.cfg.Provider,
-		Request: serializers.Request{
-			Model:          a.cfg.Model,
+		Model: host.Model{
+			Name:           a.cfg.Model,
 			MaxTokens:      a.cfg.MaxTokens,
 			ThinkingBudget: a.cfg.ThinkingBudget,
 			Temperature:    a.cfg.Temperature,

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -182,8 +181,7 @@ func (c *chat) switchTo(ctx context.Context, path string) error {
 			fmt.Fprintf(c.e.stderr, "panto: close session: %v\n", err)
 		}
 		<-c.drained
-		c.sess = sess
-		c.drained, c.once = make(chan struct{}), new(sync.Once)
+		c.attach(sess)
 		c.once.Do(c.follow)
 		return nil
 	}
@@ -200,8 +198,7 @@ func (c *chat) switchTo(ctx context.Context, path string) error {
 		}
 	}
 	if sess != nil {
-		c.sess = sess
-		c.drained, c.once = make(chan struct{}), new(sync.Once)
+		c.attach(sess)
 		c.once.Do(c.follow)
 	}
 	return err

@@ -29,7 +29,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
-	"github.com/panto-dev/panto/serializers/anthropic"
+	"github.com/panto-dev/panto/host/provider"
 )
 
 // FileName is the config file looked for in each layer.
@@ -635,15 +635,15 @@ func (c Config) Validate() error {
 		return nil
 	}
 	if b := c.ThinkingBudget; b > 0 {
-		if b < anthropic.MinThinkingBudget {
-			return bad("thinking_budget", strconv.Itoa(b), fmt.Sprintf("anthropic wants 0 (off) or at least %d", anthropic.MinThinkingBudget))
+		if b < provider.AnthropicMinThinkingBudget {
+			return bad("thinking_budget", strconv.Itoa(b), fmt.Sprintf("anthropic wants 0 (off) or at least %d", provider.AnthropicMinThinkingBudget))
 		}
 		if b >= c.MaxTokens {
 			return bad("thinking_budget", strconv.Itoa(b), fmt.Sprintf("anthropic wants it below max_tokens, %d (%s)", c.MaxTokens, c.origin("max_tokens")))
 		}
 	}
 	if t := c.Temperature; t != nil {
-		if c.AnthropicVersion == anthropic.Version20261021 {
+		if !provider.AnthropicTakesTemperature(c.AnthropicVersion) {
 			return bad("temperature", tomlFloat(*t), fmt.Sprintf("anthropic_version %s takes no temperature (%s): remove one of them", c.AnthropicVersion, c.origin("anthropic_version")))
 		}
 		if *t > 1 {

@@ -26,14 +26,14 @@ func BenchmarkUIStreamPerToken(b *testing.B) {
 				m := New(context.Background(), Options{Now: func() time.Time { return fixedNow }})
 				m.update(tea.WindowSizeMsg{Width: 100, Height: 30})
 				m.sess = newFake()
-				m.busy, m.turnID = turning, 1
+				m.busy = turning
 				b.StartTimer()
 				for i := range n {
 					tok := words[i%len(words)] + " "
 					if i%50 == 49 {
 						tok += "\n\n"
 					}
-					m.update(eventsMsg{turn: 1, evs: []host.Event{host.TextDelta{Text: tok}}, closed: true})
+					m.update(eventsMsg{evs: []host.Event{host.TextDelta{Text: tok}}, closed: true})
 					if i%4 == 3 {
 						m.update(flushMsg{})
 					}

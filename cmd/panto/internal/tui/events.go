@@ -14,7 +14,6 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // errInterrupted is the cause of a turn the user interrupted.
@@ -44,11 +43,9 @@ type openedMsg struct {
 	err  error
 }
 
-// eventsMsg is a batch of events read from one channel: the session's
-// (turn 0) or a turn's.
+// eventsMsg is a batch of events read from a session's subscription.
 type eventsMsg struct {
 	ch     <-chan host.Event
-	turn   int
 	evs    []host.Event
 	closed bool
 }
@@ -57,12 +54,12 @@ type eventsMsg struct {
 // whatever else is already there (a burst of deltas becomes one update).
 // Once the UI is closing, a question it reads is dismissed there: the
 // program may no longer be there to show it.
-func (m *Model) readEvents(ch <-chan host.Event, turn int) tea.Cmd {
+func (m *Model) readEvents(ch <-chan host.Event) tea.Cmd {
 	closing := &m.closing
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
-			return eventsMsg{ch: ch, turn: turn, closed: true}
+			return eventsMsg{ch: ch, closed: true}
 		}
 		dismissIfClosing(closing, ev)
 		evs := []host.Event{ev}
@@ -70,15 +67,15 @@ func (m *Model) readEvents(ch <-chan host.Event, turn int) tea.Cmd {
 			select {
 			case ev, ok := <-ch:
 				if !ok {
-					return eventsMsg{ch: ch, turn: turn, evs: evs, closed: true}
+					return eventsMsg{ch: ch, evs: evs, closed: true}
 				}
 				dismissIfClosing(closing, ev)
 				evs = append(evs, ev)
 			default:
-				return eventsMsg{ch: ch, turn: turn, evs: evs}
+				return eventsMsg{ch: ch, evs: evs}
 			}
 		}
-		return eventsMsg{ch: ch, turn: turn, evs: evs}
+		return eventsMsg{ch: ch, evs: evs}
 	}
 }
 
@@ -96,8 +93,8 @@ func dismissIfClosing(closing *atomic.Bool, ev host.Event) {
 }
 
 // opened takes the open session: the conversation so far is drawn (from
-// the bottom, lazily), then what happened while it opened, and what was
-// typed meanwhile is sent.
+// the bottom, lazily), then what happened while it opened (its first
+// subscription's events), and what was typed meanwhile is sent.
 func (m *Model) opened(msg openedMsg) tea.Cmd {
 	m.opening = false
 	if msg.err != nil {
@@ -106,31 +103,17 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.sess, m.last = msg.sess, msg.sess
+	m.subscribe()
 	m.info = m.sess.Info()
 	m.status.provider, m.status.model = m.info.Provider, m.info.Model
-	pending := m.sess.Unread()
 	msgs := m.sess.Messages()
-	// The system blocks recorded while the session opened are told by
-	// its events: leave them out of the history.
-	k := 0
-	for _, ev := range pending {
-		if _, ok := ev.(host.SystemChanged); ok {
-			k++
-		}
-	}
-	n := len(msgs)
-	for n > 0 && k > 0 && msgs[n-1].Role == conversation.RoleSystem {
-		k -= len(msgs[n-1].Content)
-		n--
-	}
+	// What the session's start recorded is told by its events: the
+	// history is what the log held before.
 	if m.info.Resumed {
-		m.history(msgs[:n])
+		m.history(msgs[:min(m.info.Loaded, len(msgs))])
 	}
 	var cmds []tea.Cmd
-	for _, ev := range pending {
-		cmds = append(cmds, m.event(ev, 0))
-	}
-	cmds = append(cmds, m.readEvents(m.sess.Events(), 0), m.usageCmd())
+	cmds = append(cmds, m.readEvents(m.sub), m.usageCmd())
 	// What was typed while panto started.
 	cmds = append(cmds, m.next())
 	m.list.Changed()
@@ -229,27 +212,34 @@ func historyItems(msgs []conversation.Message, prompts *promptTracker) []transcr
 	return items
 }
 
+// subscribe reads the session's events from now on, and ends the
+// subscription of the session before it (switched away from: closing).
+func (m *Model) subscribe() {
+	if m.unsubscribe != nil {
+		m.unsubscribe()
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(m.ctx))
+	m.sub, m.unsubscribe = m.sess.Subscribe(ctx), cancel
+}
+
 // events shows a batch of events and reads on.
 func (m *Model) events(msg eventsMsg) tea.Cmd {
-	if msg.turn == 0 && (m.sess == nil || msg.ch != m.sess.Events()) {
+	if msg.ch != m.sub {
 		return nil // a session switched away from: it is closing
 	}
 	var cmds []tea.Cmd
 	shows := false
 	for _, ev := range msg.evs {
-		if msg.turn != 0 && msg.turn != m.turnID {
-			continue // a turn that is over
-		}
 		switch ev.(type) {
 		case host.TextDelta, host.ThinkingDelta:
 			// Shown at the next frame tick, not now.
 		default:
 			shows = true
 		}
-		cmds = append(cmds, m.event(ev, msg.turn))
+		cmds = append(cmds, m.event(ev))
 	}
 	if !msg.closed {
-		cmds = append(cmds, m.readEvents(msg.ch, msg.turn))
+		cmds = append(cmds, m.readEvents(msg.ch))
 	}
 	if shows {
 		m.list.Changed()
@@ -258,7 +248,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 }
 
 // event shows one event.
-func (m *Model) event(ev host.Event, turn int) tea.Cmd {
+func (m *Model) event(ev host.Event) tea.Cmd {
 	switch ev := ev.(type) {
 	case host.TurnStart:
 	case host.TextDelta:
@@ -269,7 +259,7 @@ func (m *Model) event(ev host.Event, turn int) tea.Cmd {
 		m.replyItem().Thinking(ev.Text)
 		return m.scheduleFlush()
 	case host.Usage:
-		m.status.addUsage(ev.Usage, m.o.Prices[m.status.model])
+		m.status.addUsage(ev, m.o.Prices[m.status.model])
 		return m.usageCmd()
 	case host.Reply:
 		m.finishReply(ev)
@@ -327,7 +317,7 @@ func (m *Model) event(ev host.Event, turn int) tea.Cmd {
 		}
 		m.say(transcript.Error, errText(ev.Err))
 	case host.TurnEnd:
-		return m.turnEnded(ev, turn)
+		return m.turnEnded(ev)
 	case host.Question:
 		return m.ask(askedOf(ev))
 	case asker:
@@ -431,7 +421,7 @@ func (m *Model) finishReply(ev host.Reply) {
 		m.reply.Finish()
 		m.reply = nil
 	}
-	if ev.StopReason == serializers.StopMaxTokens {
+	if ev.StopReason == host.StopMaxTokens {
 		m.say(transcript.Warning, "the reply was cut at max_tokens (config max_tokens)")
 	}
 }
@@ -452,9 +442,9 @@ func (m *Model) systemChanged(by string, mode conversation.Mode, key, text, sour
 
 // turnEnded ends a turn: what is still open is closed, and the next
 // queued message goes.
-func (m *Model) turnEnded(ev host.TurnEnd, turn int) tea.Cmd {
-	if turn != m.turnID {
-		return nil
+func (m *Model) turnEnded(ev host.TurnEnd) tea.Cmd {
+	if m.busy != turning {
+		return nil // a turn this UI did not start
 	}
 	interrupted := ev.Err != nil && errors.Is(ev.Err, errInterrupted)
 	halfReply := m.reply != nil
@@ -492,7 +482,6 @@ func (m *Model) endBusy() {
 		m.cancel()
 		m.cancel = nil
 	}
-	m.turnCh = nil
 }
 
 // next sends the first queued message, if the session is idle.

@@ -26,13 +26,18 @@ type fakeSession struct {
 	turnCtx  []context.Context
 	models   []string
 	commands []string
-	events   chan host.Event
-	unread   []host.Event
-	msgs     []conversation.Message
-	system   []conversation.SystemText
-	info     host.Info
-	cmds     []extension.Command
-	closed   bool
+	// events is the session's event stream: what the tests and the
+	// turns send; unread is what its first subscription gets first (what
+	// Open said). done closes with Close: the subscriptions made before
+	// end.
+	events chan host.Event
+	unread []host.Event
+	done   chan struct{}
+	msgs   []conversation.Message
+	system []conversation.SystemText
+	info   host.Info
+	cmds   []extension.Command
+	closed bool
 	// onClose, when set, runs in Close (a session_end hook).
 	onClose func()
 	// turn scripts a turn: it sends its events on ch (and closes it).
@@ -42,6 +47,7 @@ type fakeSession struct {
 func newFake() *fakeSession {
 	return &fakeSession{
 		events: make(chan host.Event, 64),
+		done:   make(chan struct{}),
 		info:   host.Info{ID: "s1", Path: "/tmp/s1.jsonl", Provider: "echo", Model: "echo"},
 		turn:   echoTurn,
 	}
@@ -57,26 +63,64 @@ func echoTurn(ctx context.Context, text string, ch chan<- host.Event) {
 	ch <- host.TurnEnd{}
 }
 
-func (f *fakeSession) Turn(ctx context.Context, text string) <-chan host.Event {
+// Turn runs the turn's script, which sends its events to the session's.
+func (f *fakeSession) Turn(ctx context.Context, text string) error {
 	f.mu.Lock()
 	f.sent = append(f.sent, text)
 	f.turnCtx = append(f.turnCtx, ctx)
 	f.mu.Unlock()
-	ch := make(chan host.Event, 64)
-	go func() {
-		defer close(ch)
-		f.turn(ctx, text, ch)
-	}()
-	return ch
+	go f.turn(ctx, text, f.events)
+	return nil
 }
 
-func (f *fakeSession) Events() <-chan host.Event { return f.events }
-func (f *fakeSession) Unread() []host.Event {
-	u := f.unread
+// Subscribe forwards the session's events, what Open said first (to the
+// first subscription), until ctx is done or the session closed.
+func (f *fakeSession) Subscribe(ctx context.Context) <-chan host.Event {
+	f.mu.Lock()
+	first, done := f.unread, f.done
 	f.unread = nil
-	return u
+	f.mu.Unlock()
+	out := make(chan host.Event)
+	go func() {
+		defer close(out)
+		send := func(ev host.Event) bool {
+			select {
+			case out <- ev:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, ev := range first {
+			if !send(ev) {
+				return
+			}
+		}
+		for {
+			select {
+			case ev := <-f.events:
+				if !send(ev) {
+					return
+				}
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+	return out
 }
-func (f *fakeSession) Info() host.Info               { return f.info }
+
+// Info is the session's info; a resumed one's Loaded counts its messages
+// unless the test says otherwise.
+func (f *fakeSession) Info() host.Info {
+	i := f.info
+	if i.Resumed && i.Loaded == 0 {
+		i.Loaded = len(f.msgs)
+	}
+	return i
+}
 func (f *fakeSession) Commands() []extension.Command { return f.cmds }
 func (f *fakeSession) RunCommand(ctx context.Context, name, args string) (string, error) {
 	f.mu.Lock()
@@ -101,6 +145,12 @@ func (f *fakeSession) Close(ctx context.Context) error {
 	if f.onClose != nil {
 		f.onClose()
 	}
+	// The subscriptions end; a test that opens the fake again (a
+	// reopen) gets new ones.
+	f.mu.Lock()
+	close(f.done)
+	f.done = make(chan struct{})
+	f.mu.Unlock()
 	f.closed = true
 	return nil
 }

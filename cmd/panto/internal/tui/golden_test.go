@@ -18,7 +18,6 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // Golden frames: the real program (teatest drives it), its output fed
@@ -87,15 +86,15 @@ func goldenTurn(ctx context.Context, text string, ch chan<- host.Event) {
 	for _, piece := range []string{"I'll fix the **off-by-one** in `count`:\n\n", "- read the test\n- change the bound\n\n"} {
 		ch <- host.TextDelta{Text: piece}
 	}
-	ch <- host.Usage{Usage: serializers.Usage{InputTokens: 12400, OutputTokens: 230}, Model: "claude-test"}
-	ch <- host.Reply{Message: conversation.AssistantText("x"), Streamed: true, StopReason: serializers.StopToolUse}
+	ch <- host.Usage{InputTokens: 12400, OutputTokens: 230, Model: "claude-test"}
+	ch <- host.Reply{Message: conversation.AssistantText("x"), Streamed: true, StopReason: host.StopToolUse}
 	ch <- host.ToolStart{ID: "1", Name: "edit", Input: json.RawMessage(`{"path":"count.go","edits":[{"old_text":"for i := 0; i <= n; i++ {","new_text":"for i := 0; i < n; i++ {"}]}`)}
 	ch <- host.ToolStart{ID: "2", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}
 	ch <- host.ToolEnd{ID: "1", Name: "edit", Result: "Edited count.go: applied 1 edit (at line 12).", Duration: 4 * time.Millisecond}
 	ch <- host.ToolEnd{ID: "2", Name: "bash", Result: "ok  \texample.com/count\t0.004s\n[exit code 0]", Duration: 1300 * time.Millisecond}
 	ch <- host.SystemChanged{By: "tools", Mode: conversation.ModeAppend, Key: "tools:guidance", Text: "…", Source: "extension tools"}
 	ch <- host.TextDelta{Text: "## Done\n\n> The test passes now.\n\n```go\nfor i := 0; i < n; i++ {\n```\n"}
-	ch <- host.Usage{Usage: serializers.Usage{InputTokens: 12900, OutputTokens: 80}, Model: "claude-test"}
+	ch <- host.Usage{InputTokens: 12900, OutputTokens: 80, Model: "claude-test"}
 	ch <- host.Reply{Message: conversation.AssistantText("x"), Streamed: true}
 	ch <- host.TurnEnd{}
 }

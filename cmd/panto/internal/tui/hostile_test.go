@@ -164,7 +164,7 @@ func TestHostileSessionsAndTree(t *testing.T) {
 	x := hostileAll
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := realSession(t, &parrot{}, path)
-	require.NoError(t, s.EditSystem("test", conversation.ModeAppend, x))
+	s = recordAs(t, s, &parrot{}, path, "test", conversation.ModeAppend, x)
 	h := treeHarness(t, s, func(o *Options) {
 		o.Sessions = func() ([]SessionItem, error) {
 			return []SessionItem{

@@ -228,11 +228,14 @@ func (m *Model) send(text string, item *transcript.User) tea.Cmd {
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(m.ctx)
+	if err := m.sess.Turn(ctx, text); err != nil {
+		cancel(nil)
+		item.SetNote("not sent: " + errText(err))
+		return nil
+	}
 	m.cancel = func() { cancel(errInterrupted) }
-	m.turnID++
-	m.turnCh = m.sess.Turn(ctx, text)
 	m.busy, m.busyWhat, m.busySince = turning, "working", m.now()
-	return tea.Batch(m.readEvents(m.turnCh, m.turnID), m.ensureTick())
+	return m.ensureTick() // its events come on the subscription
 }
 
 // toggleNearest expands or folds the collapsible item nearest the bottom

@@ -104,13 +104,16 @@ type Model struct {
 	asks   []*question
 	status status
 
+	// sub is the session's subscription, where all its events come
+	// from; unsubscribe ends it (the session is switched away from).
+	sub         <-chan host.Event
+	unsubscribe context.CancelFunc
+
 	// The running work.
 	busy      busy
 	busyWhat  string
 	busySince time.Time
 	cancel    context.CancelFunc
-	turnID    int
-	turnCh    <-chan host.Event
 	reply     *transcript.Reply
 	tools     map[string]*transcript.Tool
 	// retryItem is the retry notice the next retry updates;

@@ -19,7 +19,6 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // Enter sends; Shift+Enter, Alt+Enter and Ctrl-J insert a new line.
@@ -266,7 +265,7 @@ func TestSpinnerTokensContext(t *testing.T) {
 	f := newFake()
 	release := make(chan struct{})
 	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
-		ch <- host.Usage{Usage: serializers.Usage{InputTokens: 1500, OutputTokens: 20}, Model: "echo"}
+		ch <- host.Usage{InputTokens: 1500, OutputTokens: 20, Model: "echo"}
 		<-release
 		ch <- host.TurnEnd{}
 	}

@@ -20,17 +20,17 @@ func TestNoticeFloodIsBounded(t *testing.T) {
 	h := newHarness(t, newFake())
 	before := h.m.list.Len()
 	for i := range 10_000 {
-		h.exec(h.m.event(host.Notice{Level: host.NoticeInfo, By: "spam", Text: fmt.Sprintf("notice %d", i)}, 0))
+		h.exec(h.m.event(host.Notice{Level: host.NoticeInfo, By: "spam", Text: fmt.Sprintf("notice %d", i)}))
 	}
 	require.Equal(t, before+1, h.m.list.Len(), "one item for the run")
 	require.Equal(t, maxNotices, h.m.noticeCount)
 	s := h.screen()
 	require.Contains(t, s, "spam: notice 9999")
 	for range 100 {
-		h.exec(h.m.event(host.Notice{Level: host.NoticeWarning, By: "spam", Text: "again"}, 0))
+		h.exec(h.m.event(host.Notice{Level: host.NoticeWarning, By: "spam", Text: "again"}))
 	}
 	require.Contains(t, h.screen(), "⚠ spam: again ×100")
-	h.exec(h.m.event(host.Notice{By: "big", Text: strings.Repeat("x", 1<<20)}, 0))
+	h.exec(h.m.event(host.Notice{By: "big", Text: strings.Repeat("x", 1<<20)}))
 	require.Contains(t, h.screen(), "more bytes)")
 	h.m.list.Top()
 	require.Contains(t, h.screen(), "earlier notice(s) not kept")
@@ -39,7 +39,7 @@ func TestNoticeFloodIsBounded(t *testing.T) {
 	// them all.
 	for i := range 2000 {
 		h.m.add(&transcript.User{Text: "x"})
-		h.exec(h.m.event(host.Notice{By: "spam", Text: fmt.Sprint(i)}, 0))
+		h.exec(h.m.event(host.Notice{By: "spam", Text: fmt.Sprint(i)}))
 	}
 	require.Equal(t, maxNotices, h.m.noticeCount)
 }
@@ -50,7 +50,7 @@ func TestNoticeFloodMemoryStaysFlat(t *testing.T) {
 	h := newHarness(t, newFake())
 	flood := func(from, to int) uint64 {
 		for i := from; i < to; i++ {
-			h.exec(h.m.event(host.Notice{Level: host.NoticeInfo, By: "spam", Text: fmt.Sprintf("notice number %d of the flood", i)}, 0))
+			h.exec(h.m.event(host.Notice{Level: host.NoticeInfo, By: "spam", Text: fmt.Sprintf("notice number %d of the flood", i)}))
 			if i%1000 == 0 {
 				h.screen()
 			}

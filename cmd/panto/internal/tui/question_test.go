@@ -176,7 +176,7 @@ func TestCtrlCTwiceLeavesWhateverIsAsked(t *testing.T) {
 			ev, _ := newAsk(asked{ID: int64(i), By: "flood", Type: extension.AskConfirm, Title: "again?"})
 			a := ev.(askEvent).a
 			a.Dismiss = func() { dismissed.Add(1) }
-			h.exec(h.m.event(askEvent{a}, 0))
+			h.exec(h.m.event(askEvent{a}))
 		}
 		require.Len(t, h.m.asks, 1000)
 		h.screen()
@@ -188,7 +188,7 @@ func TestCtrlCTwiceLeavesWhateverIsAsked(t *testing.T) {
 		require.Empty(t, h.m.asks)
 
 		ev, answers := newAsk(asked{ID: 5000, By: "flood", Type: extension.AskConfirm, Title: "after?"})
-		h.exec(h.m.event(ev, 0))
+		h.exec(h.m.event(ev))
 		a, ok := answeredNow(answers)
 		require.True(t, ok && a.Dismissed, "a question after quitting is dismissed")
 		require.Empty(t, h.m.asks, "and never shown")

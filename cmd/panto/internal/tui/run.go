@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -55,13 +54,10 @@ func ProgramOptions(ctx context.Context, o Options) []tea.ProgramOption {
 	return opts
 }
 
-// shutdownWait bounds how long quitting waits for an interrupted turn.
-const shutdownWait = 10 * time.Second
-
 // Shutdown ends what the UI started, once the program has returned: the
-// questions still up are dismissed, a running turn is interrupted and
-// waited for (so what it records is recorded before the log closes), and
-// the session is closed — the one in use, after a /resume or /fork too.
+// questions still up are dismissed, a running turn is interrupted, and
+// the session is closed — the one in use, after a /resume or /fork too —
+// which waits for the turn to record what it can before the log closes.
 // No question shows from then on: one asked meanwhile (a session_end
 // hook's) is dismissed as it comes, so closing never waits on a user.
 // It returns the error that kept the session from opening.
@@ -70,21 +66,6 @@ func (m *Model) Shutdown(ctx context.Context) error {
 	m.dismissAll()
 	if m.cancel != nil {
 		m.cancel()
-	}
-	if ch := m.turnCh; ch != nil {
-		timeout := time.After(shutdownWait)
-	drain:
-		for {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					break drain
-				}
-				dismissIfClosing(&m.closing, ev)
-			case <-timeout:
-				break drain
-			}
-		}
 	}
 	if m.op == nil {
 		return m.openErr
@@ -105,9 +86,13 @@ func (m *Model) Shutdown(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
-	// What the session says while it closes is read (its events must be
-	// read until Close closes them), and every question in it dismissed.
-	evs := s.Events()
+	// What the session says while it closes is read to its end (the
+	// subscription ends after Close's last event), and every question in
+	// it dismissed.
+	evs := s.Subscribe(context.WithoutCancel(ctx))
+	if m.unsubscribe != nil {
+		m.unsubscribe()
+	}
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -117,10 +102,7 @@ func (m *Model) Shutdown(ctx context.Context) error {
 	}()
 	// With ctx done (a signal) the extensions are stopped at once.
 	err := s.Close(ctx)
-	select {
-	case <-drained:
-	case <-time.After(time.Second):
-	}
+	<-drained
 	return err
 }
 

@@ -12,9 +12,11 @@ import (
 // Session is what the UI needs of a running session; *host.Session
 // satisfies it, and tests use a fake.
 type Session interface {
-	Turn(ctx context.Context, text string) <-chan host.Event
-	Events() <-chan host.Event
-	Unread() []host.Event
+	// Subscribe is where every event comes from, Open's first (the
+	// first subscription); Turn starts a turn whose events, TurnEnd
+	// last, come there.
+	Subscribe(ctx context.Context) <-chan host.Event
+	Turn(ctx context.Context, text string) error
 	Info() host.Info
 	Commands() []extension.Command
 	RunCommand(ctx context.Context, name, args string) (string, error)

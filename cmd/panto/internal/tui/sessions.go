@@ -70,6 +70,12 @@ func (m *Model) switchTo(target func() (path string, what func(Session) string, 
 	old, reopen := m.sess, m.o.Reopen
 	left := old.Info().Path
 	m.sess = nil // what is typed meanwhile waits, as at the start
+	if m.unsubscribe != nil {
+		// What the session left says from now on (while it closes) is
+		// not shown.
+		m.unsubscribe()
+		m.sub, m.unsubscribe = nil, nil
+	}
 	m.busy, m.busyWhat, m.busySince = commanding, "switching sessions", m.now()
 	ctx := m.ctx
 	return tea.Batch(m.ensureTick(), func() tea.Msg {
@@ -117,8 +123,9 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 	if msg.kept {
 		// Nothing was closed: the fork could not be written.
 		m.sess = msg.sess
+		m.subscribe()
 		m.say(transcript.Error, errText(msg.err))
-		return m.next()
+		return tea.Batch(m.readEvents(m.sub), m.next())
 	}
 	m.resetTranscript()
 	m.status = status{cwd: m.status.cwd, branch: m.status.branch}

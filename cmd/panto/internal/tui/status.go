@@ -13,7 +13,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
-	"github.com/panto-dev/panto/serializers"
+	"github.com/panto-dev/panto/host"
 )
 
 // status is the status line: where, which model, what it cost, how full
@@ -51,7 +51,7 @@ func (s *status) key(width int, th *theme.Theme) statusKey {
 
 // addUsage counts one request's tokens, and its cost when the model's
 // price is known.
-func (s *status) addUsage(u serializers.Usage, p Price) {
+func (s *status) addUsage(u host.Usage, p Price) {
 	s.in += u.InputTokens
 	s.out += u.OutputTokens
 	s.cacheR += u.CacheReadTokens

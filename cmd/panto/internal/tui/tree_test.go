@@ -36,7 +36,7 @@ func (p *parrot) Send(_ context.Context, req serializers.Request, _ serializers.
 func realSession(t *testing.T, model host.Sender, path string) *host.Session {
 	t.Helper()
 	s, err := host.Open(context.Background(), host.Config{
-		Log: host.Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "parrot", Request: serializers.Request{Model: "m1"},
+		Log: host.Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "parrot", Model: host.Model{Name: "m1"},
 		Prompt: func(rules.Vars) (host.Prompt, error) {
 			return host.Prompt{Blocks: []host.PromptBlock{{Text: "seed"}}}, nil
 		},
@@ -44,6 +44,41 @@ func realSession(t *testing.T, model host.Sender, path string) *host.Session {
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close(context.Background()) })
 	return s
+}
+
+// runTurn runs a turn of s to its end.
+func runTurn(t *testing.T, s *host.Session, text string) {
+	t.Helper()
+	events := s.Subscribe(t.Context())
+	require.NoError(t, s.Turn(context.Background(), text))
+	for ev := range events {
+		if end, ok := ev.(host.TurnEnd); ok {
+			require.NoError(t, end.Err)
+			return
+		}
+	}
+}
+
+// recordAs closes s, records text in the log at path as the extension by
+// records a system edit, and opens the log again: nothing outside host
+// can record in an extension's name, so the test writes the log itself.
+func recordAs(t *testing.T, s *host.Session, model host.Sender, path, by string, mode conversation.Mode, text string) *host.Session {
+	t.Helper()
+	require.NoError(t, s.Close(context.Background()))
+	w, _, err := sessionlog.Open(path)
+	require.NoError(t, err)
+	_, err = w.Append(sessionlog.MessageEntry(conversation.SystemMessage(text, mode).WithSource("extension " + by)))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return realSession(t, model, path)
+}
+
+// leafOf is the session's current leaf.
+func leafOf(t *testing.T, s *host.Session) string {
+	t.Helper()
+	tree, err := s.Tree()
+	require.NoError(t, err)
+	return tree.Leaf()
 }
 
 func treeHarness(t *testing.T, s Session, opts ...func(*Options)) *harness {
@@ -78,12 +113,9 @@ func TestTreeNavigator(t *testing.T) {
 	model := &parrot{}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := realSession(t, model, path)
-	ctx := context.Background()
-	for range s.Turn(ctx, "one") {
-	}
-	require.NoError(t, s.EditSystem("persona", conversation.ModeReplace, "You are a pirate."))
-	for range s.Turn(ctx, "two") {
-	}
+	runTurn(t, s, "one")
+	s = recordAs(t, s, model, path, "persona", conversation.ModeReplace, "You are a pirate.")
+	runTurn(t, s, "two")
 	h := treeHarness(t, s)
 	h.typ("/tree")
 	h.enter()
@@ -128,9 +160,8 @@ func TestTreeLabel(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := realSession(t, &parrot{}, path)
-	for range s.Turn(context.Background(), "one") {
-	}
-	reply := s.Leaf()
+	runTurn(t, s, "one")
+	reply := leafOf(t, s)
 	h := treeHarness(t, s)
 	h.typ("/tree")
 	h.enter()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/rules"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // typedSession opens a recorded host session at path with a
@@ -19,7 +18,7 @@ import (
 func typedSession(t *testing.T, model host.Sender, path string) *host.Session {
 	t.Helper()
 	s, err := host.Open(context.Background(), host.Config{
-		Log: host.Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "parrot", Request: serializers.Request{Model: "m1"},
+		Log: host.Log{Path: path}, CWD: "/p", Provider: model, ProviderName: "parrot", Model: host.Model{Name: "m1"},
 		Prompt: func(rules.Vars) (host.Prompt, error) {
 			return host.Prompt{Blocks: []host.PromptBlock{{Text: "seed"}},
 				UserPrompt: []host.PromptBlock{{Text: "Answer in one paragraph.\n", Source: "project /p/.panto/USER_PROMPT.md"}}}, nil
@@ -36,8 +35,7 @@ func typedSession(t *testing.T, model host.Sender, path string) *host.Session {
 func TestTreeJumpHandsBackWhatWasTyped(t *testing.T) {
 	t.Parallel()
 	s := typedSession(t, &parrot{}, filepath.Join(t.TempDir(), "s.jsonl"))
-	for range s.Turn(context.Background(), "fix the lexer bug") {
-	}
+	runTurn(t, s, "fix the lexer bug")
 	h := treeHarness(t, s)
 	h.typ("/tree")
 	h.enter()
