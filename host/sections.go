@@ -3,14 +3,14 @@ package host
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
-// Sections are keyed system blocks (spec amendment 4): a block that must
+// Sections are keyed system blocks (spec amendment 4; the rule is
+// conversation's, shared with sdk/sdktest): a block that must
 // be updated or withdrawn — tool guidance, the environment, a context file
 // — is a section, set in place instead of piled on the old one. Each is
 // owned by one extension: its key, as recorded, is the owner's name, a
@@ -19,27 +19,12 @@ import (
 // loaded at resume, or is disabled mid-session, panto removes its sections
 // on its behalf, so the prompt never describes a tool that is not offered.
 
-// sectionKey is the recorded key of owner's section key.
-func sectionKey(owner, key string) (string, error) {
-	full := owner + ":" + key
-	if key == "" || !conversation.ValidKey(full) {
-		return "", fmt.Errorf("invalid section key %q: want 1 to %d letters, digits and _ - . / : in all, with the extension's name", key, conversation.MaxKeyLen-len(owner)-1)
-	}
-	return full, nil
-}
-
-// ownerOf returns the extension that owns a recorded section key.
-func ownerOf(full string) string {
-	o, _, _ := strings.Cut(full, ":")
-	return o
-}
-
 // setSectionOf records by's section key with text, its {{variables}}
 // rendered first; an empty text removes it. Nothing is recorded when the
 // prompt already holds exactly that (a provider's prompt cache survives an
 // unchanged section).
 func (s *Session) setSectionOf(by, key, text string) error {
-	full, err := sectionKey(by, key)
+	full, err := conversation.SectionKey(by, key)
 	if err != nil {
 		return err
 	}
@@ -64,9 +49,9 @@ func (s *Session) setSection(by, full, text, source string) error {
 	s.wmu.Lock() // no other change between the look and the write
 	defer s.wmu.Unlock()
 	s.mu.Lock()
-	current, ok := s.sectionLocked(full)
+	unchanged := conversation.SectionUnchanged(s.conv.EffectiveSystem(), full, text)
 	s.mu.Unlock()
-	if (ok && current == text) || (!ok && text == "") {
+	if unchanged {
 		return nil
 	}
 	if err := s.writeLocked([]sessionlog.Entry{sessionlog.MessageEntry(m)}, func() { s.conv.Append(m) }); err != nil {
@@ -76,27 +61,13 @@ func (s *Session) setSection(by, full, text, source string) error {
 	return nil
 }
 
-// sectionLocked returns the text of the section full in the current
-// prompt. The caller holds s.mu.
-func (s *Session) sectionLocked(full string) (string, bool) {
-	for _, b := range s.conv.EffectiveSystem() {
-		if b.Key == full {
-			return b.Text, true
-		}
-	}
-	return "", false
-}
-
 // sectionsOf returns by's sections in the current prompt, in order.
 func (s *Session) sectionsOf(by string) []extension.Section {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []extension.Section
-	prefix := by + ":"
-	for _, b := range s.conv.EffectiveSystem() {
-		if k, ok := strings.CutPrefix(b.Key, prefix); ok {
-			out = append(out, extension.Section{Key: k, Text: b.Text, Source: b.Source})
-		}
+	for _, b := range conversation.OwnedSections(s.conv.EffectiveSystem(), by) {
+		out = append(out, extension.Section{Key: b.Key, Text: b.Text, Source: b.Source})
 	}
 	return out
 }
@@ -108,7 +79,7 @@ func (s *Session) disposeSections(owner, why string) error {
 	s.mu.Lock()
 	var keys []string
 	for _, b := range s.conv.EffectiveSystem() {
-		if b.Key != "" && ownerOf(b.Key) == owner {
+		if b.Key != "" && conversation.SectionOwner(b.Key) == owner {
 			keys = append(keys, b.Key)
 		}
 	}
@@ -132,7 +103,7 @@ func (s *Session) disposeAbsent(loaded []string) error {
 		if b.Key == "" {
 			continue
 		}
-		if o := ownerOf(b.Key); !owners[o] {
+		if o := conversation.SectionOwner(b.Key); !owners[o] {
 			owners[o] = true
 			order = append(order, o)
 		}

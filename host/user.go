@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/rules"
 )
 
 // What extensions ask the user, and tell them. A front end that can ask
@@ -196,14 +197,10 @@ func (g *askGate) close() {
 }
 
 // notify shows an extension's notice.
-// A level other than info, warning or error is info.
+// A level other than info, warning or error is info (rules.NoticeLevel,
+// as sdk/sdktest shows it).
 func (s *Session) notify(by, level, text string) {
-	l := NoticeLevel(level)
-	switch l {
-	case NoticeWarning, NoticeError:
-	default:
-		l = NoticeInfo
-	}
+	l := NoticeLevel(rules.NoticeLevel(level))
 	if !s.told.allow(by, time.Now()) {
 		if s.told.dropped(by) {
 			time.AfterFunc(noticeFlush, func() { s.tellDropped(by) })

@@ -384,13 +384,7 @@ func (h *Harness) variables() rules.Vars {
 	for k, v := range h.builtins() {
 		values[k] = v
 	}
-	return rules.Map{Values: values, Env: func(k string) (string, bool) {
-		switch k {
-		case "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN":
-			return "", false
-		}
-		return os.Getenv(k), true
-	}}
+	return rules.Map{Values: values, Env: rules.Env(os.Getenv)}
 }
 
 // WithVariables sets built-in variables (cwd, model, ...) as a test's
@@ -450,8 +444,9 @@ func (f *fakeHost) ReplaceSystemMessage(ctx context.Context, text string) error 
 	return f.edit(ctx, conversation.ModeReplace, text, f.funcs().ReplaceSystemMessage)
 }
 
-// SetSection records the extension's section as panto does: under the
-// extension's name, set in place, nothing recorded when unchanged.
+// SetSection records the extension's section as panto does, by
+// conversation's section rule: under the extension's name, set in place,
+// nothing recorded when unchanged.
 func (f *fakeHost) SetSection(ctx context.Context, key, text string) error {
 	if fn := f.funcs().SetSection; fn != nil {
 		return fn(ctx, key, text)
@@ -471,9 +466,9 @@ func (f *fakeHost) section(ctx context.Context, key, text string) error {
 		return err
 	}
 	h := f.h
-	full := h.name() + ":" + key
-	if key == "" || !conversation.ValidKey(full) {
-		return fmt.Errorf("panto host: set section %s: invalid section key %q", key, key)
+	full, err := conversation.SectionKey(h.name(), key)
+	if err != nil {
+		return fmt.Errorf("panto host: set section %s: %w", key, err)
 	}
 	if text != "" {
 		rendered, err := rules.Render(text, "extension "+h.name(), h.variables())
@@ -484,13 +479,7 @@ func (f *fakeHost) section(ctx context.Context, key, text string) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	current, ok := "", false
-	for _, b := range conversation.EffectiveSystem(h.msgs) {
-		if b.Key == full {
-			current, ok = b.Text, true
-		}
-	}
-	if (ok && current == text) || (!ok && text == "") {
+	if conversation.SectionUnchanged(conversation.EffectiveSystem(h.msgs), full, text) {
 		return nil // unchanged: panto records nothing
 	}
 	h.msgs = append(h.msgs, conversation.KeyedSystemMessage(full, text).WithSource("extension "+h.name()))
@@ -514,10 +503,8 @@ func (h *Harness) Sections() []sdk.Section {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []sdk.Section
-	for _, b := range conversation.EffectiveSystem(h.msgs) {
-		if k, ok := strings.CutPrefix(b.Key, h.name()+":"); ok {
-			out = append(out, sdk.Section{Key: k, Text: b.Text, Source: b.Source})
-		}
+	for _, b := range conversation.OwnedSections(conversation.EffectiveSystem(h.msgs), h.name()) {
+		out = append(out, sdk.Section{Key: b.Key, Text: b.Text, Source: b.Source})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -29,7 +30,8 @@ type Question struct {
 	Highlight []string
 }
 
-// Notice is one Host.Notify call.
+// Notice is one Host.Notify call, as panto shows it: Level is "info",
+// "warning" or "error", an unknown level being info (rules.NoticeLevel).
 type Notice struct {
 	Level, Text string
 }
@@ -162,7 +164,7 @@ func (f *fakeHost) Notify(ctx context.Context, level, text string) error {
 	h := f.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.notices = append(h.notices, Notice{Level: level, Text: text})
+	h.notices = append(h.notices, Notice{Level: rules.NoticeLevel(level), Text: text})
 	return nil
 }
 

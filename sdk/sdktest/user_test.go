@@ -63,3 +63,19 @@ func TestHarnessQuestionsHighlightAndClosing(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrClosing)
 	require.Len(t, h.Questions(), 2, "nothing was asked")
 }
+
+// A notice shows at the level panto shows it at: an unknown level is
+// info, as in panto.
+func TestHarnessNoticeLevelsArePantos(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, &named{name: "teller"})
+	ctx := context.Background()
+	require.NoError(t, h.Host().Notify(ctx, "warning", "careful"))
+	require.NoError(t, h.Host().Notify(ctx, "shouting", "loud"))
+	require.NoError(t, h.Host().Notify(ctx, "error", "broken"))
+	require.Equal(t, []sdktest.Notice{
+		{Level: "warning", Text: "careful"},
+		{Level: "info", Text: "loud"},
+		{Level: "error", Text: "broken"},
+	}, h.Notices())
+}

@@ -32,15 +32,17 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
+
+	"github.com/panto-dev/panto/rules"
 )
 
-// Names are the environment variables that hold provider credentials.
-var Names = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+// Names are the environment variables that hold provider credentials:
+// rules.ProviderKeys, the list the SDK's test harness uses too.
+var Names = rules.ProviderKeys()
 
 // IsKey reports whether name is one of Names.
-func IsKey(name string) bool { return slices.Contains(Names, name) }
+func IsKey(name string) bool { return rules.IsProviderKey(name) }
 
 // fdEnv names the pipe a re-executed panto reads its keys from.
 const fdEnv = "PANTO_KEYS_FD"
