@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -93,33 +94,96 @@ func Serve(ext Extension, opts ...Option) error {
 	if debug {
 		return serveDebug(ext, cfg.logger)
 	}
-	plugin.Serve(pluginServe(ext, cfg.logger))
+	panto := pantoPID(os.Getenv, os.Getppid())
+	plugin.Serve(pluginServe(ext, cfg.logger, onlyPanto(panto, cfg.logger, "call this extension"), onlyPanto(panto, cfg.logger, "serve the Host service")))
 	return nil
 }
 
-// pluginServe is go-plugin's ServeConfig for ext.
-func pluginServe(ext Extension, logger hclog.Logger, onShutdown ...func()) *plugin.ServeConfig {
+// pluginServe is go-plugin's ServeConfig for ext: its server admits the
+// connections callers accepts, and its connection to panto's Host
+// service goes only to the process host accepts.
+func pluginServe(ext Extension, logger hclog.Logger, callers, host protocol.PeerCheck, onShutdown ...func()) *plugin.ServeConfig {
+	var done func()
+	if len(onShutdown) > 0 {
+		done = onShutdown[0]
+	}
 	return &plugin.ServeConfig{
 		HandshakeConfig: protocol.Handshake,
-		Plugins:         plugin.PluginSet{protocol.PluginName: pluginFor(ext, logger, onShutdown...)},
+		Plugins:         plugin.PluginSet{protocol.PluginName: pluginWith(ext, logger, host, done)},
 		GRPCServer: func(o []grpc.ServerOption) *grpc.Server {
-			return grpc.NewServer(append(append(o, protocol.ServerOptions()...), grpc.ChainUnaryInterceptor(newToolCancel().intercept))...)
+			opts := append(append(o, protocol.ServerOptions()...), grpc.ChainUnaryInterceptor(newToolCancel().intercept))
+			return grpc.NewServer(append(opts, grpc.Creds(protocol.PeerCredentials(callers, nil)))...)
 		},
 		Logger: logger,
 	}
 }
 
+// pantoPID is the panto that started the extension: the pid it gives in
+// protocol.HostPIDEnv, or, from a panto that does not give it, the
+// extension's parent.
+func pantoPID(getenv func(string) string, parent int) int {
+	if pid, err := strconv.Atoi(getenv(protocol.HostPIDEnv)); err == nil && pid > 0 {
+		return pid
+	}
+	return parent
+}
+
+// onlyPanto admits a connection only with panto at its other end: one
+// panto dialled (callers), or the Host service panto serves (host).
+// Every other process — one the extension started, such as the tools
+// extension's bash, included — is refused before a byte is read, and
+// that is logged. Where the system cannot say who is at the other end
+// (Windows: go-plugin uses TCP there), the connection is admitted and
+// that is logged, once.
+func onlyPanto(panto int, logger hclog.Logger, what string) protocol.PeerCheck {
+	var unknown sync.Once
+	return func(pid int, err error) error {
+		switch {
+		case errors.Is(err, protocol.ErrPeerUnknown):
+			unknown.Do(func() {
+				logger.Warn("connections are not checked: the system cannot say which process is at the other end; any local process of the user's could "+what, "error", err)
+			})
+			return nil
+		case err != nil:
+			logger.Warn("refused a connection: its peer could not be read", "what", what, "error", err)
+			return fmt.Errorf("refused: %w", err)
+		case pid != panto:
+			logger.Warn("refused a connection with a process other than panto", "what", what, "peer_pid", pid, "panto_pid", panto)
+			return fmt.Errorf("refused a connection with pid %d: only panto (pid %d) may %s", pid, panto, what)
+		}
+		return nil
+	}
+}
+
+// anyPeer admits every connection and logs each one's peer: debug mode,
+// where the panto that attaches is not the extension's parent.
+func anyPeer(logger hclog.Logger) protocol.PeerCheck {
+	return func(pid int, err error) error {
+		logger.Info("debug mode: admitted a connection without checking that it is panto's", "peer_pid", pid, "peer_error", err)
+		return nil
+	}
+}
+
 // pluginFor is the go-plugin glue serving ext, its Host.Logger logger;
-// onShutdown, when not nil, is called when panto ends the session.
+// onShutdown, when not nil, is called when panto ends the session. Its
+// host connection is not checked (the in-process tests).
 func pluginFor(ext Extension, logger hclog.Logger, onShutdown ...func()) plugin.Plugin {
+	var done func()
+	if len(onShutdown) > 0 {
+		done = onShutdown[0]
+	}
+	return pluginWith(ext, logger, nil, done)
+}
+
+// pluginWith is pluginFor whose host connection goes only to a server
+// that host admits (nil: any).
+func pluginWith(ext Extension, logger hclog.Logger, host protocol.PeerCheck, onShutdown func()) plugin.Plugin {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
 	return &protocol.GRPCPlugin{NewServer: func(broker *plugin.GRPCBroker) pb.ExtensionServer {
 		s := newServer(ext, broker, logger)
-		if len(onShutdown) > 0 {
-			s.onShutdown = onShutdown[0]
-		}
+		s.onShutdown, s.hostPeer = onShutdown, host
 		return s
 	}}
 }
@@ -131,7 +195,7 @@ func serveDebug(ext Extension, logger hclog.Logger) error {
 	name := nameOf(ext)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	sc := pluginServe(ext, logger, cancel)
+	sc := pluginServe(ext, logger, anyPeer(logger), anyPeer(logger), cancel)
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	sc.Test = &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: reattach, CloseCh: closed}
@@ -189,6 +253,9 @@ type server struct {
 	// onShutdown, when set, is called when panto ends the session (debug
 	// mode: Serve then returns).
 	onShutdown func()
+	// hostPeer checks the process serving the host connection (every
+	// time gRPC dials it); nil: none.
+	hostPeer protocol.PeerCheck
 }
 
 // connect dials the host service at broker id and makes it the Host of
@@ -196,7 +263,11 @@ type server struct {
 // extension run under a debugger is a new one each time (its broker ids
 // start at 1 again), and a dial that failed leaves nothing behind.
 func (s *server) connect(id uint32, info HostInfo) error {
-	conn, err := s.broker.DialWithOptions(id, protocol.DialOptions()...)
+	opts := protocol.DialOptions()
+	if s.hostPeer != nil {
+		opts = append(opts, grpc.WithTransportCredentials(protocol.PeerCredentials(nil, s.hostPeer)))
+	}
+	conn, err := s.broker.DialWithOptions(id, opts...)
 	if err != nil {
 		return err
 	}

@@ -433,6 +433,7 @@ func (a *app) extensionOptions() extension.Options {
 		HookTimeout:  a.cfg.HookTimeout,
 		ToolTimeout:  a.cfg.ToolTimeout,
 		HostVersion:  version,
+		SocketDir:    a.sockets,
 	}
 }
 

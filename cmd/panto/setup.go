@@ -34,6 +34,9 @@ type app struct {
 	cfg    config.Config
 	logger hclog.Logger
 	close  func()
+	// sockets is the folder of this run's extension sockets
+	// (extension.OpenSocketDir); empty: the system's temporary folder.
+	sockets string
 	// notices are what the user should be told before the session
 	// starts: the project settings ignored, untrusted extensions
 	// skipped. Each front end shows them its own way.
@@ -95,7 +98,31 @@ func loadApp(e *env, o *options) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{dirs: dirs, cfg: cfg, logger: logger, close: closeLog, notices: projectNotices(cfg.Project)}, nil
+	a := &app{dirs: dirs, cfg: cfg, logger: logger, close: closeLog, notices: projectNotices(cfg.Project)}
+	a.openSockets(e)
+	return a, nil
+}
+
+// openSockets gives the run a folder of its own for its extensions'
+// sockets, removed when the app closes, and removes those of runs that
+// are gone (a SIGKILLed panto's). Without one, go-plugin's default
+// applies (the system's temporary folder), and the log says why.
+func (a *app) openSockets(e *env) {
+	root := extension.SocketRoot(e.getenv)
+	dir, removed, remove, err := extension.OpenSocketDir(root)
+	if err != nil {
+		a.logger.Warn("extension sockets go in the system's temporary folder", "error", err)
+		return
+	}
+	if removed > 0 {
+		a.logger.Debug("removed the extension socket folders of pantos that are gone", "root", root, "count", removed)
+	}
+	a.sockets = dir
+	closeLog := a.close
+	a.close = func() {
+		remove()
+		closeLog()
+	}
 }
 
 // tell writes the app's notices to w, a "panto: " line each.
@@ -420,7 +447,8 @@ func reattached(e *env, specs []extension.Spec) ([]extension.Spec, error) {
 
 // extensionEnviron is the environment the extension at path starts with:
 // panto's, less the provider keys unless config's extension_api_keys
-// names the extension's file name.
+// names the extension's file name, and with ownDirsEnv naming panto's
+// own folders.
 func (a *app) extensionEnviron(e *env, path string) []string {
 	keep := slices.Contains(a.cfg.ExtensionAPIKeys, filepath.Base(path))
 	all := os.Environ
@@ -430,11 +458,23 @@ func (a *app) extensionEnviron(e *env, path string) []string {
 	out := []string{}
 	for _, kv := range all() {
 		k, _, _ := strings.Cut(kv, "=")
-		if keep || !isProviderKey(k) {
+		if (keep || !isProviderKey(k)) && k != ownDirsEnv {
 			out = append(out, kv)
 		}
 	}
-	return out
+	return append(out, ownDirsEnv+"="+a.ownDirs())
+}
+
+// ownDirsEnv names panto's own folders for every extension: the tools
+// extension's write and edit refuse them, and the guard example asks
+// before a bash command that names them (docs/tools.md).
+const ownDirsEnv = "PANTO_OWN_DIRS"
+
+// ownDirs are panto's own folders — the user layer, the base layer, the
+// sessions and the state folder — as one list (filepath.ListSeparator).
+func (a *app) ownDirs() string {
+	dirs := []string{a.dirs.Layer(layers.User), a.dirs.Layer(layers.Base), a.dirs.Sessions, a.dirs.State}
+	return strings.Join(dirs, string(filepath.ListSeparator))
 }
 
 // hostConfig is the session every command that opens one starts: log is

@@ -55,6 +55,12 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEv
 	files, problems := collect(e.userDir, e.dir)
 	for _, err := range problems {
 		h.Logger().Warn("instruction file skipped", "error", err)
+		var out *outsideError
+		if errors.As(err, &out) {
+			// The user should know why the file the project ships is not
+			// read (and that it tried to reach outside).
+			_ = h.Notify(ctx, "warning", err.Error())
+		}
 	}
 	had, err := h.Sections(ctx)
 	if err != nil {
@@ -116,21 +122,32 @@ func (f instruction) block() string {
 // directory from the repository root (the nearest ancestor of cwd holding
 // .git; cwd itself when there is none) down to cwd. In each directory
 // AGENTS.md comes before CLAUDE.md. Missing and empty files are left out;
-// files that cannot be read are left out and reported in problems.
+// files that cannot be read are left out and reported in problems, and
+// so are the project's files that lead outside the project (an
+// *outsideError): a cloned repository's AGENTS.md that is a symlink to
+// ~/.aws/credentials or /proc/self/environ is not sent to the model.
 func collect(userDir, cwd string) (files []instruction, problems []error) {
-	var dirs []string
+	type place struct{ dir, project string }
+	var dirs []place
 	if userDir != "" {
-		dirs = append(dirs, filepath.Clean(userDir))
+		dirs = append(dirs, place{filepath.Clean(userDir), ""})
 	}
-	dirs = append(dirs, projectDirs(filepath.Clean(cwd))...)
+	project := projectDirs(filepath.Clean(cwd))
+	for _, d := range project {
+		dirs = append(dirs, place{d, project[0]})
+	}
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		for _, name := range fileNames {
-			p := filepath.Join(d, name)
+			p := filepath.Join(d.dir, name)
 			if seen[p] {
 				continue
 			}
 			seen[p] = true
+			if err := inside(p, d.project); err != nil {
+				problems = append(problems, err)
+				continue
+			}
 			f, ok, err := readInstruction(p)
 			switch {
 			case err != nil:
@@ -141,6 +158,38 @@ func collect(userDir, cwd string) (files []instruction, problems []error) {
 		}
 	}
 	return files, problems
+}
+
+// outsideError is a project's instruction file that leads outside the
+// project: it is skipped.
+type outsideError struct {
+	path, target, project string
+}
+
+func (e *outsideError) Error() string {
+	return fmt.Sprintf("skipped %s: it leads to %s, outside the project %s; an instruction file the project holds must stay in it", e.path, e.target, e.project)
+}
+
+// inside checks that p, with every symlink resolved, lies in project
+// (resolved too); an empty project (the user layer) allows anything. A
+// missing file, or one that cannot be resolved, passes: readInstruction
+// says what is wrong with it.
+func inside(p, project string) error {
+	if project == "" {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		root = project
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &outsideError{path: p, target: target, project: root}
+	}
+	return nil
 }
 
 // projectDirs returns the directories from the repository root down to

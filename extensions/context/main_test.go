@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -200,4 +201,75 @@ func TestSpecialInstructionFiles(t *testing.T) {
 	h := sdktest.New(t, &ext{dir: dir}).WithSystem("base").AddMessages(conversation.KeyedSystemMessage("context:"+files[0].key(), files[0].block()))
 	require.NoError(t, h.SessionStart(sdk.SessionStartEvent{Resumed: true}))
 	require.Empty(t, h.Edits(), "an unchanged Latin-1 file is not recorded again")
+}
+
+// A cloned repository's instruction file that is a symlink leading out
+// of the project (~/.aws/credentials, /proc/self/environ) is skipped,
+// with a notice naming it and its target; a link within the project is
+// read, and so is a link in the user's own layer, wherever it leads.
+func TestInstructionLinksStayInTheProject(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	secret := filepath.Join(top, "home", ".aws", "credentials")
+	writeFiles(t, top, map[string]string{
+		"home/.aws/credentials":    "aws_secret_access_key=SECRET\n",
+		"home/src/repo/.git/HEAD":  "x",
+		"home/src/repo/docs/ai.md": "in-repo rules\n",
+		"home/my-rules.md":         "the user's own rules\n",
+	})
+	repo := filepath.Join(top, "home", "src", "repo")
+	user := filepath.Join(top, "home", "config", "panto")
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o755))
+	require.NoError(t, os.MkdirAll(user, 0o755))
+	links := map[string]string{
+		filepath.Join(repo, "AGENTS.md"):     "../../.aws/credentials",
+		filepath.Join(repo, "CLAUDE.md"):     "docs/ai.md",
+		filepath.Join(repo, "sub/CLAUDE.md"): "../../../.aws/credentials",
+		filepath.Join(user, "AGENTS.md"):     "../../my-rules.md",
+	}
+	if runtime.GOOS == "linux" {
+		links[filepath.Join(repo, "sub/AGENTS.md")] = "/proc/self/environ"
+	}
+	for link, to := range links {
+		if err := os.Symlink(to, link); err != nil {
+			t.Skipf("symlinks: %v", err)
+		}
+	}
+	cwd := filepath.Join(repo, "sub")
+	files, problems := collect(user, cwd)
+	var got []string
+	for _, f := range files {
+		got = append(got, f.block())
+	}
+	require.Equal(t, []string{
+		blockOf(filepath.Join(user, "AGENTS.md"), "the user's own rules"),
+		blockOf(filepath.Join(repo, "CLAUDE.md"), "in-repo rules"),
+	}, got)
+	var outside []string
+	for _, err := range problems {
+		var out *outsideError
+		require.ErrorAs(t, err, &out)
+		outside = append(outside, err.Error())
+	}
+	realRepo, err := filepath.EvalSymlinks(repo)
+	require.NoError(t, err)
+	realSecret, err := filepath.EvalSymlinks(secret)
+	require.NoError(t, err)
+	require.Len(t, outside, len(links)-2)
+	require.Contains(t, outside, "skipped "+filepath.Join(repo, "AGENTS.md")+": it leads to "+realSecret+", outside the project "+realRepo+"; an instruction file the project holds must stay in it")
+	if runtime.GOOS == "linux" {
+		require.Contains(t, outside[1], filepath.Join(repo, "sub/AGENTS.md")+": it leads to /proc/")
+	}
+
+	h := sdktest.New(t, &ext{dir: cwd, userDir: user}).WithSystem("base")
+	require.NoError(t, h.SessionStart(sdk.SessionStartEvent{}))
+	var notices []string
+	for _, n := range h.Notices() {
+		require.Equal(t, "warning", n.Level)
+		notices = append(notices, n.Text)
+	}
+	require.Equal(t, outside, notices, "the user is told of each file skipped")
+	for _, sec := range h.Sections() {
+		require.NotContains(t, sec.Text, "SECRET")
+	}
 }

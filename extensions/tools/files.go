@@ -151,7 +151,7 @@ type writeInput struct {
 	Content string `json:"content"`
 }
 
-func writeTool(dir string) sdk.Tool {
+func writeTool(dir string, own ownDirs) sdk.Tool {
 	return sdk.Tool{
 		Name:        "write",
 		Description: "Create a file or replace its whole content. Creates missing parent directories.",
@@ -159,7 +159,12 @@ func writeTool(dir string) sdk.Tool {
 		Guidance: "Use write to create a new file or to rewrite one completely; to change part of an existing file use " +
 			"edit, which is cheaper and cannot lose the rest of the file by mistake. Read a file before overwriting it. " +
 			"The content is written as given: no line numbers, and end it with a newline as text files should.",
-		Run: bindText(writeParams, func(ctx context.Context, in writeInput) (string, error) { return writeFile(ctx, dir, in) }),
+		Run: bindText(writeParams, func(ctx context.Context, in writeInput) (string, error) {
+			if err := own.check("write", dir, in.Path); err != nil {
+				return "", err
+			}
+			return writeFile(ctx, dir, in)
+		}),
 	}
 }
 
@@ -285,7 +290,7 @@ type Edit struct {
 	Old, New string
 }
 
-func editTool(dir string) sdk.Tool {
+func editTool(dir string, own ownDirs) sdk.Tool {
 	return sdk.Tool{
 		Name:        "edit",
 		Description: "Change a file by exact text replacement: each edit's old_text must occur exactly once in the file. Several edits in one call apply in order, all or none.",
@@ -295,7 +300,12 @@ func editTool(dir string) sdk.Tool {
 			"enough surrounding lines that it occurs only once. Put several changes to one file in one call, in " +
 			"order; if any edit's old_text is missing or occurs more than once, the error names that edit and " +
 			"nothing is written, so fix it and send the whole call again.",
-		Run: bindText(editParams, func(ctx context.Context, in editInput) (string, error) { return editFile(ctx, dir, in) }),
+		Run: bindText(editParams, func(ctx context.Context, in editInput) (string, error) {
+			if err := own.check("edit", dir, in.Path); err != nil {
+				return "", err
+			}
+			return editFile(ctx, dir, in)
+		}),
 	}
 }
 

@@ -4,8 +4,9 @@
 // It is an extension like any other, built on the sdk alone. Relative
 // paths are resolved against the directory panto started it in (the
 // project directory); absolute paths and ~ are allowed too, so the tools
-// reach whatever the user's account can, like a shell. A ToolCallWatcher
-// extension can block calls; docs/tools.md says how.
+// reach whatever the user's account can, like a shell — except that write
+// and edit refuse panto's own configuration and data (own.go). A
+// ToolCallWatcher extension can block calls; docs/tools.md says how.
 //
 // Each tool's logic is a small function of its decoded input so that it
 // can be tested without a host; what does not belong here is policy about
@@ -29,6 +30,8 @@ type ext struct {
 	sdk.Base
 	// dir is the project directory relative paths are resolved against.
 	dir string
+	// own are panto's own folders, which write and edit refuse (own.go).
+	own ownDirs
 }
 
 var (
@@ -44,8 +47,8 @@ func (*ext) Describe() sdk.Info {
 func (e *ext) Tools() []sdk.Tool {
 	return []sdk.Tool{
 		readTool(e.dir),
-		writeTool(e.dir),
-		editTool(e.dir),
+		writeTool(e.dir, e.own),
+		editTool(e.dir, e.own),
 		bashTool(e.dir),
 		lsTool(e.dir),
 		findTool(e.dir),
@@ -97,7 +100,7 @@ func main() {
 	}
 	setupTemps(os.Getenv)
 	// grep and find compute: every core, not the SDK's default of one P.
-	err = sdk.Serve(&ext{dir: dir}, sdk.MaxProcs(0))
+	err = sdk.Serve(&ext{dir: dir, own: findOwnDirs(os.Getenv)}, sdk.MaxProcs(0))
 	temps.shutdown() // the session is over; calls still running end with the process
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tools:", err)

@@ -126,6 +126,10 @@ type Options struct {
 	HostVersion string
 	// SessionID and CWD are sent in Init.
 	SessionID, CWD string
+	// SocketDir is the folder go-plugin makes each extension's socket
+	// folder in (OpenSocketDir's, so that a SIGKILLed panto's are found
+	// and removed); empty: the system's temporary folder.
+	SocketDir string
 
 	// questionTime caps a question's wait and the time a hook's deadline
 	// stands still for questions (MaxQuestionTimeout; tests shorten it).
@@ -171,6 +175,10 @@ type Ext struct {
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).
 	ready atomic.Bool
+	// servedBy is the pid of the process that first served panto's
+	// connection to the extension: the process started or, through a
+	// wrapper script, one it started (see serverCheck).
+	servedBy atomic.Int64
 
 	mu       sync.Mutex
 	disabled error
@@ -388,6 +396,14 @@ func (e *Ext) setProc(p *process) bool {
 	return true
 }
 
+// process is its OS process; nil until go-plugin asks for it, and for
+// one attached under a debugger.
+func (e *Ext) process() *process {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.proc
+}
+
 // Name is the extension's name (from Init).
 func (e *Ext) Name() string { return e.info.GetName() }
 
@@ -445,8 +461,10 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		// A backstop only: the deadline above kills the process first,
 		// which ends go-plugin's wait for the handshake.
-		StartTimeout:    opts.StartTimeout + 5*time.Second,
-		GRPCDialOptions: protocol.DialOptions(),
+		StartTimeout: opts.StartTimeout + 5*time.Second,
+		// Only to the extension (see serverCheck): the last credentials
+		// given win over go-plugin's own (insecure ones; no TLS).
+		GRPCDialOptions: append(protocol.DialOptions(), grpc.WithTransportCredentials(protocol.PeerCredentials(nil, ext.serverCheck()))),
 		Logger:          logger,
 		// The prototype command holds only go-plugin's variables; the
 		// runner adds them to the extension's environment.
@@ -468,6 +486,9 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 			}
 			return r, nil
 		},
+	}
+	if opts.SocketDir != "" {
+		cfg.UnixSocketConfig = &plugin.UnixSocketConfig{TempDir: opts.SocketDir}
 	}
 	if spec.Reattach != nil {
 		cfg.RunnerFunc, cfg.Reattach = nil, spec.Reattach
@@ -509,8 +530,9 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	// dials during Init and keeps (go-plugin's Dial waits at most 5 s).
 	id := conn.Broker.NextId()
 	hs := &hostServer{ext: ext, rec: rec, logger: logger, report: report}
+	peers := ext.ownProcess()
 	go conn.Broker.AcceptAndServe(id, func(o []grpc.ServerOption) *grpc.Server {
-		s := grpc.NewServer(append(o, protocol.ServerOptions()...)...)
+		s := grpc.NewServer(append(append(o, protocol.ServerOptions()...), grpc.Creds(protocol.PeerCredentials(peers, nil)))...)
 		pb.RegisterHostServer(s, hs)
 		ext.mu.Lock()
 		ext.server = s
@@ -555,6 +577,82 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	}
 	ext.ready.Store(true)
 	return ext, nil
+}
+
+// startedPID is the pid of the extension's process: the one panto
+// started, or, attached under a debugger, the one its reattach config
+// gives; 0 before it runs.
+func (e *Ext) startedPID() int {
+	if e.spec.Reattach != nil {
+		return e.spec.Reattach.Pid
+	}
+	if p := e.process(); p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.pid
+	}
+	return 0
+}
+
+// peerCheck is a check of the process at the other end of a connection
+// (what names it for the log): where the system cannot say which process
+// that is (Windows, where go-plugin uses TCP), the connection is
+// admitted and that is logged, once; otherwise admit decides, and a
+// refusal is logged.
+func (e *Ext) peerCheck(what string, admit func(pid int) error) protocol.PeerCheck {
+	var unknown sync.Once
+	return func(pid int, err error) error {
+		if errors.Is(err, protocol.ErrPeerUnknown) {
+			unknown.Do(func() {
+				e.logger.Warn("connections are not checked: the system cannot say which process is at the other end; any local process of the user's could take part", "what", what, "path", e.spec.Path, "error", err)
+			})
+			return nil
+		}
+		if err == nil {
+			err = admit(pid)
+		}
+		if err != nil {
+			e.logger.Warn("refused a connection", "what", what, "path", e.spec.Path, "peer_pid", pid, "error", err)
+		}
+		return err
+	}
+}
+
+// serverCheck checks the process serving each connection panto dials
+// to the extension (gRPC dials again after an idle spell): the first
+// must be the extension's process or one it started (an extension run
+// through a wrapper script), and every later one that same process —
+// never a listener some other process put in the socket's place.
+func (e *Ext) serverCheck() protocol.PeerCheck {
+	return e.peerCheck("panto's connection to the extension", func(pid int) error {
+		want := e.startedPID()
+		if first := int(e.servedBy.Load()); first != 0 {
+			if pid != first {
+				return fmt.Errorf("the extension's socket is served by pid %d, not by pid %d, which served it first", pid, first)
+			}
+			return nil
+		}
+		if want == 0 || (pid != want && !descends(pid, want)) {
+			return fmt.Errorf("the extension's socket is served by pid %d, which is neither the extension (pid %d) nor a process it started", pid, want)
+		}
+		e.servedBy.CompareAndSwap(0, int64(pid))
+		return nil
+	})
+}
+
+// ownProcess admits a connection to the Host service panto serves the
+// extension only from the extension's own process — the one started, or
+// the one that serves its socket (serverCheck) — not from what it
+// started (the tools extension's bash), nor from any other process of
+// the user's that found the socket.
+func (e *Ext) ownProcess() protocol.PeerCheck {
+	return e.peerCheck("the Host service", func(pid int) error {
+		want, served := e.startedPID(), int(e.servedBy.Load())
+		if pid == 0 || (pid != want && pid != served) {
+			return fmt.Errorf("refused a connection from pid %d: only the extension's process (pid %d) may call its Host service", pid, want)
+		}
+		return nil
+	})
 }
 
 // shownPath is path as a message shows it: quoted when it holds a
@@ -608,10 +706,11 @@ func (e *Ext) initErr(err error, ictx context.Context, timeout time.Duration) er
 
 // newRunner starts the plugin's process our way: stdin is /dev/null (never
 // the user's terminal), the process dies with panto even on SIGKILL
-// (Pdeathsig) and leads its own process group, its environment is
-// spec.Environ (or panto's) plus go-plugin's variables, and a trusted
-// checksum is verified right before the start. It runs in dir, the
-// session's working directory, when set.
+// (Pdeathsig) and leads its own session and process group, with no
+// controlling terminal (see pdeathsig), its environment is spec.Environ
+// (or panto's) plus go-plugin's variables, and a trusted checksum is
+// verified right before the start. It runs in dir, the session's working
+// directory, when set.
 func newRunner(l hclog.Logger, spec Spec, dir string, proto *exec.Cmd) (*cmdRunner, error) {
 	if spec.Checksum != nil {
 		sc := &plugin.SecureConfig{Checksum: spec.Checksum, Hash: newSHA256()}
@@ -629,7 +728,7 @@ func newRunner(l hclog.Logger, spec Spec, dir string, proto *exec.Cmd) (*cmdRunn
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd.Env = append(slices.Clip(base), proto.Env...)
+	cmd.Env = append(append(slices.Clip(base), proto.Env...), protocol.HostPIDEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.SysProcAttr = sysProcAttr()
 	p, err := newProcess(l.Named(filepath.Base(spec.Path)), cmd)
 	if err != nil {

@@ -4,8 +4,10 @@ package extension
 
 import "syscall"
 
-// pdeathsig: other systems have no parent-death signal; extensions are
-// killed when panto exits normally.
+// pdeathsig starts the extension in a session of its own, without a
+// controlling terminal (see the Linux version), leading a process group
+// whose id is its pid. Other systems have no parent-death signal;
+// extensions are killed when panto exits normally.
 func pdeathsig() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return &syscall.SysProcAttr{Setsid: true}
 }

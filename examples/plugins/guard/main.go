@@ -24,7 +24,9 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -41,6 +43,28 @@ var DefaultPatterns = []string{
 	`\bcurl\b[^|]*\|\s*(ba|z)?sh\b`,
 	`\bmkfs\b`,
 	`\bdd\s+.*\bof=`,
+	// panto's own configuration and data (the model's write and edit
+	// refuse them; bash can still reach them): by their default names
+	// and the variables that place them. panto's actual folders, as
+	// PANTO_OWN_DIRS names them, are added to these (ownPatterns).
+	`(\.config|\.local/share|\.local/state)/panto\b`,
+	`\b(XDG_CONFIG_HOME|XDG_DATA_HOME|XDG_STATE_HOME|PANTO_HOME)\b`,
+}
+
+// ownDirsEnv is the variable in which panto names its own folders for
+// every extension, separated by the system's list separator.
+const ownDirsEnv = "PANTO_OWN_DIRS"
+
+// ownPatterns are patterns matching each of panto's own folders, as
+// ownDirsEnv's value v names them, written out.
+func ownPatterns(v string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(v) {
+		if filepath.IsAbs(d) {
+			out = append(out, regexp.QuoteMeta(filepath.Clean(d)))
+		}
+	}
+	return out
 }
 
 type ext struct {
@@ -145,10 +169,11 @@ func oneLine(s string) string {
 	return s
 }
 
-// compile reads the patterns: spec's non-blank lines, or DefaultPatterns
-// when spec is blank.
-func compile(spec string) ([]*regexp.Regexp, error) {
-	lines := DefaultPatterns
+// compile reads the patterns: spec's non-blank lines, or, when spec is
+// blank, DefaultPatterns and the patterns of panto's own folders (own,
+// ownDirsEnv's value).
+func compile(spec, own string) ([]*regexp.Regexp, error) {
+	lines := append(slices.Clip(DefaultPatterns), ownPatterns(own)...)
 	if strings.TrimSpace(spec) != "" {
 		lines = strings.Split(spec, "\n")
 	}
@@ -168,7 +193,7 @@ func compile(spec string) ([]*regexp.Regexp, error) {
 }
 
 func main() {
-	pats, err := compile(os.Getenv("PANTO_GUARD_PATTERNS"))
+	pats, err := compile(os.Getenv("PANTO_GUARD_PATTERNS"), os.Getenv(ownDirsEnv))
 	if err := sdk.Serve(&ext{patterns: pats, bad: err}); err != nil {
 		log.Fatal(err)
 	}

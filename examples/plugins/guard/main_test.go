@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func bash(cmd string) sdk.ToolCall {
 
 func newGuard(t *testing.T, spec string) *ext {
 	t.Helper()
-	pats, err := compile(spec)
+	pats, err := compile(spec, "")
 	require.NoError(t, err)
 	return &ext{patterns: pats}
 }
@@ -99,7 +100,7 @@ func TestConfiguredPatterns(t *testing.T) {
 
 func TestBadPatternsBlockEveryBashCall(t *testing.T) {
 	t.Parallel()
-	pats, err := compile("ok\n(unclosed")
+	pats, err := compile("ok\n(unclosed", "")
 	require.ErrorContains(t, err, "line 2")
 	h := sdktest.New(t, &ext{patterns: pats, bad: err})
 	d, err := h.ToolCall(bash("ls"))
@@ -147,4 +148,32 @@ func TestBlocksWhenItCannotAsk(t *testing.T) {
 		assert.True(t, d.Block)
 		assert.Contains(t, d.Reason, tc.reason)
 	}
+}
+
+// panto's own folders: by their default names, the variables that place
+// them, and the folders PANTO_OWN_DIRS names (a convenience: the model's
+// write and edit refuse them; bash is stopped only by a sandbox).
+func TestAsksBeforeACommandNamingPantosFolders(t *testing.T) {
+	t.Parallel()
+	own := strings.Join([]string{"/srv/conf/panto-user", "/srv/data/agent"}, string(filepath.ListSeparator))
+	pats, err := compile("", own)
+	require.NoError(t, err)
+	e := &ext{patterns: pats}
+	for _, cmd := range []string{
+		`echo 'extension_api_keys = ["tools"]' >> ~/.config/panto/config.toml`,
+		`sed -i /guard/d $HOME/.local/share/panto/agent/config.toml`,
+		`cat > "$XDG_CONFIG_HOME/panto/config.toml"`,
+		`rm ~/.local/state/panto/guards.json`,
+		`cp x ${PANTO_HOME}/agent/extensions/`,
+		`tee /srv/conf/panto-user/config.toml`,
+		`mv y /srv/data/agent/SYSTEM.md`,
+	} {
+		assert.NotEmpty(t, e.match(cmd), cmd)
+	}
+	for _, cmd := range []string{"ls ~/.config", "cat ~/src/panto/README.md", "go test ./cmd/panto/..."} {
+		assert.Empty(t, e.match(cmd), cmd)
+	}
+	pats, err = compile(`\bkubectl\b`, own)
+	require.NoError(t, err)
+	assert.Empty(t, (&ext{patterns: pats}).match("tee /srv/conf/panto-user/x"), "configured patterns replace the defaults, the folders' too")
 }
