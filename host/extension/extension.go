@@ -706,10 +706,11 @@ func (e *Ext) initErr(err error, ictx context.Context, timeout time.Duration) er
 
 // newRunner starts the plugin's process our way: stdin is /dev/null (never
 // the user's terminal), the process dies with panto even on SIGKILL
-// (Pdeathsig) and leads its own session and process group, with no
-// controlling terminal (see pdeathsig), its environment is spec.Environ
-// (or panto's) plus go-plugin's variables, and a trusted checksum is
-// verified right before the start. It runs in dir, the session's working
+// (Pdeathsig) and leads its own process group — and, when panto has a
+// controlling terminal, its own session, without one (see pdeathsig) —,
+// its environment is spec.Environ (or panto's) plus go-plugin's
+// variables and panto's pid, and a trusted checksum is verified right
+// before the start. It runs in dir, the session's working
 // directory, when set.
 func newRunner(l hclog.Logger, spec Spec, dir string, proto *exec.Cmd) (*cmdRunner, error) {
 	if spec.Checksum != nil {

@@ -4,10 +4,14 @@ package extension
 
 import "syscall"
 
-// pdeathsig starts the extension in a session of its own, without a
-// controlling terminal (see the Linux version), leading a process group
-// whose id is its pid. Other systems have no parent-death signal;
-// extensions are killed when panto exits normally.
+// pdeathsig makes the extension the leader of a process group of its
+// own, whose id is its pid, and, when panto has a controlling terminal,
+// of a session of its own, without one (see the Linux version). Other
+// systems have no parent-death signal; extensions are killed when panto
+// exits normally.
 func pdeathsig() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true}
+	if hasTerminal() {
+		return &syscall.SysProcAttr{Setsid: true}
+	}
+	return &syscall.SysProcAttr{Setpgid: true}
 }

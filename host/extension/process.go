@@ -46,7 +46,7 @@ var errStartAborted = errors.New("the start deadline passed before the executabl
 var errNotReaped = errors.New("it did not die within 1s of SIGKILL; given up")
 
 // process is one extension's OS process, owned by panto rather than by
-// go-plugin. It leads its own session and process group (sysProcAttr), so
+// go-plugin. It leads its own process group (sysProcAttr), so
 // killing it kills what it started too. panto holds the real stdout and
 // stderr pipes and copies them with no line limit into pipes of its own
 // that go-plugin reads: the handshake line (the first on stdout) reaches
