@@ -367,7 +367,7 @@ func (s *Session) writeLocked(entries []sessionlog.Entry, apply func()) error {
 	return nil
 }
 
-// SeedResult says what Seed did.
+// seedResult says what seed did.
 type seedResult struct {
 	// Fresh is true for a new session: the blocks were recorded as its
 	// seed.

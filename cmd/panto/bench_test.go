@@ -40,9 +40,9 @@ func firstByteServer(b *testing.B) (*httptest.Server, <-chan time.Time) {
 // provider, and reports the child's peak RSS (as /usr/bin/time -v does).
 func benchStart(b *testing.B, prepare func(h *harness) []string) {
 	h := newHarness(b)
-	h.env = map[string]string{
-		"HOME": h.home, "PATH": os.Getenv("PATH"), "ANTHROPIC_API_KEY": "k", "PANTO_LOG_LEVEL": "off",
-	}
+	// The harness's environment (its XDG folders: the config a run
+	// writes is read), with a key and no log.
+	h.env["ANTHROPIC_API_KEY"], h.env["PANTO_LOG_LEVEL"] = "k", "off"
 
 	srv, arrived := firstByteServer(b)
 	var total time.Duration

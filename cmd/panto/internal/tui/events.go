@@ -318,6 +318,13 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		m.say(transcript.Error, errText(ev.Err))
 	case host.TurnEnd:
 		return m.turnEnded(ev)
+	case host.Overflow:
+		// The UI fell too far behind the session (its subscription
+		// ended): read it afresh.
+		m.subscribe()
+		m.redraw()
+		m.say(transcript.Warning, "the screen fell behind the session: redrawn from its messages")
+		return m.readEvents(m.sub)
 	case host.Question:
 		return m.ask(askedOf(ev))
 	case asker:

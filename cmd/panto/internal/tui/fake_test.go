@@ -99,6 +99,10 @@ func (f *fakeSession) Subscribe(ctx context.Context) <-chan host.Event {
 		for {
 			select {
 			case ev := <-f.events:
+				if ctx.Err() != nil {
+					f.events <- ev // for the subscription after this one
+					return
+				}
 				if !send(ev) {
 					return
 				}

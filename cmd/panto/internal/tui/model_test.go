@@ -790,3 +790,19 @@ func TestHistoryLinkRefused(t *testing.T) {
 	require.Equal(t, "# mine\n", string(data), "nothing written through the link")
 	require.Equal(t, []string{"rm -rf ~"}, f.sentTexts())
 }
+
+// A UI that fell too far behind the session (its subscription ended with
+// Overflow) reads it afresh: it redraws the conversation from the
+// session's messages, says so, and goes on reading a new subscription.
+func TestOverflowRedraws(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.info.Resumed = true
+	f.msgs = []conversation.Message{conversation.UserText("from the log")}
+	h := newHarness(t, f)
+	f.events <- host.Overflow{Pending: host.MaxPending}
+	h.wait(func() bool { return strings.Contains(h.screen(), "fell behind") }, "the warning")
+	require.Contains(t, h.screen(), "from the log")
+	f.events <- host.Notice{Level: host.NoticeInfo, By: "ext", Text: "still read"}
+	h.wait(func() bool { return strings.Contains(h.screen(), "still read") }, "an event after")
+}
