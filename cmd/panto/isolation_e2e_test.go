@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -162,8 +163,9 @@ func TestTheModelsBashHasNoTerminal(t *testing.T) {
 	probe := filepath.Join(s.bin, "ttyprobe")
 	go1, res1 := filepath.Join(s.tmp, "go1"), filepath.Join(s.tmp, "res1")
 	go2, res2 := filepath.Join(s.tmp, "go2"), filepath.Join(s.tmp, "res2")
-	first := fmt.Sprintf("%[1]s check %[2]s; (%[1]s inject %[3]s %[4]s %[2]s yes >/dev/null 2>&1 &); (%[1]s inject -setpgid %[5]s %[6]s %[2]s 'echo typed-by-the-lurker' >/dev/null 2>&1 &)",
-		probe, pts.Name(), go1, res1, go2, res2)
+	job := filepath.Join(s.tmp, "job.pid")
+	first := fmt.Sprintf("%[1]s check %[2]s; (%[1]s inject %[3]s %[4]s %[2]s yes >/dev/null 2>&1 &); (%[1]s inject -setpgid %[5]s %[6]s %[2]s 'echo typed-by-the-lurker' >/dev/null 2>&1 &); (sh -c 'echo $$ > %[7]s; exec sleep 600' >/dev/null 2>&1 &)",
+		probe, pts.Name(), go1, res1, go2, res2, job)
 	fake, args := s.provider(t,
 		bashCall(t, "b1", first),
 		bashCall(t, "b2", "rm -rf "+victim),
@@ -212,6 +214,18 @@ func TestTheModelsBashHasNoTerminal(t *testing.T) {
 	case <-time.After(5 * time.Second):
 	}
 	atExit := len(out.String())
+	// In a session of its own, bash's process group still dies with
+	// panto (the tools extension's reaper kills it).
+	data, err := os.ReadFile(job)
+	require.NoError(t, err)
+	jobPID, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(jobPID, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(jobPID, syscall.SIGKILL)
+			t.Fatalf("bash's background job %d outlived panto", jobPID)
+		}
+	}
 
 	// After panto exited: the lurker tries.
 	s.h.write(go2, "")

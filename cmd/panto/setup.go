@@ -108,14 +108,13 @@ func loadApp(e *env, o *options) (*app, error) {
 // are gone (a SIGKILLed panto's). Without one, go-plugin's default
 // applies (the system's temporary folder), and the log says why.
 func (a *app) openSockets(e *env) {
-	root := extension.SocketRoot(e.getenv)
-	dir, removed, remove, err := extension.OpenSocketDir(root)
+	dir, removed, remove, err := extension.OpenSocketDir(extension.SocketRoots(e.getenv))
 	if err != nil {
 		a.logger.Warn("extension sockets go in the system's temporary folder", "error", err)
 		return
 	}
 	if removed > 0 {
-		a.logger.Debug("removed the extension socket folders of pantos that are gone", "root", root, "count", removed)
+		a.logger.Debug("removed the extension socket folders of pantos that are gone", "folder", filepath.Dir(dir), "count", removed)
 	}
 	a.sockets = dir
 	closeLog := a.close

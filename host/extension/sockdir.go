@@ -15,20 +15,21 @@ import (
 // temporary folder, as /tmp/plugin-dirN, removed when the extension is
 // stopped — but never when panto is SIGKILLed. So panto gives go-plugin
 // a folder of its own for them (Options.SocketDir): one per panto run,
-// named by its pid, under SocketRoot. Each run removes, as it opens its
+// named by its pid, under one of SocketRoots. Each run removes, as it opens its
 // folder, the folders of the runs whose process is gone.
 
-// SocketRoot is the folder every panto's socket folders go in:
-// $XDG_RUNTIME_DIR/panto (the user's own runtime folder, 0700 by the XDG
-// spec), else panto-UID in the system's temporary folder (TMPDIR, /tmp),
-// which OpenSocketDir creates 0700 and uses only when it is the user's
-// own. Socket paths must stay short (about 100 bytes), so neither lives
-// under panto's state folder.
-func SocketRoot(getenv func(string) string) string {
+// SocketRoots are the folders every panto's socket folders go in, the
+// first that works: $XDG_RUNTIME_DIR/panto (the user's own runtime
+// folder, 0700 by the XDG spec), then panto-UID in the system's
+// temporary folder (TMPDIR, /tmp), which OpenSocketDir creates 0700 and
+// uses only when it is the user's own. Socket paths must stay short
+// (about 100 bytes), so neither lives under panto's state folder.
+func SocketRoots(getenv func(string) string) []string {
+	var out []string
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "panto")
+		out = append(out, filepath.Join(d, "panto"))
 	}
-	return filepath.Join(tempDir(getenv), rootName())
+	return append(out, filepath.Join(tempDir(getenv), rootName()))
 }
 
 // tempDir is os.TempDir, read from getenv.
@@ -41,20 +42,26 @@ func tempDir(getenv func(string) string) string {
 	return os.TempDir()
 }
 
-// OpenSocketDir removes from root the socket folders of pantos that are
-// gone, then creates this run's folder in it (0700), named by this
-// process's pid; remove deletes it and what is left in it. It gives the
-// number of leftovers it removed.
-func OpenSocketDir(root string) (dir string, removed int, remove func(), err error) {
-	if err := ownFolder(root); err != nil {
-		return "", 0, nil, err
+// OpenSocketDir creates this run's socket folder (0700), named by this
+// process's pid, in the first of roots (SocketRoots) that works, once it
+// removed from that root the folders of pantos that are gone; remove
+// deletes the folder and what is left in it. It gives the number of
+// leftovers it removed, and, when no root works, why the last failed.
+func OpenSocketDir(roots []string) (dir string, removed int, remove func(), err error) {
+	err = errors.New("no folder for the extension sockets")
+	for _, root := range roots {
+		if err = ownFolder(root); err != nil {
+			continue
+		}
+		removed = sweepSockets(root)
+		dir, err = os.MkdirTemp(root, strconv.Itoa(os.Getpid())+"-")
+		if err != nil {
+			err = fmt.Errorf("create the extension socket folder in %s: %w", root, err)
+			continue
+		}
+		return dir, removed, func() { _ = os.RemoveAll(dir) }, nil
 	}
-	removed = sweepSockets(root)
-	dir, err = os.MkdirTemp(root, strconv.Itoa(os.Getpid())+"-")
-	if err != nil {
-		return "", removed, nil, fmt.Errorf("create the extension socket folder in %s: %w", root, err)
-	}
-	return dir, removed, func() { _ = os.RemoveAll(dir) }, nil
+	return "", removed, nil, err
 }
 
 // sweepSockets removes every PID-… folder in root whose process is not
