@@ -644,14 +644,20 @@ func (e *Ext) serverCheck() protocol.PeerCheck {
 // extension only from the extension's own process — the one started, or
 // the one that serves its socket (serverCheck) — not from what it
 // started (the tools extension's bash), nor from any other process of
-// the user's that found the socket.
+// the user's that found the socket. (An extension that serves on TCP,
+// whose server panto cannot name, is admitted from a process it started
+// too: through a wrapper script it is one; and on TCP any local process
+// could call it anyway.)
 func (e *Ext) ownProcess() protocol.PeerCheck {
 	return e.peerCheck("the Host service", func(pid int) error {
 		want, served := e.startedPID(), int(e.servedBy.Load())
-		if pid == 0 || (pid != want && pid != served) {
-			return fmt.Errorf("refused a connection from pid %d: only the extension's process (pid %d) may call its Host service", pid, want)
+		switch {
+		case pid != 0 && (pid == want || pid == served):
+			return nil
+		case pid != 0 && served == 0 && want != 0 && descends(pid, want):
+			return nil
 		}
-		return nil
+		return fmt.Errorf("refused a connection from pid %d: only the extension's process (pid %d) may call its Host service", pid, want)
 	})
 }
 
