@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/serializers/anthropic"
 	"github.com/panto-dev/panto/serializers/openai"
@@ -123,7 +124,7 @@ func checkClosed(t *testing.T, s *Session, path string) {
 	_, err = s.RunCommand(ctx, "cmd", "")
 	require.ErrorIs(t, err, ErrClosed)
 	rec := recorder{s}
-	require.ErrorIs(t, rec.EditSystem("ext", conversation.ModeAppend, "late"), ErrClosed)
+	require.ErrorIs(t, rec.EditSystem("ext", extension.Edit{Mode: conversation.ModeAppend, Text: "late"}), ErrClosed)
 	require.ErrorIs(t, rec.SetSection("ext", "k", "late"), ErrClosed)
 	require.ErrorIs(t, rec.AppendData("ext", json.RawMessage(`{}`)), ErrClosed)
 	after, err := os.ReadFile(path)

@@ -38,7 +38,9 @@ func TestReadsDoNotWaitOnAWrite(t *testing.T) {
 		<-release
 	}
 	edited := make(chan error, 1)
-	go func() { edited <- recorder{s}.EditSystem("ext", conversation.ModeAppend, "Also this.") }()
+	go func() {
+		edited <- recorder{s}.EditSystem("ext", extension.Edit{Mode: conversation.ModeAppend, Text: "Also this."})
+	}()
 	<-inWrite
 	answers(t, "Messages", func() { require.Len(t, s.Messages(), 1) })
 	answers(t, "EffectiveSystem", func() { require.Equal(t, []string{"seed"}, texts(s.EffectiveSystem())) })
@@ -76,7 +78,7 @@ func TestTreeScanTakesNoLock(t *testing.T) {
 	answers(t, "Messages", func() { s.Messages() })
 	answers(t, "Info", func() { s.Info() })
 	answers(t, "an extension's change", func() {
-		require.NoError(t, recorder{s}.EditSystem("ext", conversation.ModeAppend, "during the scan"))
+		require.NoError(t, recorder{s}.EditSystem("ext", extension.Edit{Mode: conversation.ModeAppend, Text: "during the scan"}))
 	})
 	close(release)
 	require.NoError(t, <-scanned)
@@ -99,7 +101,7 @@ func TestAChangeDuringOpenWaitsForTheStart(t *testing.T) {
 		// Open goes on.
 		returned := make(chan struct{})
 		go func() {
-			recorded <- rec.EditSystem("early", conversation.ModeAppend, "on {{model}}")
+			recorded <- rec.EditSystem("early", extension.Edit{Mode: conversation.ModeAppend, Text: "on {{model}}"})
 			close(returned)
 		}()
 		// Give a change that did not wait the time to be recorded (then

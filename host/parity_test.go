@@ -42,7 +42,8 @@ func TestMain(m *testing.M) {
 }
 
 // parityExt sets, replaces in place and removes sections, adds and
-// replaces system blocks, renders a variable, tries an invalid key and a
+// replaces system blocks (bare, and keeping its live section), renders a
+// variable, tries an invalid key and a
 // provider key as {{env.NAME}} (never rendered, set or not), and notifies at known and unknown levels, telling what
 // Host.Sections returns.
 type parityExt struct{ sdk.Base }
@@ -70,8 +71,10 @@ func (*parityExt) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionSta
 
 func (*parityExt) BeforeTurn(ctx context.Context, h sdk.Host, _ sdk.BeforeTurnEvent) (sdk.BeforeTurnResponse, error) {
 	return sdk.BeforeTurnResponse{}, parityRun(ctx, h, []func() error{
-		func() error { return h.ReplaceSystemMessage(ctx, "You are replaced.") }, // sections go too
-		func() error { return h.SetSection(ctx, "env", "cwd is /y") },
+		func() error { return h.ReplaceSystemMessage(ctx, "Bare start.", sdk.Bare()) }, // sections go too
+		func() error { return h.SetSection(ctx, "env", "cwd is /w") },
+		func() error { return h.ReplaceSystemMessage(ctx, "You are replaced.") }, // env is recorded again after it
+		func() error { return h.SetSection(ctx, "env", "cwd is /y") },            // in place
 		func() error { return h.SetSection(ctx, "late", "temporary") },
 		func() error { return h.AddSystemMessage(ctx, "after the replace") },
 		func() error { return h.SetSection(ctx, "tools", "tools again") },
@@ -200,7 +203,13 @@ func TestSDKTestAndHostApplyTheSameRules(t *testing.T) {
 		{Text: "after the replace", Source: src},
 		{Text: "tools again", Key: "parity:tools", Source: src},
 	}, viaHost.Prompt)
-	require.Len(t, viaHost.Edits, 11, "an unchanged section and the removal of an absent one record nothing: %v", viaHost.Edits)
+	require.Len(t, viaHost.Edits, 14, "an unchanged section and the removal of an absent one record nothing: %v", viaHost.Edits)
+	require.Equal(t, []conversation.Block{
+		{Type: conversation.TypeSystem, Text: "Bare start.", Mode: conversation.ModeReplace, Source: src},
+		{Type: conversation.TypeSystem, Text: "cwd is /w", Mode: conversation.ModeAppend, Key: "parity:env", Source: src},
+		{Type: conversation.TypeSystem, Text: "You are replaced.", Mode: conversation.ModeReplace, Source: src},
+		{Type: conversation.TypeSystem, Text: "cwd is /w", Mode: conversation.ModeAppend, Key: "parity:env", Source: src},
+	}, viaHost.Edits[4:8], "nothing after the bare replace; the live section again right after the other")
 	require.Equal(t, []sdktest.Notice{
 		{Level: "info", Text: "loud"},
 		{Level: "warning", Text: "careful"},

@@ -36,13 +36,14 @@ func (s *Session) opened() error {
 	return nil
 }
 
-// EditSystem records a system block by the extension by, its variables
-// rendered first.
-func (r recorder) EditSystem(by string, mode conversation.Mode, text string) error {
+// EditSystem records an unkeyed system block by the extension by, its
+// variables rendered first; after a replace that is not bare, the live
+// sections again (see replaceSystem).
+func (r recorder) EditSystem(by string, e extension.Edit) error {
 	if err := r.s.opened(); err != nil {
 		return err
 	}
-	return r.s.editSystem(by, mode, text)
+	return r.s.editSystem(by, e)
 }
 
 // SetSection records by's section key with text (empty: removed).
@@ -94,16 +95,21 @@ func (r recorder) AppendData(by string, data json.RawMessage) error {
 	return nil
 }
 
-// editSystem records a system block on behalf of by (an extension's
-// name), its variables rendered first.
-func (s *Session) editSystem(by string, mode conversation.Mode, text string) error {
+// editSystem records an unkeyed system block on behalf of by (an
+// extension's name), its variables rendered first.
+func (s *Session) editSystem(by string, e extension.Edit) error {
+	text := e.Text
 	if s.render != nil {
 		rendered, err := s.render(text, "extension "+by)
 		if err != nil {
-			s.emit(SystemRefused{By: by, Mode: mode, Text: text, Err: err})
+			s.emit(SystemRefused{By: by, Mode: e.Mode, Text: text, Err: err})
 			return err
 		}
 		text = rendered
 	}
-	return s.record(by, conversation.SystemMessage(text, mode).WithSource(extensionSource(by)))
+	m := conversation.SystemMessage(text, e.Mode).WithSource(extensionSource(by))
+	if e.Mode.Normalize() == conversation.ModeReplace && !e.Bare {
+		return s.replaceSystem(by, m)
+	}
+	return s.record(by, m)
 }

@@ -119,5 +119,51 @@ func (s *Session) disposeAbsent(loaded []string) error {
 	return nil
 }
 
+// replaceSystem records the extension by's replace m and then, in the
+// same write, each live section again (spec amendment 6): a replace
+// wipes the prose, not what the extensions still loaded hold. A section
+// is live when the prompt holds it right before the replace and its
+// owner is loaded and enabled now; each is recorded again with its text
+// as it stands, in its order, with its owner as source (and as By, to
+// the front ends and the extensions). The derivation is untouched: the
+// replace still wipes every block, and the sections come back because
+// they are recorded after it. A replace of panto's own (a re-seed) does
+// not come here; neither does a bare one.
+func (s *Session) replaceSystem(by string, m conversation.Message) error {
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("record message: %w", err)
+	}
+	var loaded []string
+	if s.exts != nil {
+		loaded = s.exts.Names()
+	}
+	s.wmu.Lock() // no other change between the look and the write
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	prompt := s.conv.EffectiveSystem()
+	s.mu.Unlock()
+	msgs := []conversation.Message{m}
+	owners := []string{by}
+	for _, b := range prompt {
+		owner := conversation.SectionOwner(b.Key)
+		if b.Key == "" || !slices.Contains(loaded, owner) {
+			continue
+		}
+		msgs = append(msgs, conversation.KeyedSystemMessage(b.Key, b.Text).WithSource(extensionSource(owner)))
+		owners = append(owners, owner)
+	}
+	entries := make([]sessionlog.Entry, len(msgs))
+	for i, m := range msgs {
+		entries[i] = sessionlog.MessageEntry(m)
+	}
+	if err := s.writeLocked(entries, func() { s.conv.Append(msgs...) }); err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		s.notifyLocked(owners[i], []conversation.Message{m})
+	}
+	return nil
+}
+
 // extensionSource is the source of what an extension records.
 func extensionSource(name string) string { return "extension " + name }

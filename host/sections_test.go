@@ -128,32 +128,35 @@ func TestSectionsOfAnExtensionGoneAreRemoved(t *testing.T) {
 	require.Equal(t, systemLine{Mode: conversation.ModeAppend, Key: "tools:env", Source: "panto: removed because extension tools was disabled (it crashed)"}, last[len(last)-1])
 }
 
-// Resume reconciliation (spec amendments 2 and 3, and what holds of 6):
-// an unchanged prompt records nothing of its own, and an extension's own
-// replace (a persona) survives it; a changed file re-seeds — a replace
-// and the appends — which wipes the prose, and the sections of the
-// extensions still loaded are recorded again after it, so tools are
-// never offered without their guidance. (Amendment 6's re-recording of
-// live sections right after an extension's replace is not implemented:
-// the persona's replace wipes them, as docs/system-prompt.md says, and
-// the next start records them again.)
+// Resume reconciliation (spec amendments 2, 3 and 6): a persona's
+// replace is followed at once by the live sections, recorded again, so an
+// unchanged resume records nothing but its lifecycle entry — the
+// sections come after the extension's replace, outside the config window
+// — and the persona survives it; a changed file re-seeds — a replace and
+// the appends — which wipes the prose, and the sections of the
+// extensions still loaded are set again after it, so tools are never
+// offered without their guidance.
 func TestResumeReconciliation(t *testing.T) {
 	t.Parallel()
 	path := writeLog(t)
 	s := open(t, path, guidance("tools"), "seed", "more")
-	require.NoError(t, recorder{s}.EditSystem("persona", conversation.ModeReplace, "You are a pirate."))
-	require.NoError(t, s.Close(context.Background()))
 	entries := len(systemLog(t, path))
+	require.NoError(t, recorder{s}.EditSystem("persona", extension.Edit{Mode: conversation.ModeReplace, Text: "You are a pirate."}))
+	require.Equal(t, []systemLine{
+		{Mode: conversation.ModeReplace, Text: "You are a pirate.", Source: "extension persona"},
+		{Mode: conversation.ModeAppend, Key: "tools:guidance", Text: "Use the tools of tools.", Source: "extension tools"},
+		{Mode: conversation.ModeAppend, Key: "tools:env", Text: "cwd /p", Source: "extension tools"},
+	}, systemLog(t, path)[entries:], "the replace, then the live sections again, in their order")
+	require.NoError(t, s.Close(context.Background()))
+	entries = len(systemLog(t, path))
 
-	// Unchanged: only the lifecycle entry; the persona's replace stands.
+	// Unchanged: only the lifecycle entry; the persona's replace stands,
+	// with the sections.
 	s = open(t, path, guidance("tools"), "seed", "more")
 	require.False(t, s.Info().Reseeded)
 	after := systemLog(t, path)
-	require.Equal(t, []systemLine{
-		{Lifecycle: sessionlog.LifecycleResumed},
-		{Mode: conversation.ModeAppend, Key: "tools:guidance", Text: "Use the tools of tools.", Source: "extension tools"},
-		{Mode: conversation.ModeAppend, Key: "tools:env", Text: "cwd /p", Source: "extension tools"},
-	}, after[entries:], "no re-seed: the lifecycle entry, and the sections the persona's replace had wiped")
+	require.Equal(t, []systemLine{{Lifecycle: sessionlog.LifecycleResumed}}, after[entries:],
+		"a no-op resume stays a no-op: the sections were recorded after the persona's replace")
 	require.Equal(t, []string{"You are a pirate.", "Use the tools of tools.", "cwd /p"}, texts(s.EffectiveSystem()),
 		"the persona's replace survives an unchanged resume")
 	require.NoError(t, s.Close(context.Background()))
@@ -196,7 +199,7 @@ func TestMoveKeepsSectionsCurrent(t *testing.T) {
 	require.NoError(t, s.Close(context.Background()))
 
 	// Resumed without env: its sections go; then a persona wipes the
-	// prompt on this branch.
+	// whole prompt on this branch (a bare replace).
 	exts := guidance("tools")
 	moved := 0
 	exts.afterMove = func(_ context.Context, rec extension.Recorder, mv extension.Move) {
@@ -208,8 +211,8 @@ func TestMoveKeepsSectionsCurrent(t *testing.T) {
 	s, err = Open(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close(context.Background()) })
-	require.NoError(t, recorder{s}.EditSystem("persona", conversation.ModeReplace, "Be brief."))
-	require.Equal(t, []string{"Be brief."}, texts(s.EffectiveSystem()))
+	require.NoError(t, recorder{s}.EditSystem("persona", extension.Edit{Mode: conversation.ModeReplace, Text: "Be brief.", Bare: true}))
+	require.Equal(t, []string{"Be brief."}, texts(s.EffectiveSystem()), "a bare replace: nothing recorded after it")
 
 	events := s.Subscribe(t.Context())
 	res, err := s.MoveTo(context.Background(), reply, MoveOptions{})

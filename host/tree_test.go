@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -79,7 +80,7 @@ func TestMoveBeforeAnEditBranchesUnderTheOldPrompt(t *testing.T) {
 	s, path := newSession(t, model)
 	ctx := context.Background()
 	turn(ctx, s, "u1")
-	require.NoError(t, recorder{s}.EditSystem("persona", conversation.ModeReplace, "Be a pirate."))
+	require.NoError(t, recorder{s}.EditSystem("persona", extension.Edit{Mode: conversation.ModeReplace, Text: "Be a pirate."}))
 	turn(ctx, s, "u2")
 	require.Equal(t, []string{"Be a pirate."}, model.lastSystem())
 
@@ -199,7 +200,7 @@ func TestLabelAndPromptAt(t *testing.T) {
 	ctx := context.Background()
 	turn(ctx, s, "u1")
 	a1 := msgID(t, s, "a1")
-	require.NoError(t, recorder{s}.EditSystem("ext", conversation.ModeAppend, "Also this."))
+	require.NoError(t, recorder{s}.EditSystem("ext", extension.Edit{Mode: conversation.ModeAppend, Text: "Also this."}))
 	turn(ctx, s, "u2")
 
 	id, err := s.Label(a1[:5], "before the edit")
@@ -236,7 +237,7 @@ func TestFork(t *testing.T) {
 	ctx := context.Background()
 	turn(ctx, s, "u1")
 	a1 := msgID(t, s, "a1")
-	require.NoError(t, recorder{s}.EditSystem("ext", conversation.ModeAppend, "Later."))
+	require.NoError(t, recorder{s}.EditSystem("ext", extension.Edit{Mode: conversation.ModeAppend, Text: "Later."}))
 	turn(ctx, s, "u2")
 	_, err := s.Label(a1, "fork here")
 	require.NoError(t, err)

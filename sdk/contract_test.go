@@ -83,8 +83,14 @@ func (f *fakeHost) AddSystemMessage(_ context.Context, req *pb.SystemEditRequest
 	return &pb.SystemEditResponse{Error: f.edit(conversation.ModeAppend, req.Text)}, nil
 }
 
+// ReplaceSystemMessage records "replace:TEXT", or "replace bare:TEXT"
+// for a bare one.
 func (f *fakeHost) ReplaceSystemMessage(_ context.Context, req *pb.SystemEditRequest) (*pb.SystemEditResponse, error) {
-	return &pb.SystemEditResponse{Error: f.edit(conversation.ModeReplace, req.Text)}, nil
+	mode := conversation.ModeReplace
+	if req.GetBare() {
+		mode += " bare"
+	}
+	return &pb.SystemEditResponse{Error: f.edit(mode, req.Text)}, nil
 }
 
 func (f *fakeHost) GetSystemPrompt(context.Context, *pb.GetSystemPromptRequest) (*pb.GetSystemPromptResponse, error) {
@@ -291,6 +297,32 @@ func TestCommandReplacesThePrompt(t *testing.T) {
 	resp, err = p.client.RunCommand(context.Background(), &pb.CommandRequest{Name: "system-replace", Args: "again"})
 	require.NoError(t, err)
 	require.Equal(t, "panto host: replace system message: session log is read-only", resp.GetError().GetMessage())
+}
+
+// sdk.Bare travels with the replace (SystemEditRequest.bare); a replace
+// without it is not bare.
+func TestBareReplaceOverTheWire(t *testing.T) {
+	t.Parallel()
+	p, _ := start(t, &ext{start: func(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) error {
+		if err := h.ReplaceSystemMessage(ctx, "keeps the sections"); err != nil {
+			return err
+		}
+		if err := h.ReplaceSystemMessage(ctx, "bare", nil, sdk.Bare()); err != nil {
+			return err
+		}
+		return h.ReplaceSystemMessage(ctx, "no options either", nil)
+	}})
+	resp, err := p.client.HandleEvent(context.Background(), sessionStart(false, false))
+	require.NoError(t, err)
+	require.Nil(t, resp.Error)
+	require.Equal(t, []string{"replace:keeps the sections", "replace bare:bare", "replace:no options either"}, p.rec.list())
+}
+
+func TestApplyReplaceOptions(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, sdk.ReplaceOptions{}, sdk.ApplyReplaceOptions())
+	require.Equal(t, sdk.ReplaceOptions{}, sdk.ApplyReplaceOptions(nil))
+	require.Equal(t, sdk.ReplaceOptions{Bare: true}, sdk.ApplyReplaceOptions(nil, sdk.Bare()))
 }
 
 func TestUnknownCommandIsADomainError(t *testing.T) {

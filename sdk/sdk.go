@@ -63,11 +63,16 @@ func Literal(text string) string { return strings.ReplaceAll(text, "{{", `\{{`) 
 type Host interface {
 	// AddSystemMessage appends a block to the system prompt.
 	AddSystemMessage(ctx context.Context, text string) error
-	// ReplaceSystemMessage discards the system prompt — every block, the
-	// sections included — and starts it afresh with text. It lasts across
-	// resumes with unchanged prompt files; a changed file re-seeds the
-	// prompt wholesale, this replacement included.
-	ReplaceSystemMessage(ctx context.Context, text string) error
+	// ReplaceSystemMessage discards the system prompt's prose — every
+	// block — and starts it afresh with text. The live sections are not
+	// prose: right after the replace panto records again each section an
+	// extension still loaded held (the tools' guidance, the environment,
+	// a context file, this extension's own), in its earlier order, so the
+	// tools offered keep their guidance. With Bare among opts panto
+	// records nothing after it: the prompt is text alone. The replacement
+	// lasts across resumes with unchanged prompt files; a changed file
+	// re-seeds the prompt wholesale, this replacement included.
+	ReplaceSystemMessage(ctx context.Context, text string, opts ...ReplaceOption) error
 	// SetSection sets this extension's section key to text: in place when
 	// the prompt has it, at the end when not; an empty text removes it.
 	// Nothing is recorded when the section already has exactly that text,
@@ -171,6 +176,42 @@ func Highlight(parts ...string) AskOption {
 // ApplyAskOptions returns what opts set.
 func ApplyAskOptions(opts ...AskOption) QuestionOptions {
 	var o QuestionOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// ReplaceOption changes what Host.ReplaceSystemMessage records. New
+// options may be added; a panto too old to know one ignores it.
+type ReplaceOption func(*ReplaceOptions)
+
+// ReplaceOptions are what a replace's ReplaceOptions set. A Host reads
+// them with ApplyReplaceOptions; an extension need not use them.
+type ReplaceOptions struct {
+	// Bare: panto records nothing after the replace (no live section is
+	// recorded again).
+	Bare bool
+}
+
+// Bare makes a replace leave the prompt bare: text alone, with none of
+// the sections the prompt held — not the tools' guidance, not the
+// environment, not a context file — recorded again after it (they come
+// back when their extensions set them again, at the next start or a
+// change). Use it only when the extension really wants the model to see
+// nothing else; the tools are still offered.
+//
+//	h.ReplaceSystemMessage(ctx, "Answer yes or no.", sdk.Bare())
+//
+// A panto before this option records nothing after any replace, bare or
+// not.
+func Bare() ReplaceOption { return func(o *ReplaceOptions) { o.Bare = true } }
+
+// ApplyReplaceOptions returns what opts set.
+func ApplyReplaceOptions(opts ...ReplaceOption) ReplaceOptions {
+	var o ReplaceOptions
 	for _, f := range opts {
 		if f != nil {
 			f(&o)

@@ -478,8 +478,9 @@ func (h *remoteHost) AddSystemMessage(ctx context.Context, text string) error {
 	return hostErr("add system message", resp.GetError(), err)
 }
 
-func (h *remoteHost) ReplaceSystemMessage(ctx context.Context, text string) error {
-	resp, err := h.client.ReplaceSystemMessage(ctx, &pb.SystemEditRequest{Text: text})
+func (h *remoteHost) ReplaceSystemMessage(ctx context.Context, text string, opts ...ReplaceOption) error {
+	o := ApplyReplaceOptions(opts...)
+	resp, err := h.client.ReplaceSystemMessage(ctx, &pb.SystemEditRequest{Text: text, Bare: o.Bare})
 	return hostErr("replace system message", resp.GetError(), err)
 }
 
@@ -656,9 +657,11 @@ var ErrNoHost = errors.New("panto host: no host connection")
 // noHost answers every call with ErrNoHost.
 type noHost struct{ logger hclog.Logger }
 
-func (noHost) AddSystemMessage(context.Context, string) error     { return ErrNoHost }
-func (noHost) ReplaceSystemMessage(context.Context, string) error { return ErrNoHost }
-func (noHost) SystemPrompt(context.Context) ([]string, error)     { return nil, ErrNoHost }
+func (noHost) AddSystemMessage(context.Context, string) error { return ErrNoHost }
+func (noHost) ReplaceSystemMessage(context.Context, string, ...ReplaceOption) error {
+	return ErrNoHost
+}
+func (noHost) SystemPrompt(context.Context) ([]string, error) { return nil, ErrNoHost }
 func (noHost) Messages(context.Context) ([]conversation.Message, error) {
 	return nil, ErrNoHost
 }

@@ -50,8 +50,9 @@ const (
 // are called from gRPC goroutines, concurrently with each other and with
 // the host's own work; it serialises them.
 type Recorder interface {
-	// EditSystem records a system block by the named extension.
-	EditSystem(by string, mode conversation.Mode, text string) error
+	// EditSystem records an unkeyed system block by the named extension
+	// (after a replace that is not bare, the live sections again).
+	EditSystem(by string, e Edit) error
 	// SetSection records by's section key with text (empty: removed),
 	// unless the prompt holds exactly that already.
 	SetSection(by, key, text string) error
@@ -71,6 +72,18 @@ type Recorder interface {
 	Messages() []conversation.Message
 	// AppendData records an extension_data entry.
 	AppendData(extension string, data json.RawMessage) error
+}
+
+// Edit is an extension's unkeyed system edit: AddSystemMessage,
+// ReplaceSystemMessage, or a SystemEdit without a key.
+type Edit struct {
+	Mode conversation.Mode
+	Text string
+	// Bare is set on a replace the extension asked to leave bare
+	// (sdk.Bare): the session records nothing after it. Without it, the
+	// session records the live sections again right after the replace
+	// (spec amendment 6).
+	Bare bool
 }
 
 // Section is one of an extension's sections in the prompt, its key

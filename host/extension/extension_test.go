@@ -167,6 +167,20 @@ func TestVersionOneExtensionStillLoads(t *testing.T) {
 	require.Equal(t, []edit{{"edits", "append", "e1"}, {"edits", "replace", "e2"}, {"edits", "append", "e3"}}, editsBy(h.rec.Edits(), "edits"))
 }
 
+// A replace's bare option (spec amendment 6) reaches the session both
+// ways an extension edits: from the SDK's Host call (sdk.Bare) and from a
+// SystemEdit in a response (bare: true), where it counts on a replace
+// only.
+func TestBareReplaceReachesTheSession(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("barereplace", "bareedits")...)
+	h.m.SessionStart(context.Background(), SessionStart{})
+	require.Equal(t, []edit{{"barereplace", "replace", "kept sections"}, {"barereplace", "replace+bare", "bare"}},
+		editsBy(h.rec.Edits(), "barereplace"), h.errs.String())
+	require.Equal(t, []edit{{"bareedits", "replace", "r1"}, {"bareedits", "replace+bare", "r2"}, {"bareedits", "append", "a3"}},
+		editsBy(h.rec.Edits(), "bareedits"), h.errs.String())
+}
+
 func TestStdoutBeforeHandshake(t *testing.T) {
 	t.Parallel()
 	h := startHarness(t, nil, specs("stdoutearly", "happy")...)

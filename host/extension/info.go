@@ -68,9 +68,9 @@ type refuse struct{}
 
 var errDescribeOnly = errors.New("nothing is recorded while panto only describes the extension")
 
-func (refuse) EditSystem(string, conversation.Mode, string) error { return errDescribeOnly }
-func (refuse) EffectiveSystem() []conversation.SystemText         { return nil }
-func (refuse) Messages() []conversation.Message                   { return nil }
+func (refuse) EditSystem(string, Edit) error              { return errDescribeOnly }
+func (refuse) EffectiveSystem() []conversation.SystemText { return nil }
+func (refuse) Messages() []conversation.Message           { return nil }
 func (refuse) AppendData(string, json.RawMessage) error {
 	return fmt.Errorf("append data: %w", errDescribeOnly)
 }

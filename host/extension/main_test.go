@@ -33,7 +33,7 @@ const childEnv = "PANTO_EXT_TEST_CHILD"
 var sdkNames = []string{
 	"happy", "panic", "sigkill", "exit", "hang", "stdoutearly", "stdouthook",
 	"bg", "bgspam", "watch", "pid", "stdin", "bench-hook",
-	"tools", "tools-b",
+	"tools", "tools-b", "barereplace",
 	"badtool-name", "badtool-long", "badtool-empty", "badtool-json", "badtool-array", "badtool-type", "badtool-dup",
 }
 
@@ -86,7 +86,7 @@ func buildPlugins(dir string) error {
 			return err
 		}
 	}
-	links := map[string]string{"v9": "rawplug", "edits": "rawplug"}
+	links := map[string]string{"v9": "rawplug", "edits": "rawplug", "bareedits": "rawplug"}
 	for _, n := range sdkNames {
 		links[n] = "sdkplug"
 	}
@@ -158,9 +158,16 @@ var _ Recorder = (*recorder)(nil)
 
 func newRecorder() *recorder { return &recorder{} }
 
-func (r *recorder) EditSystem(by string, mode conversation.Mode, text string) error {
+// EditSystem records the edit; a bare replace's Mode in Edits is
+// "replace+bare".
+func (r *recorder) EditSystem(by string, e Edit) error {
+	mode, text := e.Mode, e.Text
+	shown := mode
+	if e.Bare {
+		shown += "+bare"
+	}
 	r.mu.Lock()
-	r.edits = append(r.edits, edit{by, mode, text})
+	r.edits = append(r.edits, edit{by, shown, text})
 	r.msgs = append(r.msgs, conversation.SystemMessage(text, mode))
 	onEdit := r.onEdit
 	r.mu.Unlock()

@@ -256,7 +256,7 @@ func (m *Manager) applyEdits(e *Ext, edits []*pb.SystemEdit) {
 			m.report(fmt.Errorf("extension %s: edit with unknown mode %q ignored (want append or replace)", e.Name(), ed.GetMode()))
 			continue
 		}
-		if err := m.rec.EditSystem(e.Name(), mode, ed.GetText()); err != nil {
+		if err := m.rec.EditSystem(e.Name(), Edit{Mode: mode, Text: ed.GetText(), Bare: mode == conversation.ModeReplace && ed.GetBare()}); err != nil {
 			m.report(fmt.Errorf("extension %s: record system edit: %w", e.Name(), err))
 		}
 	}
@@ -398,11 +398,11 @@ type hostServer struct {
 // errNotReady answers a Host call made before Init returned.
 var errNotReady = &pb.Error{Message: "the host service answers once Init has returned"}
 
-func (h *hostServer) edit(mode conversation.Mode, text string) (*pb.SystemEditResponse, error) {
+func (h *hostServer) edit(e Edit) (*pb.SystemEditResponse, error) {
 	if !h.ext.ready.Load() {
 		return &pb.SystemEditResponse{Error: errNotReady}, nil
 	}
-	if err := h.rec.EditSystem(h.ext.Name(), mode, text); err != nil {
+	if err := h.rec.EditSystem(h.ext.Name(), e); err != nil {
 		h.report(fmt.Errorf("extension %s: system edit refused: %w", h.ext.Name(), err))
 		return &pb.SystemEditResponse{Error: &pb.Error{Message: err.Error()}}, nil
 	}
@@ -410,11 +410,11 @@ func (h *hostServer) edit(mode conversation.Mode, text string) (*pb.SystemEditRe
 }
 
 func (h *hostServer) AddSystemMessage(_ context.Context, req *pb.SystemEditRequest) (*pb.SystemEditResponse, error) {
-	return h.edit(conversation.ModeAppend, req.GetText())
+	return h.edit(Edit{Mode: conversation.ModeAppend, Text: req.GetText()})
 }
 
 func (h *hostServer) ReplaceSystemMessage(_ context.Context, req *pb.SystemEditRequest) (*pb.SystemEditResponse, error) {
-	return h.edit(conversation.ModeReplace, req.GetText())
+	return h.edit(Edit{Mode: conversation.ModeReplace, Text: req.GetText(), Bare: req.GetBare()})
 }
 
 func (h *hostServer) GetSystemPrompt(context.Context, *pb.GetSystemPromptRequest) (*pb.GetSystemPromptResponse, error) {

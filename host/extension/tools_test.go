@@ -189,7 +189,7 @@ func TestToolOwnerFallsBackWhenDisabled(t *testing.T) {
 func TestGetMessagesShapeByAPIVersion(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	require.NoError(t, rec.EditSystem("x", conversation.ModeAppend, "seed"))
+	require.NoError(t, rec.EditSystem("x", Edit{Mode: conversation.ModeAppend, Text: "seed"}))
 	for _, tc := range []struct {
 		version int
 		want    string

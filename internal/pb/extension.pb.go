@@ -1532,7 +1532,10 @@ type SystemEdit struct {
 	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	// key, when set, makes the edit SetSection(key, text) (API v2); mode
 	// is then ignored.
-	Key           string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	Key string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	// bare, on a replace, is SystemEditRequest.bare: panto records nothing
+	// after the replace. Ignored otherwise.
+	Bare          bool `protobuf:"varint,4,opt,name=bare,proto3" json:"bare,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1586,6 +1589,13 @@ func (x *SystemEdit) GetKey() string {
 		return x.Key
 	}
 	return ""
+}
+
+func (x *SystemEdit) GetBare() bool {
+	if x != nil {
+		return x.Bare
+	}
+	return false
 }
 
 type CommandRequest struct {
@@ -1775,8 +1785,17 @@ func (*ShutdownResponse) Descriptor() ([]byte, []int) {
 }
 
 type SystemEditRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// bare, on ReplaceSystemMessage, asks for the prompt to be text alone:
+	// panto records nothing after the replace. Without it, panto records
+	// each live section again right after the replace — each section of an
+	// extension still loaded that the prompt held (tool guidance, the
+	// environment, a context file), in its earlier order, with its owner
+	// as source — so tools are never offered without their guidance. A
+	// panto older than this field records nothing after any replace.
+	// AddSystemMessage ignores it.
+	Bare          bool `protobuf:"varint,2,opt,name=bare,proto3" json:"bare,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1816,6 +1835,13 @@ func (x *SystemEditRequest) GetText() string {
 		return x.Text
 	}
 	return ""
+}
+
+func (x *SystemEditRequest) GetBare() bool {
+	if x != nil {
+		return x.Bare
+	}
+	return false
 }
 
 type SystemEditResponse struct {
@@ -3037,12 +3063,13 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"G\n" +
 	"\x10ToolCallResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError\"F\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\"Z\n" +
 	"\n" +
 	"SystemEdit\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x10\n" +
-	"\x03key\x18\x03 \x01(\tR\x03key\"8\n" +
+	"\x03key\x18\x03 \x01(\tR\x03key\x12\x12\n" +
+	"\x04bare\x18\x04 \x01(\bR\x04bare\"8\n" +
 	"\x0eCommandRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\tR\x04args\"\x90\x01\n" +
@@ -3051,9 +3078,10 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\x124\n" +
 	"\x05edits\x18\x03 \x03(\v2\x1e.panto.extension.v1.SystemEditR\x05edits\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"'\n" +
+	"\x10ShutdownResponse\";\n" +
 	"\x11SystemEditRequest\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\"E\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
+	"\x04bare\x18\x02 \x01(\bR\x04bare\"E\n" +
 	"\x12SystemEditResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\x18\n" +
 	"\x16GetSystemPromptRequest\"j\n" +

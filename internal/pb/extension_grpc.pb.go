@@ -349,7 +349,10 @@ type HostClient interface {
 	// AddSystemMessage records an append-mode system block.
 	AddSystemMessage(ctx context.Context, in *SystemEditRequest, opts ...grpc.CallOption) (*SystemEditResponse, error)
 	// ReplaceSystemMessage records a replace-mode system block: the prompt
-	// from here on starts with this text.
+	// from here on starts with this text. The live sections of the
+	// extensions loaded (tool guidance, the environment, context files)
+	// are then recorded again after it, in their order, unless the request
+	// is bare (SystemEditRequest.bare).
 	ReplaceSystemMessage(ctx context.Context, in *SystemEditRequest, opts ...grpc.CallOption) (*SystemEditResponse, error)
 	// GetSystemPrompt returns the current effective system prompt, and the
 	// caller's own sections in it.
@@ -539,7 +542,10 @@ type HostServer interface {
 	// AddSystemMessage records an append-mode system block.
 	AddSystemMessage(context.Context, *SystemEditRequest) (*SystemEditResponse, error)
 	// ReplaceSystemMessage records a replace-mode system block: the prompt
-	// from here on starts with this text.
+	// from here on starts with this text. The live sections of the
+	// extensions loaded (tool guidance, the environment, context files)
+	// are then recorded again after it, in their order, unless the request
+	// is bare (SystemEditRequest.bare).
 	ReplaceSystemMessage(context.Context, *SystemEditRequest) (*SystemEditResponse, error)
 	// GetSystemPrompt returns the current effective system prompt, and the
 	// caller's own sections in it.

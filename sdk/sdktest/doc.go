@@ -13,7 +13,10 @@
 // The fake Host keeps a conversation: the messages given to WithSystem and
 // AddMessages, plus every system edit the extension makes, in order.
 // SystemPrompt and Prompt derive the effective prompt from it with
-// conversation.EffectiveSystem, the rule panto itself uses. A test that
+// conversation.EffectiveSystem, the rule panto itself uses, and a replace
+// records what panto's does: the live sections again after it, unless it
+// is bare (sdk.Bare; every section of the prompt counts as live, since
+// panto removes those of extensions not loaded). A test that
 // needs the Host to fail overrides its methods with WithHostFuncs. Each
 // hook and command runs under panto's hook deadline (HookTimeout, or
 // WithHookTimeout), and its context ends when it returns, as over gRPC.

@@ -30,11 +30,17 @@ const HookTimeout = 5 * time.Second
 
 // Edit is one system-prompt edit an extension made. A section's edit has
 // its Key (as the extension gave it, without its name) and mode append;
-// an empty Text with a Key removed the section.
+// an empty Text with a Key removed the section. Bare is set on a replace
+// made with sdk.Bare.
+//
+// The sections panto records again after a replace that is not bare
+// (the live sections, spec amendment 6) are panto's, not the
+// extension's edits: they are in Messages and Prompt, not in Edits.
 type Edit struct {
 	Mode conversation.Mode
 	Key  string
 	Text string
+	Bare bool
 }
 
 // HostFuncs overrides the fake Host's methods, terraform style: a non-nil
@@ -44,6 +50,9 @@ type Edit struct {
 //	h.WithHostFuncs(sdktest.HostFuncs{
 //		AppendData: func(context.Context, any) error { return errors.New("disk full") },
 //	})
+//
+// ReplaceSystemMessage is not given the call's options (sdk.Bare): test
+// them through Edits, with no override.
 type HostFuncs struct {
 	AddSystemMessage     func(ctx context.Context, text string) error
 	ReplaceSystemMessage func(ctx context.Context, text string) error
@@ -414,7 +423,12 @@ type fakeHost struct {
 
 var _ sdk.Host = (*fakeHost)(nil)
 
-func (f *fakeHost) edit(ctx context.Context, mode conversation.Mode, text string, override func(context.Context, string) error) error {
+// edit records an unkeyed edit as panto does. After a replace that is
+// not bare, panto records each live section again, in its earlier order,
+// with its owner as source (spec amendment 6); the harness counts every
+// section of the prompt as live — panto removes those of extensions not
+// loaded when the session opens.
+func (f *fakeHost) edit(ctx context.Context, mode conversation.Mode, text string, bare bool, override func(context.Context, string) error) error {
 	if override != nil {
 		return override(ctx, text)
 	}
@@ -431,17 +445,32 @@ func (f *fakeHost) edit(ctx context.Context, mode conversation.Mode, text string
 	text = rendered
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var live []conversation.SystemText
+	if mode == conversation.ModeReplace && !bare {
+		for _, b := range conversation.EffectiveSystem(h.msgs) {
+			if b.Key != "" {
+				live = append(live, b)
+			}
+		}
+	}
 	h.msgs = append(h.msgs, conversation.SystemMessage(text, mode).WithSource("extension "+h.name()))
-	h.edits = append(h.edits, Edit{Mode: mode, Text: text})
+	for _, b := range live {
+		owner := conversation.SectionOwner(b.Key)
+		h.msgs = append(h.msgs, conversation.KeyedSystemMessage(b.Key, b.Text).WithSource("extension "+owner))
+	}
+	h.edits = append(h.edits, Edit{Mode: mode, Text: text, Bare: bare && mode == conversation.ModeReplace})
 	return nil
 }
 
 func (f *fakeHost) AddSystemMessage(ctx context.Context, text string) error {
-	return f.edit(ctx, conversation.ModeAppend, text, f.funcs().AddSystemMessage)
+	return f.edit(ctx, conversation.ModeAppend, text, false, f.funcs().AddSystemMessage)
 }
 
-func (f *fakeHost) ReplaceSystemMessage(ctx context.Context, text string) error {
-	return f.edit(ctx, conversation.ModeReplace, text, f.funcs().ReplaceSystemMessage)
+// ReplaceSystemMessage records the replace as panto does: the live
+// sections again after it, unless opts hold sdk.Bare.
+func (f *fakeHost) ReplaceSystemMessage(ctx context.Context, text string, opts ...sdk.ReplaceOption) error {
+	bare := sdk.ApplyReplaceOptions(opts...).Bare
+	return f.edit(ctx, conversation.ModeReplace, text, bare, f.funcs().ReplaceSystemMessage)
 }
 
 // SetSection records the extension's section as panto does, by

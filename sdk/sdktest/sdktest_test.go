@@ -166,6 +166,43 @@ func TestEditsAndPrompt(t *testing.T) {
 	require.Equal(t, "seed", h.Messages()[0].Content[0].Text)
 }
 
+// A replace wipes the prose, not the live sections (spec amendment 6):
+// as panto does, the harness records each section the prompt held again
+// right after a replace, in its order, with its owner as source — another
+// extension's and the extension's own. With sdk.Bare it records nothing
+// after it, and Edits says the replace was bare.
+func TestReplaceKeepsTheLiveSections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := sdktest.New(t, &everything{}).WithSystem("seed").AddMessages(
+		conversation.KeyedSystemMessage("tools:guidance", "Use bash.").WithSource("extension tools"))
+	require.NoError(t, h.Host().SetSection(ctx, "mood", "calm"))
+	require.NoError(t, h.Host().AddSystemMessage(ctx, "prose"))
+	before := len(h.Messages())
+
+	require.NoError(t, h.Host().ReplaceSystemMessage(ctx, "You are a pirate."))
+	require.Equal(t, []string{"You are a pirate.", "Use bash.", "calm"}, h.Prompt())
+	require.Equal(t, []conversation.Message{
+		conversation.SystemMessage("You are a pirate.", conversation.ModeReplace).WithSource("extension everything"),
+		conversation.KeyedSystemMessage("tools:guidance", "Use bash.").WithSource("extension tools"),
+		conversation.KeyedSystemMessage("everything:mood", "calm").WithSource("extension everything"),
+	}, h.Messages()[before:])
+	require.Equal(t, []sdk.Section{{Key: "mood", Text: "calm", Source: "extension everything"}}, h.Sections())
+
+	before = len(h.Messages())
+	require.NoError(t, h.Host().ReplaceSystemMessage(ctx, "Answer yes or no.", sdk.Bare()))
+	require.Equal(t, []string{"Answer yes or no."}, h.Prompt())
+	require.Len(t, h.Messages(), before+1, "nothing after a bare replace")
+	require.Empty(t, h.Sections())
+
+	require.Equal(t, []sdktest.Edit{
+		{Mode: conversation.ModeAppend, Key: "mood", Text: "calm"},
+		{Mode: conversation.ModeAppend, Text: "prose"},
+		{Mode: conversation.ModeReplace, Text: "You are a pirate."},
+		{Mode: conversation.ModeReplace, Text: "Answer yes or no.", Bare: true},
+	}, h.Edits(), "the sections recorded again are panto's, not the extension's edits")
+}
+
 func TestAddMessagesReplaceAndTurn(t *testing.T) {
 	t.Parallel()
 	ext := &everything{}

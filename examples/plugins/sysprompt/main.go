@@ -1,12 +1,16 @@
 // Command sysprompt is the smallest demonstration of an extension that
-// edits the system prompt on the user's request. It adds two slash
+// edits the system prompt on the user's request. It adds three slash
 // commands:
 //
-//	/system-append TEXT    append TEXT as a block (Host.AddSystemMessage)
-//	/system-replace TEXT   start the prompt afresh with TEXT (Host.ReplaceSystemMessage)
+//	/system-append TEXT         append TEXT as a block (Host.AddSystemMessage)
+//	/system-replace TEXT        start the prompt afresh with TEXT (Host.ReplaceSystemMessage);
+//	                            the extensions' live sections — the tools'
+//	                            guidance, the environment — are kept
+//	/system-replace-bare TEXT   the same with sdk.Bare: TEXT alone, no section kept
 //
 // Each edit is recorded in the session log at once, as an append- or
-// replace-mode system entry. Run one without the model:
+// replace-mode system entry (a replace that is not bare is followed by
+// the sections panto records again). Run one without the model:
 //
 //	panto -p "/system-append Answer in French." --extension bin/sysprompt
 //
@@ -45,9 +49,19 @@ func (*ext) Commands() []sdk.Command {
 		},
 		{
 			Name:        "system-replace",
-			Description: "replace the whole system prompt with one block",
+			Description: "replace the system prompt's text with one block (the extensions' sections stay)",
 			Usage:       "TEXT",
-			Run:         edit("system-replace", "replaced", sdk.Host.ReplaceSystemMessage),
+			Run: edit("system-replace", "replaced", func(h sdk.Host, ctx context.Context, text string) error {
+				return h.ReplaceSystemMessage(ctx, text)
+			}),
+		},
+		{
+			Name:        "system-replace-bare",
+			Description: "replace the whole system prompt with one block, sections and all",
+			Usage:       "TEXT",
+			Run: edit("system-replace-bare", "replaced, bare", func(h sdk.Host, ctx context.Context, text string) error {
+				return h.ReplaceSystemMessage(ctx, text, sdk.Bare())
+			}),
 		},
 	}
 }

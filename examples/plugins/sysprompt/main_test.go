@@ -29,10 +29,29 @@ func TestAppendThenReplace(t *testing.T) {
 	}, h.Edits())
 }
 
+// A replace keeps the live sections (another extension's guidance);
+// the bare one does not.
+func TestReplaceKeepsSectionsUnlessBare(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, &ext{}).WithSystem("seed").AddMessages(
+		conversation.KeyedSystemMessage("tools:guidance", "Use bash.").WithSource("extension tools"))
+	_, err := h.Command("system-replace", "You are a pirate.")
+	require.NoError(t, err)
+	require.Equal(t, []string{"You are a pirate.", "Use bash."}, h.Prompt())
+	resp, err := h.Command("system-replace-bare", "Answer yes or no.")
+	require.NoError(t, err)
+	require.Equal(t, "replaced, bare", resp.Output)
+	require.Equal(t, []string{"Answer yes or no."}, h.Prompt())
+	require.Equal(t, []sdktest.Edit{
+		{Mode: conversation.ModeReplace, Text: "You are a pirate."},
+		{Mode: conversation.ModeReplace, Text: "Answer yes or no.", Bare: true},
+	}, h.Edits())
+}
+
 func TestEmptyTextIsAUsageError(t *testing.T) {
 	t.Parallel()
 	h := sdktest.New(t, &ext{})
-	for _, name := range []string{"system-append", "system-replace"} {
+	for _, name := range []string{"system-append", "system-replace", "system-replace-bare"} {
 		_, err := h.Command(name, " \t")
 		require.EqualError(t, err, "usage: /"+name+" TEXT (the text of the system block)")
 	}
@@ -58,5 +77,5 @@ func TestDescribe(t *testing.T) {
 	for _, c := range h.Commands() {
 		usage = append(usage, "/"+c.Name+" "+c.Usage)
 	}
-	require.Equal(t, []string{"/system-append TEXT", "/system-replace TEXT"}, usage)
+	require.Equal(t, []string{"/system-append TEXT", "/system-replace TEXT", "/system-replace-bare TEXT"}, usage)
 }

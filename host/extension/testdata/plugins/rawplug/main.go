@@ -32,6 +32,15 @@ func (s *server) Init(context.Context, *pb.InitRequest) (*pb.InitResponse, error
 }
 
 func (s *server) HandleEvent(context.Context, *pb.EventRequest) (*pb.EventResponse, error) {
+	if s.behaviour == "bareedits" {
+		// bare on a replace leaves the prompt bare; on an append it means
+		// nothing.
+		return &pb.EventResponse{Edits: []*pb.SystemEdit{
+			{Mode: "replace", Text: "r1"},
+			{Mode: "replace", Text: "r2", Bare: true},
+			{Mode: "append", Text: "a3", Bare: true},
+		}}, nil
+	}
 	return &pb.EventResponse{Edits: []*pb.SystemEdit{
 		{Mode: "append", Text: "e1"},
 		{Mode: "replace", Text: "e2"},

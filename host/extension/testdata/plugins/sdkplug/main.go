@@ -43,6 +43,11 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEv
 				return sdk.SessionStartResponse{}, err
 			}
 		}
+	case "barereplace":
+		if err := h.ReplaceSystemMessage(ctx, "kept sections"); err != nil {
+			return sdk.SessionStartResponse{}, err
+		}
+		return sdk.SessionStartResponse{}, h.ReplaceSystemMessage(ctx, "bare", sdk.Bare())
 	case "panic", "sigkill", "exit", "hang":
 		crash(e.behaviour)
 	case "stdouthook":
