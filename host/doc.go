@@ -87,7 +87,8 @@
 //
 // The one rule that derives the system prompt is
 // conversation.EffectiveSystem; this package adds reconciliation,
-// sections owned by extensions, and compaction. The session depends on
+// sections owned by extensions (recorded again after an extension's
+// replace unless it is bare: spec amendment 6), and compaction. The session depends on
 // small interfaces for the model (Sender) and, unexported, for its
 // extensions, so this package's tests drive sections, disposal,
 // reconciliation, the open order, moves and Close with fakes.
