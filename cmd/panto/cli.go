@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/signals"
 	"github.com/panto-dev/panto/host/provider"
 )
 
@@ -20,8 +22,9 @@ var version = "dev"
 // come from the flag and command definitions below, so nothing written by
 // hand can drift from them.
 
-// errUsage marks a command-line mistake: exit status 2.
-var errUsage = errors.New("usage")
+// errUsage marks a command-line mistake: exit status 2. The app layer's
+// mistakes of the flags' values are the same error.
+var errUsage = app.ErrUsage
 
 // usageErrorf reports a command-line mistake.
 func usageErrorf(format string, args ...any) error {
@@ -48,6 +51,21 @@ type options struct {
 	extensions   []string
 	noExtensions bool
 	plain        bool
+}
+
+// appFlags are the flags as the app layer takes them.
+func (o *options) appFlags() app.Flags {
+	return app.Flags{
+		Provider: o.provider, Model: o.model, BaseURL: o.baseURL, LogLevel: o.logLevel,
+		SystemPrompt: o.systemPrompt, AppendSystem: o.appendSystem,
+		Extensions: o.extensions, NoExtensions: o.noExtensions,
+		Log: o.pick(),
+	}
+}
+
+// pick is the session flags' choice of log.
+func (o *options) pick() app.Pick {
+	return app.Pick{Session: o.session, Continue: o.continueLast, Resume: o.resume, NoSession: o.noSession, From: o.from}
 }
 
 // sessionFlags registers the flags that pick a session.
@@ -234,12 +252,12 @@ func completeWords(cmd *cobra.Command, flag string, words ...string) {
 func run(ctx context.Context, e *env, args []string) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	e.sig = &signalRouter{cancel: cancel, exit: e.exit}
-	e.sig.route(e.signals)
+	e.sig = signals.NewRouter(cancel, e.exit)
+	e.sig.Route(e.signals)
 	root := newRoot(ctx, e)
 	root.SetArgs(args)
 	code := finish(e, root.ExecuteContext(ctx))
-	if c := exitCode(ctx); c >= 0 {
+	if c := signals.ExitCode(ctx); c >= 0 {
 		// A signal ended panto: its status, whatever the command made of
 		// the cancellation.
 		return c
@@ -262,10 +280,10 @@ func finish(e *env, err error) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(e.stderr, "panto: %s\nRun 'panto --help' for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
 		return exitUsage
-	case errors.Is(err, errInterrupted):
+	case errors.Is(err, signals.ErrInterrupted):
 		fmt.Fprintln(e.stderr, "panto: interrupted")
 		return 130
-	case errors.As(err, new(*stopSignal)):
+	case errors.As(err, new(*signals.Stopped)):
 		fmt.Fprintf(e.stderr, "panto: %v\n", err)
 		return exitError // run replaces it with the signal's status
 	default:
@@ -273,6 +291,3 @@ func finish(e *env, err error) int {
 		return exitError
 	}
 }
-
-// errInterrupted is returned when the user pressed Ctrl-C.
-var errInterrupted = errors.New("interrupted")

@@ -5,24 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
-	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
-	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/sessionlog"
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 )
 
 const promptLong = `Show the system prompt, block by block, with where each block came from.
@@ -39,52 +34,6 @@ shows the ids). A number of up to 5 digits is a count; anything else an
 id. Each block then names the entry that recorded it. --at reads the log
 alone, by an index scan: no extension starts, and a large log is not
 read whole.`
-
-// promptBlock is one block of panto prompt --json.
-type promptBlock struct {
-	Text string `json:"text"`
-	// Source says where the block came from, for people; empty in a log
-	// written before panto recorded sources.
-	Source string `json:"source,omitempty"`
-	// Key is the section's key, for a section.
-	Key string `json:"key,omitempty"`
-	// Message is the 1-based position of the system message the block's
-	// text comes from.
-	Message int `json:"message"`
-	// Entry is the id of that message's log entry (with --at).
-	Entry string `json:"entry,omitempty"`
-}
-
-func blocksOf(sys []conversation.SystemText) []promptBlock {
-	out := make([]promptBlock, 0, len(sys))
-	for _, b := range sys {
-		out = append(out, promptBlock{Text: b.Text, Source: b.Source, Key: b.Key, Message: b.Index + 1})
-	}
-	return out
-}
-
-// writeBlocks shows blocks as text: each with where it came from.
-func writeBlocks(w io.Writer, blocks []promptBlock) {
-	for i, b := range blocks {
-		fmt.Fprintf(w, "--- block %d · %s ---\n%s\n", i+1, b.from(), strings.TrimRight(b.Text, "\n"))
-	}
-}
-
-// from says where a block came from: its source (or its message, in a log
-// written before sources), and its section key.
-func (b promptBlock) from() string {
-	from := b.Source
-	if from == "" {
-		from = fmt.Sprintf("message %d", b.Message)
-	}
-	if b.Key != "" {
-		from += " · section " + b.Key
-	}
-	if b.Entry != "" {
-		from += fmt.Sprintf(" · entry %s (message %d)", treeview.Short(b.Entry), b.Message)
-	}
-	return from
-}
 
 func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	var o options
@@ -117,47 +66,31 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 }
 
 func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) error {
-	if err := checkPromptFlags(o); err != nil {
-		return err
-	}
 	fromLog := o.session != "" || o.continueLast || o.resume != ""
 	if at != "" && !fromLog {
 		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
 	}
-	a, err := loadApp(e, o)
+	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	var blocks []promptBlock
-	if at != "" {
-		// What was recorded: the log alone, no extension started; an
-		// index scan, and only the system messages of the path decoded.
-		path, _, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
-		if err != nil {
+	defer a.Close()
+	path := ""
+	if fromLog {
+		if path, _, err = a.Store().Pick(o.pick(), time.Now()); err != nil {
 			return err
 		}
-		if blocks, err = promptAt(path, at, e.stderr); err != nil {
+	}
+	var blocks []app.PromptBlock
+	if at != "" {
+		// What was recorded: the log alone, no extension started.
+		if blocks, err = app.PromptAt(path, at); err != nil {
 			return err
 		}
 	} else {
 		// What the next request would carry: a session opened as a run
 		// would open it, in memory.
-		log := host.Log{}
-		if fromLog {
-			path, _, err := pickSession(a.dirs, o, nowFunc(), e.stderr)
-			if err != nil {
-				return err
-			}
-			log = host.Log{Path: path, ReadOnly: true}
-		}
-		specs, err := a.extensionSpecs(e, o)
-		if err != nil {
-			return err
-		}
-		cfg := a.hostConfig(e, o, log, specs, nil)
-		cfg.MaxProcs = nil
-		sess, err := host.Open(ctx, cfg)
+		sess, err := a.OpenReadOnly(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -165,14 +98,9 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 		events := sess.Subscribe(context.WithoutCancel(ctx)) // read to its end: Close ends it
 		go func() {
 			defer close(done)
-			v := newTextView(e, false)
-			for ev := range events {
-				if n, ok := ev.(host.Notice); ok {
-					v.show(n)
-				}
-			}
+			lineloop.ShowNotices(e.stderr, events)
 		}()
-		blocks = blocksOf(sess.EffectiveSystem())
+		blocks = app.BlocksOf(sess.EffectiveSystem())
 		err = sess.Close(ctx)
 		<-done
 		if err != nil {
@@ -181,13 +109,13 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 	}
 	if asJSON {
 		if blocks == nil {
-			blocks = []promptBlock{}
+			blocks = []app.PromptBlock{}
 		}
 		enc := json.NewEncoder(e.jsonStdout())
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"blocks": blocks})
 	}
-	writeBlocks(e.stdout, blocks)
+	lineloop.WriteBlocks(e.stdout, blocks)
 	if len(blocks) == 0 {
 		fmt.Fprintln(e.stdout, "(no system prompt)")
 	}
@@ -219,145 +147,53 @@ changes, so listing never reads whole logs.`,
 }
 
 func runSessionList(e *env) error {
-	dirs, err := layers.Resolve(e.getenv, e.cwd)
+	st, err := e.store()
 	if err != nil {
 		return err
 	}
-	list, err := dirSessions(dirs, warnOnce(e.stderr))
+	list, err := st.List()
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(e.stdout, "no sessions in %s\n", dirs.CWD)
+		fmt.Fprintf(e.stdout, "no sessions in %s\n", st.Dirs().CWD)
 		return nil
 	}
-	sums := summaries(list)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tBRANCHES\tLABELS\tFIRST MESSAGE")
-	for i, s := range list {
-		// Each row comes from the log's summary: its sidecar cache when
-		// the log has not changed since, else one index scan of it. An
-		// unreadable log keeps its row, marked, and hides nothing after it.
-		sum, err := sums[i].sum, sums[i].err
-		if err != nil {
+	for _, s := range list {
+		// An unreadable log keeps its row, marked, and hides nothing
+		// after it.
+		if s.Err != nil {
 			// The id names the file; the reason need not repeat its path.
-			why := err.Error()
-			if rest, ok := strings.CutPrefix(why, "session log "+s.path); ok {
+			why := s.Err.Error()
+			if rest, ok := strings.CutPrefix(why, "session log "+s.Path); ok {
 				why = strings.TrimLeft(rest, ": ")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t?\t?\t\t(unreadable: %s)\n", s.id, s.modTime.Local().Format("2006-01-02 15:04"), oneLine(why, 160))
+			fmt.Fprintf(tw, "%s\t%s\t?\t?\t\t(unreadable: %s)\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), termtext.OneLine(why, 160))
 			continue
 		}
 		first := "(none)"
-		if sum.FirstUserText != "" {
-			first = oneLine(sum.FirstUserText, 60)
+		if s.First != "" {
+			first = termtext.OneLine(s.First, 60)
 		}
-		updated := s.modTime
-		if !sum.LastTime.IsZero() {
-			updated = sum.LastTime
-		}
-		labels := make([]string, 0, len(sum.Labels))
-		for _, l := range sum.Labels {
-			labels = append(labels, l)
-		}
-		slices.Sort(labels)
 		// Every message of the current branch counts, system ones too, as
 		// in /session and --at N: the count given to --at shows the whole
 		// conversation.
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.header.ID, updated.Local().Format("2006-01-02 15:04"),
-			sum.Messages, sum.Branches, oneLine(strings.Join(labels, ", "), 40), first)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"),
+			s.Messages, s.Branches, termtext.OneLine(strings.Join(s.Labels, ", "), 40), first)
 	}
 	return tw.Flush()
 }
 
-// rowSummary is one log's summary for panto session list.
-type rowSummary struct {
-	sum sessionlog.Summary
-	err error
-}
-
-// summaries reads the summaries of list's logs, on every core.
-func summaries(list []sessionFile) []rowSummary {
-	out := make([]rowSummary, len(list))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(list)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if err := list[i].headerErr; err != nil {
-					out[i].err = err
-					continue
-				}
-				out[i].sum, out[i].err = sessionlog.CachedSummary(list[i].path)
-			}
-		}()
-	}
-	for i := range list {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return out
-}
-
-// atCount reports whether an --at value is a message count: a decimal
-// number of at most 5 digits. Anything else names an entry.
-func atCount(at string) (int, bool) {
-	if len(at) > 5 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(at)
-	return n, err == nil && n >= 0 && !strings.HasPrefix(at, "+")
-}
-
-// promptAt is the prompt recorded in the log at path as of --at: after
-// the current branch's first N messages, or as of an entry.
-func promptAt(path, at string, stderr io.Writer) ([]promptBlock, error) {
-	tree, err := sessionlog.Scan(path)
+// store is the working directory's session logs, with what is skipped
+// warned of on stderr.
+func (e *env) store() (*app.Store, error) {
+	dirs, err := layers.Resolve(e.getenv, e.cwd)
 	if err != nil {
 		return nil, err
 	}
-	var id string
-	if n, ok := atCount(at); ok {
-		if n > 0 {
-			if id, err = tree.NthMessage(n); err != nil {
-				return nil, fmt.Errorf("--at %d: %w", n, err)
-			}
-		}
-	} else if id, err = tree.Resolve(at); err != nil {
-		return nil, fmt.Errorf("--at %s: session log %s: %w", at, path, err)
-	}
-	if id == "" {
-		return nil, nil // before the first message: no prompt
-	}
-	sys, err := tree.SystemAt(id)
-	if err != nil {
-		return nil, err
-	}
-	// Each block's entry: the chain's messages, numbered as Positions
-	// number them.
-	chain, err := tree.Chain(id)
-	if err != nil {
-		return nil, err
-	}
-	var msgIDs []string
-	for _, c := range chain {
-		if n, err := tree.Node(c); err == nil && n.Type == sessionlog.TypeMessage {
-			msgIDs = append(msgIDs, c)
-		}
-	}
-	var out []promptBlock
-	for _, b := range conversation.EffectiveSystem(sys.Messages) {
-		pos := sys.Positions[b.Index]
-		pb := promptBlock{Text: b.Text, Source: b.Source, Key: b.Key, Message: pos + 1}
-		if pos < len(msgIDs) {
-			pb.Entry = msgIDs[pos]
-		}
-		out = append(out, pb)
-	}
-	return out, nil
+	return app.NewStore(dirs, func(w string) { e.tell("warning: " + w) }), nil
 }
 
 func dirsCommand(e *env) *cobra.Command {
@@ -456,13 +292,6 @@ func completeSessionIDs(e *env) func(*cobra.Command, []string, string) ([]string
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		list, _ := dirSessions(dirs, func(string) {})
-		var ids []string
-		for _, s := range list {
-			if s.headerErr == nil && strings.HasPrefix(s.header.ID, prefix) {
-				ids = append(ids, s.header.ID)
-			}
-		}
-		return ids, cobra.ShellCompDirectiveNoFileComp
+		return app.NewStore(dirs, nil).IDs(prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -15,7 +15,10 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/keys"
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+	"github.com/panto-dev/panto/cmd/panto/internal/signals"
 )
 
 func main() {
@@ -87,7 +90,7 @@ type env struct {
 	// in tests that run the CLI in-process.
 	exit func(code int)
 	// sig routes the signals; run sets it.
-	sig *signalRouter
+	sig *signals.Router
 	// maxProcs is runtime.GOMAXPROCS; nil (in tests that run the CLI
 	// in-process) leaves the process's setting alone.
 	maxProcs func(int) int
@@ -111,6 +114,25 @@ func (s *stdoutWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return n, err
+}
+
+// appEnv is the process as the app layer takes it, with notify told each
+// notice.
+func (e *env) appEnv(notify func(string)) app.Env {
+	environ := e.environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	return app.Env{Getenv: e.getenv, Environ: environ, CWD: e.cwd, MaxProcs: e.maxProcs, Version: version, Notify: notify}
+}
+
+// tell writes a notice on stderr, as the line front ends and the
+// subcommands show them: "panto: NOTICE".
+func (e *env) tell(notice string) { fmt.Fprintf(e.stderr, "panto: %s\n", notice) }
+
+// lineOptions are the line front ends' streams.
+func (e *env) lineOptions() lineloop.Options {
+	return lineloop.Options{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, JSON: e.jsonStdout(), Signals: e.sig, Version: version}
 }
 
 func isTerminal(f *os.File) bool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
@@ -106,15 +107,7 @@ func trustDirs(e *env, dir string) (layers.Dirs, error) {
 // projectSettings loads the config as a session would, and returns the
 // project file's part: nil when there is none.
 func projectSettings(e *env, d layers.Dirs) (*config.Project, *trust.Store, error) {
-	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg, err := config.Load(d, config.Options{Trust: store, KeyEnv: func(p string) string { return keyInEnv(e, p) }})
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg.Project, store, nil
+	return app.ProjectSettings(e.appEnv(nil), d)
 }
 
 func errNoProjectSettings(d layers.Dirs) error {
@@ -262,13 +255,13 @@ func clip(s string, n int) string {
 // untrustedExtensions says which of the project's extensions are not
 // trusted: panto trust does not trust them.
 func untrustedExtensions(e *env, d layers.Dirs) {
-	cands, err := discover(d, nil)
+	cands, err := app.Discover(d, nil)
 	if err != nil {
 		return
 	}
 	n := 0
 	for _, c := range cands {
-		if c.skip != "" {
+		if c.Skip != "" {
 			n++
 		}
 	}
@@ -303,7 +296,7 @@ func askProjectTrust(ctx context.Context, e *env) error {
 		fmt.Fprintln(w, "This project has settings panto does not apply until you trust them.")
 	}
 	describeProject(w, p)
-	flush(e.stdout, e.stderr)
+	termtext.Flush(e.stdout, e.stderr)
 	yes, err := lineloop.Confirm(ctx, in, w, "Trust this project's settings? Type yes to trust them, anything else to go on without them: ")
 	if err != nil {
 		return err

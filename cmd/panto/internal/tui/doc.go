@@ -2,7 +2,11 @@
 // an editor, the transcript, a status line, the command palette and the
 // dialogs extensions open. It is one more consumer of the host's events:
 // it renders them and turns keys into calls on a Session, and it never
-// runs the session's work itself (host does).
+// runs the session's work itself (host does). It is a thin client of the
+// app layer like every front end: the session, the other sessions and a
+// fork come through one small interface, App (session.go; *app.App is
+// one, the tests fake it), and the rules shared with the line loop are
+// app's (app.ParseCommand, app.Jump, app.Switch).
 //
 // One root model (Model) owns small imperative components: the editor
 // (editor.go), the transcript (package transcript), the status line
@@ -18,7 +22,7 @@
 // cursor beside it; /resume a picker of this directory's sessions. A
 // jump is the host's MoveTo, whose Moved event redraws the transcript
 // from the new path; a fork or a resume closes the session and opens
-// the other log through Options.Reopen.
+// the other log through Options.App (app.Switch).
 //
 // Outside text — the model's, a tool's, a file's, a log's, an
 // extension's — never reaches the terminal raw: it goes through termtext
@@ -40,5 +44,6 @@
 // the view's to make safe).
 //
 // What does not belong here: the line-mode loop and print mode (package
-// main), and anything that decides what the session does.
+// lineloop), choosing or opening a session (package app), and anything
+// that decides what the session does.
 package tui

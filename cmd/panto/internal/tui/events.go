@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
@@ -28,12 +29,12 @@ type opener struct {
 	err    error
 }
 
-func startOpen(ctx context.Context, open func(context.Context) (Session, error)) *opener {
+func startOpen(ctx context.Context, a App) *opener {
 	ctx, cancel := context.WithCancel(ctx)
 	op := &opener{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(op.done)
-		op.sess, op.err = open(ctx)
+		op.sess, _, op.err = a.Open(ctx)
 	}()
 	return op
 }
@@ -501,8 +502,8 @@ func (m *Model) next() tea.Cmd {
 	if q.item != nil {
 		q.item.SetNote("")
 	}
-	if name, args, ok := slashCommand(q.text); ok {
-		return m.command(name, args)
+	if c, ok := app.ParseCommand(q.text); ok {
+		return m.command(c.Name, c.Args)
 	}
 	return m.send(q.text, q.item)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
@@ -172,6 +174,57 @@ func (f *fakeSession) sentTexts() []string {
 	return append([]string(nil), f.sent...)
 }
 
+func (f *fakeSession) MessageCount() int { return len(f.msgs) }
+
+// fakeApp is an App whose methods are the test's functions: open opens
+// the session (nil: none opens), sessions lists the others, reopen opens
+// one of them and fork writes a fork (nil: each fails).
+type fakeApp struct {
+	open     func(context.Context) (Session, error)
+	sessions func() ([]SessionItem, error)
+	reopen   func(context.Context, string) (Session, error)
+	fork     func(context.Context, Session, string) (app.Forked, error)
+}
+
+var _ App = (*fakeApp)(nil)
+
+func (a *fakeApp) Open(ctx context.Context) (Session, bool, error) {
+	if a.open == nil {
+		return nil, false, errors.New("fakeApp: no session")
+	}
+	s, err := a.open(ctx)
+	return s, false, err
+}
+
+func (a *fakeApp) Sessions() ([]SessionItem, error) {
+	if a.sessions == nil {
+		return nil, errors.New("fakeApp: no sessions")
+	}
+	return a.sessions()
+}
+
+func (a *fakeApp) Reopen(ctx context.Context, path string) (Session, error) {
+	if a.reopen == nil {
+		return nil, errors.New("fakeApp: cannot reopen")
+	}
+	return a.reopen(ctx, path)
+}
+
+func (a *fakeApp) Fork(ctx context.Context, s Session, ref string) (app.Forked, error) {
+	if a.fork == nil {
+		return app.Forked{}, errors.New("fakeApp: cannot fork")
+	}
+	return a.fork(ctx, s, ref)
+}
+
+// appOf is the fake app of o, made when o has none.
+func appOf(o *Options) *fakeApp {
+	if o.App == nil {
+		o.App = &fakeApp{}
+	}
+	return o.App.(*fakeApp)
+}
+
 // fixedNow is the clock of the tests.
 var fixedNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
@@ -193,7 +246,7 @@ func newHarness(t *testing.T, sess *fakeSession, opts ...func(*Options)) *harnes
 	h := &harness{t: t, sess: sess, now: fixedNow, msgs: make(chan tea.Msg, 1024)}
 	o := Options{CWD: t.TempDir(), Home: "/home/ann", Now: func() time.Time { return h.now }, NoColor: true}
 	if sess != nil {
-		o.Open = func(context.Context) (Session, error) { return sess, nil }
+		appOf(&o).open = func(context.Context) (Session, error) { return sess, nil }
 	}
 	for _, f := range opts {
 		f(&o)

@@ -103,7 +103,7 @@ func goldenModel(t *testing.T, f *fakeSession, o ...func(*Options)) *Model {
 	opts := Options{
 		CWD: "/home/ann/proj", Home: "/home/ann", NoColor: true, Theme: "dark",
 		Now:    func() time.Time { return fixedNow },
-		Open:   func(context.Context) (Session, error) { return f, nil },
+		App:    &fakeApp{open: func(context.Context) (Session, error) { return f, nil }},
 		Prices: map[string]Price{"claude-test": {Input: 3, Output: 15}},
 	}
 	for _, fn := range o {

@@ -166,14 +166,14 @@ func TestHostileSessionsAndTree(t *testing.T) {
 	s := realSession(t, &parrot{}, path)
 	s = recordAs(t, s, &parrot{}, path, "test", conversation.ModeAppend, x)
 	h := treeHarness(t, s, func(o *Options) {
-		o.Sessions = func() ([]SessionItem, error) {
+		appOf(o).sessions = func() ([]SessionItem, error) {
 			return []SessionItem{
-				{Path: "/l/" + x, ID: x, Last: x, Messages: 2, First: x},
+				{Path: "/l/" + x, ID: x, Messages: 2, First: x, Labels: []string{x}},
 				{Path: path, ID: "s1", First: "ok"},
 				{Path: "/l/bad", ID: x, Err: errors.New(x)},
 			}, nil
 		}
-		o.Reopen = func(context.Context, string) (Session, error) { return nil, errors.New("no") }
+		appOf(o).reopen = func(context.Context, string) (Session, error) { return nil, errors.New("no") }
 	})
 	h.send(tea.PasteMsg{Content: x})
 	h.enter()

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
@@ -204,8 +205,8 @@ func (m *Model) submit() tea.Cmd {
 	m.comp.close()
 	m.list.Bottom()
 	save := m.saveHistoryCmd(text)
-	if name, args, ok := slashCommand(text); ok {
-		return tea.Batch(save, m.command(name, args))
+	if c, ok := app.ParseCommand(text); ok {
+		return tea.Batch(save, m.command(c.Name, c.Args))
 	}
 	return tea.Batch(save, m.send(text, nil))
 }
@@ -262,21 +263,6 @@ func (m *Model) toggleNearest() {
 			return
 		}
 	}
-}
-
-// slashCommand splits "/name args"; a first word with another slash in
-// it ("/usr/bin is ...") is text, not a command.
-func slashCommand(line string) (name, args string, ok bool) {
-	if !strings.HasPrefix(line, "/") {
-		return "", "", false
-	}
-	name, args, _ = strings.Cut(strings.TrimSpace(line[1:]), " ")
-	name = strings.TrimSpace(name)
-	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
-		args = name[i:] + " " + args
-		name = name[:i]
-	}
-	return name, strings.TrimSpace(args), name != "" && !strings.Contains(name, "/")
 }
 
 // History I/O, off the update loop. A history file that cannot be

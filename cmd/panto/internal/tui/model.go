@@ -17,9 +17,9 @@ import (
 
 // Options configure the UI.
 type Options struct {
-	// Open opens the session; the UI calls it once, in the background,
-	// so the first frame never waits for the extensions to start.
-	Open func(ctx context.Context) (Session, error)
+	// App opens the session and the others /resume and /fork switch to;
+	// nil opens none (tests of what the UI shows before).
+	App App
 	// CWD and Home shorten paths; CWD is where @ completes files from.
 	CWD, Home string
 	// Version is panto's, for /session.
@@ -49,16 +49,6 @@ type Options struct {
 	// BranchSummary is config branch_summary: a /tree jump asks the
 	// model for a summary of the branch left.
 	BranchSummary bool
-	// Sessions lists this directory's sessions for /resume, newest
-	// first; nil offers none.
-	Sessions func() ([]SessionItem, error)
-	// Reopen opens the log at path as a resume, with the same flags and
-	// extensions: /resume and /fork switch to it after closing the
-	// session. nil: neither can switch.
-	Reopen func(ctx context.Context, path string) (Session, error)
-	// Fork copies the path of the log at src up to the entry ref names
-	// to a new session's log, and returns that log's path.
-	Fork func(src, ref string) (string, error)
 	// OnInterrupt, when set, is given a function that interrupts as
 	// Ctrl-C does: panto calls it on SIGINT from outside.
 	OnInterrupt func(func())
@@ -190,14 +180,14 @@ func New(ctx context.Context, o Options) *Model {
 		ed:      newComposer(),
 		list:    transcript.New(),
 		tools:   map[string]*transcript.Tool{},
-		opening: o.Open != nil,
+		opening: o.App != nil,
 		width:   80, height: 24,
 		prompts: promptTracker{cwd: o.CWD, home: o.Home},
 	}
 	m.status.cwd = shortCWD(shortPath(o.CWD, "", o.Home))
 	m.comp = newCompletion()
-	if o.Open != nil {
-		m.op = startOpen(ctx, o.Open)
+	if o.App != nil {
+		m.op = startOpen(ctx, o.App)
 	}
 	for _, n := range o.Notices {
 		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: n})

@@ -221,7 +221,7 @@ func TestQueue(t *testing.T) {
 	f := newFake()
 	gate := make(chan struct{})
 	h := newHarness(t, nil, func(o *Options) {
-		o.Open = func(context.Context) (Session, error) { <-gate; return f, nil }
+		appOf(o).open = func(context.Context) (Session, error) { <-gate; return f, nil }
 	})
 	require.Contains(t, h.screen(), "starting extensions")
 	h.typ("early")
@@ -703,7 +703,7 @@ func TestNotices(t *testing.T) {
 func TestOpenFails(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil, func(o *Options) {
-		o.Open = func(context.Context) (Session, error) { return nil, errors.New("session log is locked") }
+		appOf(o).open = func(context.Context) (Session, error) { return nil, errors.New("session log is locked") }
 	})
 	h.wait(func() bool { return h.quit }, "the UI quits")
 	require.EqualError(t, h.m.Shutdown(context.Background()), "session log is locked")

@@ -112,7 +112,7 @@ func TestPasteWithItsEndMarkerSendsNothing(t *testing.T) {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	o := Options{Open: func(context.Context) (Session, error) { return f, nil }, CWD: t.TempDir(),
+	o := Options{App: &fakeApp{open: func(context.Context) (Session, error) { return f, nil }}, CWD: t.TempDir(),
 		Input: pr, Output: io.Discard, Theme: "dark"}
 	pb := probe{New(ctx, o)}
 	p := tea.NewProgram(pb, ProgramOptions(ctx, o)...)

@@ -3,35 +3,34 @@ package tui
 import (
 	"context"
 
-	"github.com/panto-dev/panto/conversation"
-	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/host/extension"
-	"github.com/panto-dev/panto/sessionlog"
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 )
 
-// Session is what the UI needs of a running session; *host.Session
-// satisfies it, and tests use a fake.
-type Session interface {
-	// Subscribe is where every event comes from, Open's first (the
-	// first subscription); Turn starts a turn whose events, TurnEnd
-	// last, come there.
-	Subscribe(ctx context.Context) <-chan host.Event
-	Turn(ctx context.Context, text string) error
-	Info() host.Info
-	Commands() []extension.Command
-	RunCommand(ctx context.Context, name, args string) (string, error)
-	Compact(ctx context.Context) (host.CompactResult, error)
-	SetModel(name string) error
-	ContextUsage() (tokens, window int)
-	Messages() []conversation.Message
-	EffectiveSystem() []conversation.SystemText
-	Close(ctx context.Context) error
+// Session is what the UI needs of a running session: the one every front
+// end drives (app.Session). *host.Session is one, and tests use a fake.
+type Session = app.Session
 
-	// The session tree (/tree).
-	Tree() (*sessionlog.Tree, error)
-	MoveTo(ctx context.Context, ref string, opt host.MoveOptions) (host.MoveResult, error)
-	Label(ref, text string) (string, error)
-	PromptAt(ref string) ([]conversation.SystemText, error)
+// SessionItem is a session /resume offers (app.Store.List).
+type SessionItem = app.SessionItem
+
+// App is the app layer as the UI sees it: what opens the session, lists
+// the directory's other sessions, opens one in the place of the one in
+// use, and forks. *app.App is one; the tests fake it. Nothing else of
+// the app reaches the UI: its rules (app.ParseCommand, app.Jump,
+// app.Switch) are functions it calls.
+type App interface {
+	// Open opens the session, once, in the background, so the first
+	// frame never waits for the extensions to start. (moved: a --from
+	// move, whose Moved event comes on the subscription like any other.)
+	Open(ctx context.Context) (s Session, moved bool, err error)
+	// Sessions lists this directory's sessions for /resume, newest first.
+	Sessions() ([]SessionItem, error)
+	// Reopen opens the log at path as a resume, with the same flags and
+	// extensions: /resume and /fork switch to it (app.Switch).
+	Reopen(ctx context.Context, path string) (Session, error)
+	// Fork copies the path of s's log up to the entry ref names ("" the
+	// leaf) into a new session's log (/fork).
+	Fork(ctx context.Context, s Session, ref string) (app.Forked, error)
 }
 
-var _ Session = (*host.Session)(nil)
+var _ App = (*app.App)(nil)

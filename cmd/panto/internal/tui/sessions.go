@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
@@ -19,8 +20,9 @@ import (
 )
 
 // Other sessions: /fork and /resume switch the UI to another log. The
-// session is closed and the other opened through Options.Reopen (after,
-// for a session not recorded, which cannot be opened again).
+// session is closed and the other opened through Options.App, by the
+// rule every front end follows (app.Switch: a session not recorded,
+// which cannot be opened again, is closed only after).
 
 // fork copies the path up to ref ("" the current leaf) into a new
 // session and switches to it.
@@ -30,22 +32,22 @@ func (m *Model) fork(ref string) tea.Cmd {
 	case info.Path == "":
 		m.say(transcript.Error, "/fork: "+host.ErrNotRecorded.Error())
 		return nil
-	case m.o.Fork == nil || m.o.Reopen == nil:
+	case m.o.App == nil:
 		m.say(transcript.Error, "/fork: this panto cannot switch sessions")
 		return nil
 	case m.busy != idle:
 		m.say(transcript.Warning, "/fork: panto is busy; fork when the turn ends")
 		return nil
 	}
-	fork := m.o.Fork
+	a, sess, ctx := m.o.App, m.sess, m.ctx
 	return m.switchTo(func() (string, func(Session) string, error) {
-		dst, err := fork(info.Path, ref)
+		f, err := a.Fork(ctx, sess, ref)
 		if err != nil {
 			return "", nil, fmt.Errorf("/fork: %w", err)
 		}
-		return dst, func(Session) string {
+		return f.Path, func(Session) string {
 			return fmt.Sprintf("forked into a new session, log %s (the session left is %s: panto --resume %s)",
-				shortPath(dst, m.o.CWD, m.o.Home), info.ID, treeview.Short(info.ID))
+				shortPath(f.Path, m.o.CWD, m.o.Home), info.ID, treeview.Short(info.ID))
 		}, nil
 	})
 }
@@ -65,10 +67,9 @@ type switchedMsg struct {
 // switchTo closes the session and opens another log in its place:
 // target names it (and what to say of the session opened), or fails
 // before anything is closed. When the log cannot be opened, the session
-// left is opened again.
+// left is opened again (app.Switch).
 func (m *Model) switchTo(target func() (path string, what func(Session) string, err error)) tea.Cmd {
-	old, reopen := m.sess, m.o.Reopen
-	left := old.Info().Path
+	old, reopen := m.sess, m.o.App.Reopen
 	m.sess = nil // what is typed meanwhile waits, as at the start
 	if m.unsubscribe != nil {
 		// What the session left says from now on (while it closes) is
@@ -83,32 +84,20 @@ func (m *Model) switchTo(target func() (path string, what func(Session) string, 
 		if err != nil {
 			return switchedMsg{sess: old, kept: true, err: err}
 		}
-		if left == "" {
-			// A session not recorded cannot be opened again: open the
-			// other first, and close this one only once it has.
-			sess, err := reopen(ctx, path)
-			if err != nil {
-				return switchedMsg{sess: old, kept: true, err: fmt.Errorf("opening %s: %w", path, err)}
-			}
-			said := what(sess)
-			if cerr := old.Close(ctx); cerr != nil {
-				said += " (closing the session left: " + errText(cerr) + ")"
-			}
-			return switchedMsg{sess: sess, what: said}
+		sw := app.Switch(ctx, old, path, reopen)
+		switch {
+		case sw.Kept:
+			return switchedMsg{sess: old, kept: true, err: fmt.Errorf("opening %s: %w", path, sw.Err)}
+		case sw.Session == nil:
+			return switchedMsg{err: fmt.Errorf("opening %s: %w; reopening the session left failed too", path, sw.Err)}
+		case sw.Err != nil:
+			return switchedMsg{sess: sw.Session, err: fmt.Errorf("opening %s: %w (back in the session left)", path, sw.Err)}
 		}
-		closeErr := old.Close(ctx)
-		sess, err := reopen(ctx, path)
-		if err != nil {
-			if back, berr := reopen(ctx, left); berr == nil {
-				return switchedMsg{sess: back, err: fmt.Errorf("opening %s: %w (back in the session left)", path, err)}
-			}
-			return switchedMsg{err: fmt.Errorf("opening %s: %w; reopening the session left failed too", path, err)}
+		said := what(sw.Session)
+		if sw.CloseErr != nil {
+			said += " (closing the session left: " + errText(sw.CloseErr) + ")"
 		}
-		said := what(sess)
-		if closeErr != nil {
-			said += " (closing the session left: " + errText(closeErr) + ")"
-		}
-		return switchedMsg{sess: sess, what: said}
+		return switchedMsg{sess: sw.Session, what: said}
 	})
 }
 
@@ -138,18 +127,6 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 	return cmd
 }
 
-// SessionItem is a session /resume offers.
-type SessionItem struct {
-	Path, ID string
-	// Summary: what the picker shows; Err when the log could not be
-	// read.
-	Last               string
-	Messages, Branches int
-	Labels             int
-	First              string
-	Err                error
-}
-
 type sessionsMsg struct {
 	list []SessionItem
 	err  error
@@ -162,13 +139,13 @@ type resumePicker struct {
 }
 
 func (m *Model) resumeCmd(args string) tea.Cmd {
-	if m.o.Sessions == nil || m.o.Reopen == nil {
+	if m.o.App == nil {
 		m.say(transcript.Error, "/resume: this panto cannot switch sessions")
 		return nil
 	}
-	list := m.o.Sessions
+	a := m.o.App
 	return func() tea.Msg {
-		l, err := list()
+		l, err := a.Sessions()
 		return sessionsMsg{list: l, err: err}
 	}
 }
@@ -189,7 +166,7 @@ func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 	var items []picker.Item
 	for _, s := range msg.list {
 		rp.items[s.Path] = s
-		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + s.Last, Match: s.ID + " " + s.First}
+		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + updated(s), Match: s.ID + " " + s.First}
 		if s.Err != nil {
 			it.Desc = "unreadable: " + oneLine(errText(s.Err), 60)
 		} else {
@@ -265,14 +242,17 @@ func (rp *resumePicker) preview(th *theme.Theme, path string, width, _ int) []st
 		return append(out, th.Error.Render(termtext.Line(errText(s.Err))))
 	}
 	out = append(out,
-		th.Dim.Render("last   ")+termtext.Line(s.Last),
+		th.Dim.Render("last   ")+updated(s),
 		th.Dim.Render("msgs   ")+fmt.Sprint(s.Messages),
 		th.Dim.Render("branch ")+fmt.Sprint(s.Branches))
-	if s.Labels > 0 {
-		out = append(out, th.Dim.Render("labels ")+fmt.Sprint(s.Labels))
+	if len(s.Labels) > 0 {
+		out = append(out, th.Dim.Render("labels ")+fmt.Sprint(len(s.Labels)))
 	}
 	out = append(out, th.Dim.Render("log    ")+termtext.Line(path), "", th.Dim.Render("first message:"))
 	first := strings.ReplaceAll(termtext.Sanitize(cmp.Or(s.First, "(none yet)")), "\t", "    ")
 	out = append(out, strings.Split(ansi.Wrap(first, max(10, width), ""), "\n")...)
 	return out
 }
+
+// updated is when the session was last written, as the picker shows it.
+func updated(s SessionItem) string { return s.Updated.Local().Format("2006-01-02 15:04") }

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
@@ -347,8 +348,8 @@ func (m *Model) jumpTo(row treeview.Row, summarize bool) tea.Cmd {
 	return m.startBusy(commanding, what, func(ctx context.Context) commandDoneMsg {
 		id, retype := cmp.Or(row.To, row.ID), ""
 		if t, err := sess.Tree(); err == nil {
-			if full, err := t.Resolve(id); err == nil {
-				id, retype = treeview.Jump(t, full)
+			if to, typed, err := app.Jump(t, id); err == nil {
+				id, retype = to, typed
 			}
 		}
 		res, err := sess.MoveTo(ctx, id, host.MoveOptions{Summarize: summarize})

@@ -84,7 +84,7 @@ func leafOf(t *testing.T, s *host.Session) string {
 func treeHarness(t *testing.T, s Session, opts ...func(*Options)) *harness {
 	t.Helper()
 	h := newHarness(t, nil, append([]func(*Options){func(o *Options) {
-		o.Open = func(context.Context) (Session, error) { return s, nil }
+		appOf(o).open = func(context.Context) (Session, error) { return s, nil }
 	}}, opts...)...)
 	h.wait(func() bool { return h.m.sess != nil }, "the session opens")
 	h.settle()
@@ -194,14 +194,14 @@ func TestResumeSwitchesSessions(t *testing.T) {
 	b.msgs = []conversation.Message{conversation.UserText("hello from b"), conversation.AssistantText("b's reply")}
 	var reopened []string
 	h := newHarness(t, a, func(o *Options) {
-		o.Sessions = func() ([]SessionItem, error) {
+		appOf(o).sessions = func() ([]SessionItem, error) {
 			return []SessionItem{
 				{Path: p1, ID: "s1", Messages: 0, First: "first of a"},
 				{Path: p2, ID: "s2", Messages: 2, First: "hello from b"},
 				{Path: bad, ID: "bad", Messages: 1, First: "a log that will not open"},
 			}, nil
 		}
-		o.Reopen = func(_ context.Context, path string) (Session, error) {
+		appOf(o).reopen = func(_ context.Context, path string) (Session, error) {
 			reopened = append(reopened, path)
 			switch path {
 			case p2:
@@ -377,8 +377,8 @@ func TestResumeFromAnUnrecordedSessionThatFails(t *testing.T) {
 	a := newFake()
 	a.info.Path = ""
 	h := newHarness(t, a, func(o *Options) {
-		o.Sessions = func() ([]SessionItem, error) { return []SessionItem{{Path: target, ID: "s2", Messages: 2}}, nil }
-		o.Reopen = func(context.Context, string) (Session, error) { return nil, errors.New("locked by pid 42") }
+		appOf(o).sessions = func() ([]SessionItem, error) { return []SessionItem{{Path: target, ID: "s2", Messages: 2}}, nil }
+		appOf(o).reopen = func(context.Context, string) (Session, error) { return nil, errors.New("locked by pid 42") }
 	})
 	h.typ("/resume")
 	h.enter()

@@ -1,4 +1,4 @@
-package main
+package lineloop
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/signals"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/host"
 )
 
@@ -18,7 +20,7 @@ import (
 // hide or rewrite it; answered only by a line typed after the question
 // appeared. Lines typed before it — read ahead, or still in the
 // terminal's input queue — are discarded (and the user told), and a line
-// that ends within lineloop.Grace of it appearing is ignored: it was typed
+// that ends within Grace of it appearing is ignored: it was typed
 // before it could be read. A confirm takes the word "yes"; anything else
 // is no.
 
@@ -66,12 +68,12 @@ func (a *asking) add(q host.Question) {
 
 // show puts pending[0] on the screen, after discarding the type-ahead.
 func (a *asking) show() {
-	out, errw := a.c.e.stdout, a.c.e.stderr
+	out, errw := a.c.o.Stdout, a.c.o.Stderr
 	a.stopTimer()
 	q := a.pending[0]
 	dropped := a.c.in.Discard()
 	for _, l := range dropped {
-		if isQuit(l.Text) {
+		if app.IsQuit(l.Text) {
 			// Typed ahead, but meant: leaving answers nothing.
 			a.leave()
 			return
@@ -79,10 +81,10 @@ func (a *asking) show() {
 	}
 	if n := len(dropped); n > 0 {
 		fmt.Fprintf(errw, "panto: discarded %s typed before the question\n", plural(n, "line"))
-		flush(errw)
+		termtext.Flush(errw)
 	}
-	fmt.Fprint(out, lineloop.Text(q))
-	flush(out)
+	fmt.Fprint(out, Text(q))
+	termtext.Flush(out)
 	a.shown = time.Now()
 	if !q.Deadline.IsZero() {
 		a.timer = time.NewTimer(time.Until(q.Deadline))
@@ -92,7 +94,7 @@ func (a *asking) show() {
 // lines takes what was typed: the answer to the question on the screen,
 // once a line typed after it appeared comes.
 func (a *asking) lines() {
-	out, errw := a.c.e.stdout, a.c.e.stderr
+	out, errw := a.c.o.Stdout, a.c.o.Stderr
 	for a.open() {
 		l, ok := a.c.in.Next()
 		if !ok {
@@ -104,13 +106,13 @@ func (a *asking) lines() {
 		}
 		text := strings.TrimSpace(l.Text)
 		switch {
-		case isQuit(text):
+		case app.IsQuit(text):
 			a.leave()
 			return
 		case l.At.Before(a.shown):
 			fmt.Fprintln(errw, "panto: discarded 1 line typed before the question")
-		case l.At.Before(a.shown.Add(lineloop.Grace)):
-			fmt.Fprintf(errw, "panto: ignored a line typed as the question appeared (within %s): answer again\n", lineloop.Grace)
+		case l.At.Before(a.shown.Add(Grace)):
+			fmt.Fprintf(errw, "panto: ignored a line typed as the question appeared (within %s): answer again\n", Grace)
 		default:
 			q := a.pending[0]
 			a.pending = a.pending[1:]
@@ -123,10 +125,10 @@ func (a *asking) lines() {
 			}
 			continue
 		}
-		flush(errw)
+		termtext.Flush(errw)
 		// The choice again, last on the screen.
-		fmt.Fprint(out, lineloop.Choice(a.pending[0]))
-		flush(out)
+		fmt.Fprint(out, Choice(a.pending[0]))
+		termtext.Flush(out)
 	}
 }
 
@@ -136,7 +138,7 @@ func (a *asking) expire() {
 	if !a.open() {
 		return
 	}
-	fmt.Fprintln(a.c.e.stdout, "\n  (no answer in time)")
+	fmt.Fprintln(a.c.o.Stdout, "\n  (no answer in time)")
 	a.next()
 }
 
@@ -151,7 +153,7 @@ func (a *asking) withdrawn(ev host.QuestionClosed) {
 			a.pending = append(a.pending[:i:i], a.pending[i+1:]...)
 			return
 		}
-		fmt.Fprintln(a.c.e.stdout, "\n  (the question was withdrawn)")
+		fmt.Fprintln(a.c.o.Stdout, "\n  (the question was withdrawn)")
 		a.next()
 		return
 	}
@@ -170,21 +172,21 @@ func (a *asking) next() {
 // stopping): those open and those still to come.
 func (a *asking) interrupted() {
 	if a.open() {
-		fmt.Fprintln(a.c.e.stdout, "\n  (dismissed)")
+		fmt.Fprintln(a.c.o.Stdout, "\n  (dismissed)")
 	}
 	a.dismissAll()
 }
 
 // leave dismisses every question and ends the turn, to leave the line
 // loop (Ctrl-D or /quit at a question). When the turn does not end within
-// stopGrace, panto stops as on a Ctrl-C with nothing in the foreground.
+// signals.StopGrace, panto stops as on a Ctrl-C with nothing in the foreground.
 func (a *asking) leave() {
 	a.c.leaving = true
 	a.dismissAll()
-	a.cancel(errInterrupted)
+	a.cancel(signals.ErrInterrupted)
 	if a.hard == nil {
-		sig := a.c.e.sig
-		a.hard = time.AfterFunc(stopGrace, func() { sig.stop(os.Interrupt) })
+		sig := a.c.o.Signals
+		a.hard = time.AfterFunc(signals.StopGrace, func() { sig.Stop(os.Interrupt) })
 	}
 }
 
@@ -212,16 +214,10 @@ func (a *asking) stopTimer() {
 	}
 }
 
-// isQuit reports whether a line is /quit or /exit.
-func isQuit(line string) bool {
-	name, args, ok := slashCommand(strings.TrimSpace(line))
-	return ok && args == "" && (name == "quit" || name == "exit")
-}
-
 // answerQuestion answers q with the line typed; it returns a note for
 // the user, or "".
 func answerQuestion(q host.Question, text string) string {
-	a, dismiss, note := lineloop.Decide(q, text)
+	a, dismiss, note := Decide(q, text)
 	if dismiss {
 		q.Dismiss()
 	} else {

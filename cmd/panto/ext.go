@@ -3,129 +3,23 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
-	"github.com/panto-dev/panto/cmd/panto/internal/trust"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
-	"github.com/spf13/cobra"
 )
-
-// candidate is an extension found by discovery, trusted or not.
-type candidate struct {
-	spec extension.Spec
-	// skip says why it will not run (untrusted, changed); empty when it
-	// runs.
-	skip string
-}
-
-// discover finds the extensions to load, in load order: each layer's
-// extensions/ folder, base → user → project, by name within a folder;
-// then the --extension flags in the order given.
-func discover(d layers.Dirs, flagPaths []string) ([]candidate, error) {
-	ts, err := trust.Load(d.Layer(layers.User), trust.ExtensionsFile)
-	if err != nil {
-		return nil, err
-	}
-	var out []candidate
-	for _, l := range d.Layers {
-		dir := filepath.Join(l.Dir, "extensions")
-		ents, err := os.ReadDir(dir)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list extensions in %s: %w", dir, err)
-		}
-		sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-		for _, de := range ents {
-			path := filepath.Join(dir, de.Name())
-			if strings.HasPrefix(de.Name(), ".") || !isExecutable(path) {
-				continue
-			}
-			c := candidate{spec: extension.Spec{Path: path, Source: string(l.Name) + " layer"}}
-			if l.Name == layers.Project {
-				c.skip, c.spec.Checksum = checkTrust(ts, path)
-			}
-			out = append(out, c)
-		}
-	}
-	for _, p := range flagPaths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, fmt.Errorf("--extension %s: %w", p, err)
-		}
-		if !isExecutable(abs) {
-			return nil, usageErrorf("--extension %s: not an executable file", p)
-		}
-		out = append(out, candidate{spec: extension.Spec{Path: abs, Source: "--extension"}})
-	}
-	return out, nil
-}
-
-// checkTrust says whether a project-layer binary may run; when it may, it
-// returns the checksum go-plugin verifies again right before the start.
-func checkTrust(ts *trust.Store, path string) (skip string, checksum []byte) {
-	sum, err := trust.FileSHA256(path)
-	if err != nil {
-		return fmt.Sprintf("cannot read it: %v", err), nil
-	}
-	switch ts.Check(path, sum) {
-	case trust.Trusted:
-		return "", sum
-	case trust.Changed:
-		return fmt.Sprintf("changed since it was trusted; check it, then run 'panto ext trust %s'", path), nil
-	}
-	return fmt.Sprintf("not trusted; run 'panto ext trust %s' to trust it", path), nil
-}
-
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
-}
-
-// runnable returns the specs of the candidates that may run, and reports
-// the others on w.
-func runnable(cands []candidate, w io.Writer) []extension.Spec {
-	var specs []extension.Spec
-	for _, c := range cands {
-		if c.skip != "" {
-			fmt.Fprintf(w, "panto: skipping extension %s: %s\n", c.spec.Path, c.skip)
-			continue
-		}
-		specs = append(specs, c.spec)
-	}
-	return specs
-}
-
-// withoutDisabled drops the specs whose file name is on the config's
-// disabled_extensions list, so they never start. An extension whose name
-// (from Init) differs from its file name can only be recognised once it
-// has started; Manager.Disable stops it before any event reaches it.
-func withoutDisabled(specs []extension.Spec, disabled []string) []extension.Spec {
-	if len(disabled) == 0 {
-		return specs
-	}
-	var out []extension.Spec
-	for _, sp := range specs {
-		if !slices.Contains(disabled, filepath.Base(sp.Path)) {
-			out = append(out, sp)
-		}
-	}
-	return out
-}
 
 const extLong = `Extensions are loaded from each layer's extensions/ folder — base
 ($PANTO_HOME/agent/extensions), user ($XDG_CONFIG_HOME/panto/extensions),
@@ -181,63 +75,44 @@ included, and when it had to be killed to stop.`,
 }
 
 func extList(ctx context.Context, e *env, o *options, flags []string) error {
-	a, err := loadApp(e, o)
+	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	cands, err := discover(a.dirs, flags)
+	defer a.Close()
+	list, err := a.Extensions(ctx, flags)
 	if err != nil {
 		return err
 	}
-	// What a session would attach to under a debugger, too.
-	specs := make([]extension.Spec, len(cands))
-	for i, c := range cands {
-		specs[i] = c.spec
-	}
-	if specs, err = reattached(e, specs); err != nil {
-		return err
-	}
-	for i, sp := range specs {
-		if i < len(cands) {
-			cands[i].spec = sp
-		} else {
-			cands = append(cands, candidate{spec: sp})
-		}
-	}
-	if len(cands) == 0 {
+	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "no extensions found (see panto ext --help)")
 		return nil
 	}
-	disabled := map[string]bool{}
-	for _, n := range a.cfg.DisabledExtensions {
-		disabled[n] = true
-	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tTRUSTED\tVERSION\tHANDLES\tPATH")
-	for _, c := range cands {
-		name, ver, handles := filepath.Base(c.spec.Path), "-", "-"
+	for _, x := range list {
+		name, ver, handles := filepath.Base(x.Spec.Path), "-", "-"
 		trusted := "yes"
-		c.spec.Environ = a.extensionEnviron(e, c.spec.Path)
-		if c.skip != "" {
-			trusted = "no: " + c.skip
-		} else if info, err := extension.Describe(ctx, c.spec, a.extensionOptions()); err != nil {
-			handles = "(failed to start: " + oneLine(err.Error(), 60) + ")"
-		} else {
-			name, ver = info.Name, info.Version
-			if disabled[name] {
+		switch {
+		case x.Skip != "":
+			trusted = "no: " + x.Skip
+		case x.Err != nil:
+			handles = "(failed to start: " + termtext.OneLine(x.Err.Error(), 60) + ")"
+		default:
+			name, ver = x.Info.Name, x.Info.Version
+			if x.Disabled {
 				trusted += " (disabled in config)"
 			}
-			h := append([]string(nil), info.Events...)
-			for _, cmd := range info.Commands {
+			h := append([]string(nil), x.Info.Events...)
+			for _, cmd := range x.Info.Commands {
 				h = append(h, "/"+cmd.Name)
 			}
-			for _, tool := range info.Tools {
+			for _, tool := range x.Info.Tools {
 				h = append(h, "tool:"+tool.Name)
 			}
 			handles = strings.Join(h, " ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, c.spec.Source, trusted, ver, handles, c.spec.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, x.Spec.Source, trusted, ver, handles, x.Spec.Path)
 	}
 	return tw.Flush()
 }
@@ -247,21 +122,17 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 	if err != nil {
 		return err
 	}
-	if !isExecutable(path) {
+	if !app.IsExecutable(path) {
 		return fmt.Errorf("ext check %s: not an executable file", path)
 	}
-	a, err := loadApp(e, o)
+	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	spec := extension.Spec{Path: path, Source: "panto ext check", Environ: a.extensionEnviron(e, path)}
-	cfg := a.hostConfig(e, o, host.Log{ID: "check"}, []extension.Spec{spec}, nil)
-	cfg.MaxProcs = nil
+	defer a.Close()
 	log := newCheckLog(e.stderr)
-	cfg.ExtensionOptions.Logger = log.logger()
 	start := time.Now()
-	sess, err := host.Open(ctx, cfg)
+	sess, err := a.OpenCheck(ctx, path, log.logger())
 	if err != nil {
 		return fmt.Errorf("ext check: %w", err)
 	}
@@ -299,10 +170,10 @@ func extCheck(ctx context.Context, e *env, o *options, arg string) error {
 		fmt.Fprintf(e.stdout, "command: /%s %s — %s\n", c.Name, c.Usage, c.Description)
 	}
 	for _, t := range info.Tools {
-		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.Name, oneLine(t.Description, 80))
+		fmt.Fprintf(e.stdout, "tool: %s — %s\n", t.Name, termtext.OneLine(t.Description, 80))
 	}
 	for k, v := range info.Variables {
-		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, oneLine(v, 60))
+		fmt.Fprintf(e.stdout, "variable: {{%s}} = %q\n", k, termtext.OneLine(v, 60))
 	}
 	// What the extension does, as it happens; every failure is a notice.
 	var failed []string
@@ -425,56 +296,12 @@ func (c *checkLog) started(ok bool) {
 	c.live = true
 }
 
-// extensionOptions are the extension host's options from the config.
-func (a *app) extensionOptions() extension.Options {
-	return extension.Options{
-		Logger:       a.logger.Named("extensions"),
-		StartTimeout: a.cfg.ExtensionStartTimeout,
-		HookTimeout:  a.cfg.HookTimeout,
-		ToolTimeout:  a.cfg.ToolTimeout,
-		HostVersion:  version,
-		SocketDir:    a.sockets,
-	}
-}
-
 func extTrust(e *env, args []string) error {
 	d, err := layers.Resolve(e.getenv, e.cwd)
 	if err != nil {
 		return err
 	}
-	paths := args
-	if len(paths) == 0 {
-		cands, err := discover(d, nil)
-		if err != nil {
-			return err
-		}
-		for _, c := range cands {
-			if c.spec.Source == string(layers.Project)+" layer" {
-				paths = append(paths, c.spec.Path)
-			}
-		}
-		if len(paths) == 0 {
-			return fmt.Errorf("ext trust: no extensions in %s", filepath.Join(d.Layer(layers.Project), "extensions"))
-		}
-	}
-	ts, err := trust.Load(d.Layer(layers.User), trust.ExtensionsFile)
-	if err != nil {
-		return err
-	}
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return err
-		}
-		if !isExecutable(abs) {
-			return fmt.Errorf("ext trust %s: not an executable file", p)
-		}
-		sum, err := trust.FileSHA256(abs)
-		if err != nil {
-			return fmt.Errorf("ext trust %s: %w", p, err)
-		}
-		ts.Trust(abs, sum)
-		fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", abs, hex.EncodeToString(sum)[:16])
-	}
-	return ts.Save()
+	return app.TrustExtensions(d, args, func(path string, sum []byte) {
+		fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", path, hex.EncodeToString(sum)[:16])
+	})
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
+	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sessionlog"
 	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
@@ -21,7 +22,7 @@ import (
 // over the target, a fork linked to a name nothing holds. Neither ever
 // opens the target itself, so a FIFO there is never waited on.
 
-// outputPath checks the -o target of cmd ("session export" or "session
+// OutputPath checks the -o target of cmd ("session export" or "session
 // fork") and returns the path to write: dst itself, or for a symlink to
 // a regular file the file it names. dst is absolute. replace says whether
 // a plain regular file there may be replaced (export: yes; fork: no
@@ -33,7 +34,7 @@ import (
 //   - the session log being exported, any file that looks like a session
 //     log (a header of any version, a torn one), a lock file (*.lock:
 //     a running session's), and any file in panto's sessions folder.
-func outputPath(cmd, dst, src string, dirs layers.Dirs, replace bool) (string, error) {
+func OutputPath(cmd, dst, src string, dirs layers.Dirs, replace bool) (string, error) {
 	flag := cmd + ": -o " + dst
 	dir := filepath.Dir(dst)
 	switch st, err := os.Stat(dir); {
@@ -109,12 +110,12 @@ func inSessions(path string, dirs layers.Dirs) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// writeExport writes an export to dst whole or not at all: rendered into
+// WriteExport writes an export to dst whole or not at all: rendered into
 // a temporary file beside it, renamed over it. A signal that stops panto
 // (ctx ends) removes the temporary file at once and stops the render at
 // its next write. Temporary files an earlier export killed outright left
 // in that directory are removed first (atomicfile.RemoveStale).
-func writeExport(ctx context.Context, dst string, render func(io.Writer) error) error {
+func WriteExport(ctx context.Context, dst string, render func(io.Writer) error) error {
 	_, _ = atomicfile.RemoveStale(filepath.Dir(dst))
 	tmp, err := atomicfile.Create(ctx, dst)
 	if err != nil {
@@ -131,4 +132,29 @@ func writeExport(ctx context.Context, dst string, render func(io.Writer) error) 
 		return fmt.Errorf("session export: %w", err)
 	}
 	return nil
+}
+
+// LabelLog gives the entry ref (an id or a unique prefix) of the log at
+// path the label text ("" removes it) by appending a label entry: it
+// takes the log's writer, so it fails (sessionlog.ErrLocked) while a
+// session runs on it (panto session label; /label labels through the
+// session). It returns the entry's full id.
+func LabelLog(path, ref, text string) (string, error) {
+	text = strings.TrimSpace(conversation.ValidText(text))
+	if strings.ContainsAny(text, "\r\n") {
+		return "", errors.New("session label: a label is one line")
+	}
+	w, log, err := sessionlog.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("session label: %w", err)
+	}
+	defer w.Close()
+	id, err := log.Tree().Resolve(strings.TrimSpace(ref))
+	if err != nil {
+		return "", fmt.Errorf("session label %s: %w", path, err)
+	}
+	if _, err := w.Append(sessionlog.LabelEntry(id, text)); err != nil {
+		return "", fmt.Errorf("session label: %w", err)
+	}
+	return id, w.Close()
 }

@@ -1,4 +1,4 @@
-package main
+package lineloop
 
 import (
 	"encoding/json"

@@ -1,4 +1,12 @@
-package main
+// Package signals routes the signals panto handles — SIGINT (Ctrl-C),
+// SIGTERM and SIGHUP — to what runs: the foreground's Ctrl-C handler (a
+// turn, the line loop's prompt, the full-screen UI), or the end of panto.
+// package main makes one Router for the process; the front ends take
+// Ctrl-C through it (Foreground, OnInterrupt) and package main turns the
+// cause it leaves in the root context into the exit status (ExitCode).
+// It holds no session and prints nothing but the last line before an
+// exit that cannot wait.
+package signals
 
 import (
 	"context"
@@ -14,7 +22,7 @@ import (
 // What panto does on each signal (docs/cli.md, "Signals"):
 //
 //   - SIGTERM and SIGHUP end panto, whatever it is doing: the root context
-//     is cancelled with a *stopSignal cause, a request in flight is
+//     is cancelled with a *Stopped cause, a request in flight is
 //     abandoned (nothing half-received is recorded), running tool calls
 //     get "interrupted" results, extensions are stopped (each within its
 //     deadline) and panto exits with 128+signal.
@@ -24,21 +32,27 @@ import (
 //     subcommand), or a second one comes while a turn is still stopping,
 //     it ends panto too, with exit status 130.
 //   - A second such signal while panto is already stopping, or the stop
-//     taking longer than stopGrace, ends the process at once: every
+//     taking longer than StopGrace, ends the process at once: every
 //     recorded entry is already on disk, and the kernel releases the
 //     session lock and kills the extensions (Pdeathsig).
 
-// stopSignal is the cause of the root context when a signal ends panto.
-type stopSignal struct{ sig os.Signal }
+// ErrInterrupted is the cause of what the user stopped with Ctrl-C: a
+// command that returns it (wrapped) ends panto with exit status 130.
+var ErrInterrupted = errors.New("interrupted")
 
-func (s *stopSignal) Error() string { return "stopped by " + signalName(s.sig) }
+// Stopped is the cause of the root context when a signal ends panto; its
+// exit status is 128 + the signal's number (Code).
+type Stopped struct{ sig os.Signal }
 
-// code is the exit status for the signal: 128 + its number.
-func (s *stopSignal) code() int {
+func (s *Stopped) Error() string { return "stopped by " + signalName(s.sig) }
+
+// Code is the exit status for the signal: 128 + its number (1 for a
+// signal without one).
+func (s *Stopped) Code() int {
 	if n, ok := s.sig.(syscall.Signal); ok {
 		return 128 + int(n)
 	}
-	return exitError
+	return 1
 }
 
 func signalName(sig os.Signal) string {
@@ -53,13 +67,12 @@ func signalName(sig os.Signal) string {
 	return sig.String()
 }
 
-// stopGrace bounds how long panto takes to stop cleanly after a signal
+// StopGrace bounds how long panto takes to stop cleanly after a signal
 // ends it; then it exits at once.
-const stopGrace = 5 * time.Second
+const StopGrace = 5 * time.Second
 
-// signalRouter takes the signals panto handles (see above) and routes
-// them. Its zero value with nil fields ignores nothing and ends nothing.
-type signalRouter struct {
+// Router takes the signals panto handles (see above) and routes them.
+type Router struct {
 	cancel context.CancelCauseFunc
 	// exit ends the process at once; nil (in-process tests) never does.
 	exit func(code int)
@@ -69,8 +82,16 @@ type signalRouter struct {
 	stopping bool
 }
 
-// route starts delivering sigs; it returns at once.
-func (r *signalRouter) route(sigs <-chan os.Signal) {
+// NewRouter returns a router that ends panto by cancelling the root
+// context with cancel, and, when that does not end it in time, by exit
+// (nil never exits: tests that run the CLI in-process).
+func NewRouter(cancel context.CancelCauseFunc, exit func(code int)) *Router {
+	return &Router{cancel: cancel, exit: exit}
+}
+
+// Route starts delivering sigs; it returns at once. A nil channel never
+// delivers.
+func (r *Router) Route(sigs <-chan os.Signal) {
 	if sigs == nil {
 		return
 	}
@@ -81,7 +102,7 @@ func (r *signalRouter) route(sigs <-chan os.Signal) {
 	}()
 }
 
-func (r *signalRouter) deliver(sig os.Signal) {
+func (r *Router) deliver(sig os.Signal) {
 	r.mu.Lock()
 	onInt := r.onInt
 	if sig == os.Interrupt && onInt != nil && !r.stopping {
@@ -90,18 +111,18 @@ func (r *signalRouter) deliver(sig os.Signal) {
 		return
 	}
 	r.mu.Unlock()
-	r.stop(sig)
+	r.Stop(sig)
 }
 
-// stop ends panto as sig does when nothing in the foreground takes it:
+// Stop ends panto as sig does when nothing in the foreground takes it:
 // the root context is cancelled, and the process ends at once after
-// stopGrace or on a second call.
-func (r *signalRouter) stop(sig os.Signal) {
+// StopGrace or on a second call.
+func (r *Router) Stop(sig os.Signal) {
 	r.mu.Lock()
 	stopping := r.stopping
 	r.stopping = true
 	r.mu.Unlock()
-	cause := &stopSignal{sig}
+	cause := &Stopped{sig}
 	if sig == os.Interrupt {
 		cause = nil
 	}
@@ -111,44 +132,44 @@ func (r *signalRouter) stop(sig os.Signal) {
 		return
 	}
 	if cause == nil {
-		r.cancel(errInterrupted)
+		r.cancel(ErrInterrupted)
 	} else {
 		r.cancel(cause)
 	}
-	time.AfterFunc(stopGrace, func() { r.exitNow(cause) })
+	time.AfterFunc(StopGrace, func() { r.exitNow(cause) })
 }
 
 // exitNow ends the process with the status of cause (nil: Ctrl-C).
-func (r *signalRouter) exitNow(cause *stopSignal) {
+func (r *Router) exitNow(cause *Stopped) {
 	if r.exit == nil {
 		return
 	}
 	code := 130
 	what := "interrupted"
 	if cause != nil {
-		code, what = cause.code(), cause.Error()
+		code, what = cause.Code(), cause.Error()
 	}
 	fmt.Fprintf(os.Stderr, "panto: %s; exiting without waiting for the rest of the shutdown\n", what)
 	r.exit(code)
 }
 
-// foreground returns a context that Ctrl-C cancels (cause errInterrupted)
+// Foreground returns a context that Ctrl-C cancels (cause ErrInterrupted)
 // while it is in use, and a stop function to call when done. Signals that
 // end panto cancel it too, through ctx. A second Ctrl-C while it is in
 // use means what runs did not stop (an extension asking again and again,
 // a hook that hangs): it ends panto, as a Ctrl-C with nothing in the
 // foreground does.
-func (r *signalRouter) foreground(ctx context.Context) (context.Context, func()) {
+func (r *Router) Foreground(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	var n atomic.Int32
 	r.mu.Lock()
 	prev := r.onInt
 	r.onInt = func() {
 		if n.Add(1) == 1 {
-			cancel(errInterrupted)
+			cancel(ErrInterrupted)
 			return
 		}
-		r.stop(os.Interrupt)
+		r.Stop(os.Interrupt)
 	}
 	r.mu.Unlock()
 	return ctx, func() {
@@ -159,8 +180,8 @@ func (r *signalRouter) foreground(ctx context.Context) (context.Context, func())
 	}
 }
 
-// onInterrupt makes Ctrl-C call f until the returned function is called.
-func (r *signalRouter) onInterrupt(f func()) func() {
+// OnInterrupt makes Ctrl-C call f until the returned function is called.
+func (r *Router) OnInterrupt(f func()) func() {
 	r.mu.Lock()
 	prev := r.onInt
 	r.onInt = f
@@ -172,11 +193,11 @@ func (r *signalRouter) onInterrupt(f func()) func() {
 	}
 }
 
-// exitCode is the exit status when ctx was ended by a signal, else -1.
-func exitCode(ctx context.Context) int {
-	var s *stopSignal
+// ExitCode is the exit status when ctx was ended by a signal, else -1.
+func ExitCode(ctx context.Context) int {
+	var s *Stopped
 	if errors.As(context.Cause(ctx), &s) {
-		return s.code()
+		return s.Code()
 	}
 	return -1
 }

@@ -1,19 +1,16 @@
-package main
+package lineloop
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/host"
 )
-
-// nowFunc is the clock of new session names.
-var nowFunc = time.Now
 
 // textView shows events as text: the reply on stdout as it streams, tool
 // calls, retries and compaction as progress lines (on stderr in print mode,
@@ -31,12 +28,24 @@ type textView struct {
 	autoCompact bool
 }
 
-func newTextView(e *env, interactive bool) *textView {
-	v := &textView{out: e.stdout, progress: e.stderr, errw: e.stderr, atLineStart: true, interactive: interactive}
+func newTextView(o Options, interactive bool) *textView {
+	v := &textView{out: o.Stdout, progress: o.Stderr, errw: o.Stderr, atLineStart: true, interactive: interactive}
 	if interactive {
-		v.progress = e.stdout
+		v.progress = o.Stdout
 	}
 	return v
+}
+
+// ShowNotices shows the notices of events on stderr as print mode and
+// the line loop do (panto prompt: a session opened to read its prompt,
+// whose other events nobody shows), until the channel closes.
+func ShowNotices(stderr io.Writer, events <-chan host.Event) {
+	v := &textView{out: io.Discard, progress: io.Discard, errw: stderr, atLineStart: true}
+	for ev := range events {
+		if n, ok := ev.(host.Notice); ok {
+			v.show(n)
+		}
+	}
 }
 
 func (v *textView) show(ev host.Event) {
@@ -51,20 +60,20 @@ func (v *textView) show(ev host.Event) {
 		}
 	case host.ToolStart:
 		v.endLine()
-		fmt.Fprintf(v.progress, "→ %s %s\n", ev.Name, oneLine(string(ev.Input), 100))
+		fmt.Fprintf(v.progress, "→ %s %s\n", ev.Name, termtext.OneLine(string(ev.Input), 100))
 	case host.ToolEnd:
 		mark := "←"
 		if ev.IsError {
 			mark = "✗"
 		}
-		summary := oneLine(ev.Excerpt, 80)
+		summary := termtext.OneLine(ev.Excerpt, 80)
 		if ev.Lines > 1 {
 			summary = fmt.Sprintf("%s (%d lines)", summary, ev.Lines)
 		}
 		fmt.Fprintf(v.progress, "%s %s: %s\n", mark, ev.Name, summary)
 	case host.Retry:
 		v.endLine()
-		fmt.Fprintf(v.errw, "panto: retry %d of %d in %.1f s: %s\n", ev.Attempt, ev.Max, ev.Wait.Seconds(), oneLine(ev.Reason, 200))
+		fmt.Fprintf(v.errw, "panto: retry %d of %d in %.1f s: %s\n", ev.Attempt, ev.Max, ev.Wait.Seconds(), termtext.OneLine(ev.Reason, 200))
 	case host.CompactionStart:
 		// /compact reports itself; an automatic one is told here.
 		v.autoCompact = ev.Auto
@@ -92,7 +101,7 @@ func (v *textView) show(ev host.Event) {
 		if ev.By != "" {
 			by += ": " + ev.By // an extension's Notify
 		}
-		ev.Text = noticeText(ev.Text)
+		ev.Text = NoticeText(ev.Text)
 		switch ev.Level {
 		case host.NoticeWarning:
 			fmt.Fprintf(v.errw, "%s: warning: %s\n", by, ev.Text)
@@ -107,7 +116,7 @@ func (v *textView) show(ev host.Event) {
 		}
 	case host.TurnEnd:
 		v.endLine()
-		flush(v.out, v.errw)
+		termtext.Flush(v.out, v.errw)
 	}
 }
 
@@ -133,17 +142,7 @@ func (v *textView) output(_, text string) {
 	defer v.mu.Unlock()
 	v.endLine()
 	io.WriteString(v.out, text)
-	flush(v.out)
-}
-
-// oneLine is s on one line, white space runs made one space, cut to n
-// runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	termtext.Flush(v.out)
 }
 
 // maxNoticeText is the most of a notice's text the line loop and print
@@ -151,11 +150,11 @@ func oneLine(s string, n int) string {
 // few, not a channel for megabytes.
 const maxNoticeText = 4 << 10
 
-// noticeText is a notice's text as shown on stderr: at most
+// NoticeText is a notice's text as shown on stderr: at most
 // maxNoticeText bytes (cut at a rune, saying how much more there was),
 // every line after the first indented, so that no line of it can pass for
 // one of panto's own ("panto: …").
-func noticeText(s string) string {
+func NoticeText(s string) string {
 	if len(s) > maxNoticeText {
 		cut := maxNoticeText
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

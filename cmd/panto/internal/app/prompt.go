@@ -1,0 +1,97 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/sessionlog"
+)
+
+// PromptBlock is one block of a system prompt as panto shows it (/prompt,
+// panto prompt, and its --json).
+type PromptBlock struct {
+	Text string `json:"text"`
+	// Source says where the block came from, for people; empty in a log
+	// written before panto recorded sources.
+	Source string `json:"source,omitempty"`
+	// Key is the section's key, for a section.
+	Key string `json:"key,omitempty"`
+	// Message is the 1-based position of the system message the block's
+	// text comes from.
+	Message int `json:"message"`
+	// Entry is the id of that message's log entry (PromptAt).
+	Entry string `json:"entry,omitempty"`
+}
+
+// BlocksOf are the blocks of an effective system prompt.
+func BlocksOf(sys []conversation.SystemText) []PromptBlock {
+	out := make([]PromptBlock, 0, len(sys))
+	for _, b := range sys {
+		out = append(out, PromptBlock{Text: b.Text, Source: b.Source, Key: b.Key, Message: b.Index + 1})
+	}
+	return out
+}
+
+// atCount reports whether an --at value is a message count: a decimal
+// number of at most 5 digits. Anything else names an entry.
+func atCount(at string) (int, bool) {
+	if len(at) > 5 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(at)
+	return n, err == nil && n >= 0 && !strings.HasPrefix(at, "+")
+}
+
+// PromptAt is the prompt recorded in the log at path as of at (panto
+// prompt --at): after the current branch's first N messages (a number of
+// up to 5 digits), or as of the entry at names (an id or a unique prefix
+// of one, on any branch). Each block names the entry that recorded it.
+// It reads the log alone, by an index scan, decoding only the system
+// messages of the path: no extension starts.
+func PromptAt(path, at string) ([]PromptBlock, error) {
+	tree, err := sessionlog.Scan(path)
+	if err != nil {
+		return nil, err
+	}
+	var id string
+	if n, ok := atCount(at); ok {
+		if n > 0 {
+			if id, err = tree.NthMessage(n); err != nil {
+				return nil, fmt.Errorf("--at %d: %w", n, err)
+			}
+		}
+	} else if id, err = tree.Resolve(at); err != nil {
+		return nil, fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+	}
+	if id == "" {
+		return nil, nil // before the first message: no prompt
+	}
+	sys, err := tree.SystemAt(id)
+	if err != nil {
+		return nil, err
+	}
+	// Each block's entry: the chain's messages, numbered as Positions
+	// number them.
+	chain, err := tree.Chain(id)
+	if err != nil {
+		return nil, err
+	}
+	var msgIDs []string
+	for _, c := range chain {
+		if n, err := tree.Node(c); err == nil && n.Type == sessionlog.TypeMessage {
+			msgIDs = append(msgIDs, c)
+		}
+	}
+	var out []PromptBlock
+	for _, b := range conversation.EffectiveSystem(sys.Messages) {
+		pos := sys.Positions[b.Index]
+		pb := PromptBlock{Text: b.Text, Source: b.Source, Key: b.Key, Message: pos + 1}
+		if pos < len(msgIDs) {
+			pb.Entry = msgIDs[pos]
+		}
+		out = append(out, pb)
+	}
+	return out, nil
+}
