@@ -49,6 +49,7 @@ func (s *Session) Turn(ctx context.Context, text string) error {
 		leave()
 		return ErrBusy
 	}
+	s.busy.Store(true)
 	ctx, release := s.ops.cut(ctx)
 	go func() {
 		defer leave() // Close waits for this: after TurnEnd is emitted
@@ -59,6 +60,7 @@ func (s *Session) Turn(ctx context.Context, text string) error {
 		}
 		// Free the session before TurnEnd is seen: a reader who got it
 		// may start the next turn, move or compaction at once.
+		s.busy.Store(false)
 		s.turnMu.Unlock()
 		s.emit(end)
 	}()

@@ -252,6 +252,7 @@ func TestOneTurnAtATime(t *testing.T) {
 		}
 	}
 	require.ErrorIs(t, s.Turn(context.Background(), "two"), ErrBusy)
+	require.True(t, s.Busy(), "Busy while the turn runs")
 	close(r.block)
 	var starts int
 	for ev := range events {
@@ -263,6 +264,7 @@ func TestOneTurnAtATime(t *testing.T) {
 		}
 	}
 	require.Zero(t, starts, "the refused turn started nothing")
+	require.False(t, s.Busy(), "not Busy once TurnEnd came")
 }
 
 // A front end that saw TurnEnd may start the next turn (or a move, or a

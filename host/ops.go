@@ -74,10 +74,19 @@ func (s *Session) exclusive(ctx context.Context) (_ context.Context, done func()
 		leave()
 		return nil, nil, ErrBusy
 	}
+	s.busy.Store(true)
 	ctx, release := s.ops.cut(ctx)
 	return ctx, func() {
 		release()
+		s.busy.Store(false)
 		s.turnMu.Unlock()
 		leave()
 	}, nil
 }
+
+// Busy reports whether a turn, a move, a compaction or a model change
+// runs (Turn and the others return ErrBusy meanwhile). A front end whose
+// subscription ended with Overflow while it waited for a TurnEnd asks it
+// after subscribing again: the TurnEnd may have been among the events it
+// missed. A turn is not busy any more just before its TurnEnd is emitted.
+func (s *Session) Busy() bool { return s.busy.Load() }

@@ -109,6 +109,8 @@ type Session struct {
 	// turns, moves, compactions and model changes one at a time.
 	ops    operations
 	turnMu sync.Mutex
+	// busy is set while turnMu is held (Busy).
+	busy atomic.Bool
 
 	// closeOnce runs Close's work once; closeErr is its result.
 	closeOnce sync.Once

@@ -33,6 +33,9 @@ type Session interface {
 	ContextUsage() (tokens, window int)
 	Messages() []conversation.Message
 	MessageCount() int
+	// Busy says a turn, move, compaction or model change runs: after an
+	// Overflow, whether the TurnEnd awaited was among the events missed.
+	Busy() bool
 	EffectiveSystem() []conversation.SystemText
 	Close(ctx context.Context) error
 

@@ -177,6 +177,10 @@ func (c *chat) follow() {
 				if !ok {
 					return
 				}
+				if o, ok := ev.(host.Overflow); ok {
+					events = c.resubscribe(o)
+					continue
+				}
 				if q, ok := ev.(host.Question); ok {
 					// Between turns nobody is asked: the line loop
 					// answers questions during a turn only.
@@ -185,7 +189,8 @@ func (c *chat) follow() {
 				}
 				c.view.show(ev)
 			case back := <-hold:
-				<-back // a turn reads them until it gives them back
+				<-back            // a turn reads them until it gives them back
+				events = c.events // a new subscription when it overflowed
 			}
 		}
 	}()
@@ -247,6 +252,13 @@ func (c *chat) turn(ctx context.Context, text string) error {
 				continue
 			}
 			switch ev := ev.(type) {
+			case host.Overflow:
+				events = c.resubscribe(ev)
+				if !c.sess.Busy() {
+					// Its TurnEnd was among the events missed: what the
+					// turn recorded is in the log all the same.
+					return nil
+				}
 			case host.Question:
 				ask.add(ev)
 			case host.QuestionClosed:
@@ -267,7 +279,7 @@ func (c *chat) turn(ctx context.Context, text string) error {
 		}
 	}
 	if end == nil {
-		return errors.New("the session's events ended before the turn did (the display fell too far behind)")
+		return errors.New("the session's events ended before the turn did")
 	}
 	switch err := end.Err; {
 	case err == nil:
@@ -284,6 +296,20 @@ func (c *chat) turn(ctx context.Context, text string) error {
 		}
 		return err
 	}
+}
+
+// resubscribe reads the session afresh after its subscription ended with
+// Overflow (the display fell more than host.MaxPending events behind, a
+// terminal stopped with Ctrl-S, a reader of --mode json that stopped
+// reading): it says so, as a notice, and subscribes again. What came in
+// between is not shown; the log has all of it.
+func (c *chat) resubscribe(o host.Overflow) <-chan host.Event {
+	c.unsubscribe()
+	ctx, cancel := context.WithCancel(context.Background())
+	c.events, c.unsubscribe = c.sess.Subscribe(ctx), cancel
+	c.view.show(host.Notice{Level: host.NoticeWarning, Text: fmt.Sprintf(
+		"the display fell behind the session by %d events: what came after them until now is not shown (the session log has it all)", o.Pending)})
+	return c.events
 }
 
 // command runs a built-in or extension slash command, without the model.

@@ -325,7 +325,12 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		m.subscribe()
 		m.redraw()
 		m.say(transcript.Warning, "the screen fell behind the session: redrawn from its messages")
-		return m.readEvents(m.sub)
+		read := m.readEvents(m.sub)
+		if m.busy == turning && !m.sess.Busy() {
+			// Its TurnEnd was among the events missed.
+			return tea.Batch(m.turnEnded(host.TurnEnd{}), read)
+		}
+		return read
 	case host.Question:
 		return m.ask(askedOf(ev))
 	case asker:

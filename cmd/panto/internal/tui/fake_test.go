@@ -40,6 +40,8 @@ type fakeSession struct {
 	info   host.Info
 	cmds   []extension.Command
 	closed bool
+	// busy is what Busy says.
+	busy bool
 	// onClose, when set, runs in Close (a session_end hook).
 	onClose func()
 	// turn scripts a turn: it sends its events on ch (and closes it).
@@ -175,6 +177,18 @@ func (f *fakeSession) sentTexts() []string {
 }
 
 func (f *fakeSession) MessageCount() int { return len(f.msgs) }
+
+func (f *fakeSession) Busy() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.busy
+}
+
+func (f *fakeSession) setBusy(b bool) {
+	f.mu.Lock()
+	f.busy = b
+	f.mu.Unlock()
+}
 
 // fakeApp is an App whose methods are the test's functions: open opens
 // the session (nil: none opens), sessions lists the others, reopen opens

@@ -806,3 +806,30 @@ func TestOverflowRedraws(t *testing.T) {
 	f.events <- host.Notice{Level: host.NoticeInfo, By: "ext", Text: "still read"}
 	h.wait(func() bool { return strings.Contains(h.screen(), "still read") }, "an event after")
 }
+
+// A UI that fell behind during a turn asks the session whether the turn
+// still runs: one that does goes on (its TurnEnd is still to come on the
+// new subscription); one that ended while its TurnEnd was among the
+// events missed is over, and the next message can be sent.
+func TestOverflowDuringATurn(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
+		ch <- host.TurnStart{Text: text}
+	}
+	h := newHarness(t, f)
+	f.setBusy(true)
+	h.typ("hello")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	h.wait(func() bool { return h.m.busy == turning }, "the turn runs")
+	f.events <- host.Overflow{Pending: host.MaxPending}
+	h.wait(func() bool { return strings.Contains(h.screen(), "fell behind") }, "the warning")
+	require.Equal(t, turning, h.m.busy, "a turn that still runs goes on")
+	f.setBusy(false)
+	f.events <- host.Overflow{Pending: host.MaxPending}
+	h.wait(func() bool { return h.m.busy == idle }, "the turn whose TurnEnd was missed is over")
+	f.turn = echoTurn
+	h.typ("again")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	h.wait(func() bool { return strings.Contains(h.screen(), "you said") }, "the next turn runs")
+}
