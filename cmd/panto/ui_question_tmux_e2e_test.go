@@ -16,8 +16,9 @@ import (
 
 // Item 3: a y typed into the editor just before the guard's dialog
 // popped up, or right after it appeared, answered it, and rm ran. Now
-// those keys stay in the editor and the command waits; a y typed once
-// the dialog has been up for its grace runs it.
+// those keys stay in the editor and the command waits, and so do keys
+// typed on after the dialog's grace (issue 15's second adversary pass);
+// a y typed after a pause in typing runs it.
 func TestUIGuardQuestionIgnoresKeysTypedAsItAppears(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -38,10 +39,18 @@ func TestUIGuardQuestionIgnoresKeysTypedAsItAppears(t *testing.T) {
 	require.Contains(t, s, "[y] yes   [n] no", "the dialog is still up")
 	require.DirExists(t, victim, "no y typed as it appeared answered it")
 
-	time.Sleep(500 * time.Millisecond) // the user reads it
+	// Typing on, after the grace: still the editor's (the adversary
+	// pass's typist answered it with the y of "tidy").
+	time.Sleep(400 * time.Millisecond)
+	u.typ("y")
+	s = u.wait("❯ yyy")
+	require.Contains(t, s, "pause to answer", "the box says where the keys go")
+	require.DirExists(t, victim, "a y typed on answered it")
+
+	time.Sleep(1200 * time.Millisecond) // the user stops typing and reads it
 	u.typ("y")
 	u.wait("✓ bash rm -rf victim")
-	require.NoDirExists(t, victim, "a y after the grace answers")
+	require.NoDirExists(t, victim, "a y after a pause in typing answers")
 	require.Equal(t, 0, u.quit())
 }
 

@@ -291,7 +291,9 @@ func TestUIGuardConfirmDialog(t *testing.T) {
 			s := u.wait("guard asks: Run this command?")
 			require.Contains(t, s, "rm -rf victim")
 			require.Contains(t, s, "[y] yes   [n] no")
-			time.Sleep(500 * time.Millisecond) // a key in the dialog's first 300 ms is not an answer
+			// A key in the dialog's first 300 ms, or within a second of
+			// the last key typed (the Enter), is not an answer.
+			time.Sleep(1200 * time.Millisecond)
 			u.typ(answer)
 			if answer == "y" {
 				u.wait("✓ bash rm -rf victim")

@@ -97,7 +97,7 @@ func TestHostileTextOnEverySurface(t *testing.T) {
 	for i := range 3 {
 		h.wait(func() bool { return len(h.m.asks) > 0 }, "a question")
 		h.requireSafe("question")
-		h.now = h.now.Add(answerGrace)
+		h.now = h.now.Add(typingPause)
 		for range 40 {
 			h.key(tea.KeyPressMsg{Code: tea.KeyDown})
 			h.requireSafe("question scrolled")

@@ -27,6 +27,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.asks) > 0 {
 		return m.questionKey(k)
 	}
+	m.typed = m.now()
 	return m.screenKey(k)
 }
 
@@ -175,12 +176,13 @@ func (m *Model) interrupt() tea.Cmd {
 // pasteMsg takes a bracketed paste: one block, never sent by itself. A
 // paste as a question comes up is the editor's, as its keys are.
 func (m *Model) pasteMsg(s string) tea.Cmd {
-	if len(m.asks) > 0 && m.asks[0].ready(m.now()) {
+	if len(m.asks) > 0 && m.asks[0].ready(m.now(), m.typed) {
 		if q := m.asks[0]; q.input != nil {
 			q.input.InsertString(normalise(s))
 		}
 		return nil
 	}
+	m.typed = m.now()
 	if nav, ok := m.ov.(*treeNav); ok && nav.label != nil {
 		// A label is one line.
 		nav.label.InsertString(strings.Join(strings.Fields(normalise(s)), " "))

@@ -120,6 +120,9 @@ type Model struct {
 	// quitArmed is when Ctrl-C on an empty editor (or on a question) was
 	// pressed: a second within quitWindow quits, whatever is up.
 	quitArmed time.Time
+	// typed is when a key (or a paste) last went to the screen rather
+	// than to a question: a question takes keys only a typingPause after.
+	typed time.Time
 	// closing is set once the UI quits: a question that comes after is
 	// dismissed unseen, wherever it is read (Shutdown, a stale reader).
 	closing atomic.Bool

@@ -492,7 +492,7 @@ func TestConfirmDialog(t *testing.T) {
 			require.Contains(t, s, "guard asks: Run this command?")
 			require.Contains(t, s, "rm -rf victim")
 			require.Contains(t, s, "[y] yes   [n] no")
-			h.now = h.now.Add(answerGrace) // read it
+			h.now = h.now.Add(typingPause) // read it
 			h.typ("z")                     // not an answer: nothing happens, nothing typed
 			require.Len(t, h.m.asks, 1)
 			require.True(t, h.m.ed.empty())
@@ -523,13 +523,13 @@ func TestSelectAndInputDialogs(t *testing.T) {
 	h.enter()
 	h.wait(func() bool { return len(h.m.asks) > 0 }, "the select shows")
 	require.Contains(t, h.screen(), "green")
-	h.now = h.now.Add(answerGrace)
+	h.now = h.now.Add(typingPause)
 	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
 	h.enter()
 	require.Equal(t, 1, (<-got).Index)
 	h.wait(func() bool { return len(h.m.asks) > 0 && h.m.asks[0].input != nil }, "the input shows")
 	h.screen()
-	h.now = h.now.Add(answerGrace)
+	h.now = h.now.Add(typingPause)
 	h.typ("Ann")
 	h.enter()
 	require.Equal(t, "Ann", (<-got).Text)
@@ -553,7 +553,7 @@ func TestSelectShowsALongOptionWhole(t *testing.T) {
 	h.enter()
 	h.wait(func() bool { return len(h.m.asks) > 0 }, "the select shows")
 	require.NotContains(t, h.screen(), "THE-END", "keep is under the cursor")
-	h.now = h.now.Add(answerGrace)
+	h.now = h.now.Add(typingPause)
 	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
 	require.Contains(t, h.screen(), "THE-END")
 	h.enter()

@@ -24,8 +24,12 @@ import (
 //
 //   - Keys pressed before it was drawn, or within answerGrace after,
 //     never answer it: they go where they were meant — the editor, or
-//     the page under the box — as if it were not there. (Esc and Ctrl-C
-//     dismiss it at any time: a dismissal is never a yes.)
+//     the page under the box — as if it were not there. Nor do keys while
+//     the user is typing: it takes keys only once no key has gone to the
+//     screen for typingPause, so someone typing their next message as it
+//     comes up goes on typing into the editor (the box says so) until
+//     they stop to read it. (Esc and Ctrl-C dismiss it at any time: a
+//     dismissal is never a yes.)
 //   - Its whole subject shows, escaped: the box keeps the choice line on
 //     screen, scrolls a subject taller than itself ("lines 1–20 of
 //     400"), and highlights the parts the extension marked
@@ -42,6 +46,14 @@ import (
 // answerGrace is how long a question is on screen before a key answers
 // it.
 const answerGrace = 300 * time.Millisecond
+
+// typingPause is how long no key may have gone to the screen (the
+// editor, the page) before a question takes keys: a person typing at a
+// steady pace leaves less than this between keys, one who stops to read
+// the question more. The adversary pass's typist, at 11 keys a second,
+// answered the guard's question with the y of "tidy" once answerGrace
+// alone had passed.
+const typingPause = time.Second
 
 // question is an extension's question on screen.
 type question struct {
@@ -156,7 +168,7 @@ func (m *Model) graceOver() tea.Cmd {
 	if d.shown.IsZero() {
 		return graceTick(answerGrace)
 	}
-	if left := d.shown.Add(answerGrace).Sub(m.now()); left > 0 {
+	if left := d.readyAt(m.typed).Sub(m.now()); left > 0 {
 		return graceTick(left)
 	}
 	return nil
@@ -204,10 +216,26 @@ func (m *Model) dismissAll() {
 	m.asks = nil
 }
 
-// ready reports whether the question takes keys: it was drawn, and the
-// grace has passed.
-func (d *question) ready(now time.Time) bool {
-	return !d.shown.IsZero() && !now.Before(d.shown.Add(answerGrace))
+// ready reports whether the question takes keys: it was drawn, the
+// grace has passed, and the user has stopped typing (typed is when a key
+// last went to the screen).
+func (d *question) ready(now, typed time.Time) bool {
+	return !d.shown.IsZero() && !now.Before(d.readyAt(typed))
+}
+
+// readyAt is when a drawn question takes keys, if no more are typed.
+func (d *question) readyAt(typed time.Time) time.Time {
+	at := d.shown.Add(answerGrace)
+	if p := typed.Add(typingPause); p.After(at) {
+		at = p
+	}
+	return at
+}
+
+// typing reports whether keys typed lately keep the question from taking
+// them (beyond its grace): the box then says where they go.
+func (d *question) typing(now, typed time.Time) bool {
+	return !d.shown.IsZero() && now.Before(typed.Add(typingPause))
 }
 
 // questionKey answers the question on top, or passes a key that came too
@@ -238,9 +266,10 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 	}
-	if !d.ready(m.now()) {
-		// Typed before the question showed, or as it came up: the keys
-		// were meant for what was there.
+	if !d.ready(m.now(), m.typed) {
+		// Typed before the question showed, as it came up, or by someone
+		// still typing: the keys were meant for what was there.
+		m.typed = m.now()
 		return m.screenKey(k)
 	}
 	switch d.q.Type {
@@ -389,7 +418,7 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	if d.shown.IsZero() {
 		d.shown = now
 	}
-	ready := d.ready(now)
+	ready := d.ready(now, m.typed)
 	head := wrapPlain(d.q.By+" asks", width)
 	titleInBody := false
 	if d.q.Title != "" {
@@ -449,6 +478,9 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	}
 	if len(m.asks) > 1 {
 		foot = append(foot, th.Dim.Render(fmt.Sprintf("%d more question(s) waiting", len(m.asks)-1)))
+	}
+	if d.typing(now, m.typed) {
+		foot = append(foot, th.Warn.Render("typing goes to your message; pause to answer"))
 	}
 
 	// The subject gets what is left; a line says where it is when it

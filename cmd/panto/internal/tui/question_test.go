@@ -39,8 +39,9 @@ func answeredNow(ch <-chan testAnswer) (testAnswer, bool) {
 func yKey() tea.KeyPressMsg { return tea.KeyPressMsg{Code: 'y', Text: "y"} }
 
 // A y typed for the next message as the guard's question comes up — before
-// it is drawn, or within the grace after — goes to the editor and never
-// answers it; a y after the grace does.
+// it is drawn, within the grace after, or while the user goes on typing —
+// goes to the editor and never answers it; a y after a pause in typing
+// does (the adversary pass's typist answered it with the y of "tidy").
 func TestQuestionTakesKeysOnlyAfterItWasSeen(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, newFake())
@@ -58,13 +59,46 @@ func TestQuestionTakesKeysOnlyAfterItWasSeen(t *testing.T) {
 	require.Equal(t, "ryy", h.m.ed.value(), "the keys went where they were meant")
 	require.Len(t, h.m.asks, 1)
 
+	// The grace is over, but the user is still typing their message: the
+	// keys go on into the editor, and the box says so.
 	h.now = h.now.Add(time.Millisecond)
+	h.key(yKey())
+	_, ok = answeredNow(answers)
+	require.False(t, ok, "a key typed on, just after the grace, never answers it")
+	require.Contains(t, h.screen(), "typing goes to your message; pause to answer")
+	for range 10 {
+		h.now = h.now.Add(typingPause - time.Millisecond) // a slow typist
+		h.key(yKey())
+	}
+	_, ok = answeredNow(answers)
+	require.False(t, ok, "keys typed at any steady pace never answer it")
+	require.Equal(t, "ryyyyyyyyyyyyy", h.m.ed.value(), "the keys went where they were meant")
+
+	h.now = h.now.Add(typingPause) // they stopped to read it
+	require.NotContains(t, h.screen(), "pause to answer")
 	h.key(yKey())
 	a, ok := answeredNow(answers)
 	require.True(t, ok)
-	require.True(t, a.Yes, "a key after the grace answers")
-	require.Equal(t, "ryy", h.m.ed.value())
+	require.True(t, a.Yes, "a key after a pause in typing answers")
+	require.Equal(t, "ryyyyyyyyyyyyy", h.m.ed.value())
 	require.Empty(t, h.m.asks)
+}
+
+// A question that comes up while nobody types takes keys after its grace
+// alone.
+func TestQuestionAfterAPauseTakesKeysAfterTheGrace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	h.typ("r")
+	h.now = h.now.Add(typingPause)
+	answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: "rm -rf victim"})
+	h.screen()
+	h.now = h.now.Add(answerGrace)
+	require.NotContains(t, h.screen(), "pause to answer")
+	h.key(yKey())
+	a, ok := answeredNow(answers)
+	require.True(t, ok && a.Yes)
+	require.Equal(t, "r", h.m.ed.value())
 }
 
 // Every question that comes to the top gets a grace of its own: the
@@ -84,7 +118,7 @@ func TestEachQuestionHasItsOwnGrace(t *testing.T) {
 	h.key(yKey())
 	_, ok = answeredNow(second)
 	require.False(t, ok, "the second question came up with the first answer: the next key is too soon")
-	h.now = h.now.Add(answerGrace)
+	h.now = h.now.Add(typingPause) // that key was typing: a pause of its own
 	h.key(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	a, ok = answeredNow(second)
 	require.True(t, ok && !a.Yes && !a.Dismissed)
