@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,3 +58,69 @@ func TestImportsGoDownwards(t *testing.T) {
 
 // under reports whether pkg is dir or a package below it.
 func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+// cmd/panto's own layers, front end → app → what the app resolves with →
+// host: package main chooses a front end; the front ends (the line loop
+// with print and json modes, the full-screen UI) are thin clients of the
+// app layer and know nothing of each other; the app knows no front end;
+// what the app builds on (config, layers, trust, the prompt files, the
+// keys) is the app's alone, and knows nothing above it.
+func TestCmdLayersGoDownwards(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/panto-dev/panto/cmd/panto"
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list: %s", out)
+	frontEnds := []string{"internal/lineloop", "internal/tui"}
+	appOnly := []string{"internal/config", "internal/layers", "internal/trust", "internal/sysprompt", "internal/keys"}
+	layer := func(pkg string) string {
+		switch {
+		case pkg == "":
+			return "main"
+		case under(pkg, "internal/app"):
+			return "app"
+		}
+		for _, f := range frontEnds {
+			if under(pkg, f) {
+				return f
+			}
+		}
+		return "below"
+	}
+	var broken []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg, ok := strings.CutPrefix(f[0], mod)
+		if !ok {
+			continue
+		}
+		pkg = strings.TrimPrefix(pkg, "/")
+		from := layer(pkg)
+		seen[from] = true
+		for _, imp := range f[1:] {
+			imp, ok := strings.CutPrefix(imp, mod)
+			if !ok {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, "/")
+			to := layer(imp)
+			switch {
+			case to == "main":
+				broken = append(broken, pkg+" imports package main")
+			case from == "app" && to != "below":
+				broken = append(broken, pkg+" imports "+imp+": the app knows no front end")
+			case from == "below" && to != "below":
+				broken = append(broken, pkg+" imports "+imp+": what the app builds on knows nothing above it")
+			case strings.HasPrefix(from, "internal/") && to != from && to != "app" && to != "below":
+				broken = append(broken, pkg+" imports "+imp+": a front end knows no other")
+			case strings.HasPrefix(from, "internal/") && slices.ContainsFunc(appOnly, func(p string) bool { return under(imp, p) }):
+				broken = append(broken, pkg+" imports "+imp+": a front end gets it from the app")
+			}
+		}
+	}
+	for _, l := range []string{"main", "app", "below", "internal/lineloop", "internal/tui"} {
+		require.True(t, seen[l], "go list listed a package of the layer %s", l)
+	}
+	require.Empty(t, broken)
+}

@@ -14,9 +14,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/export"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
-	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/sessionlog"
-	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // The session tree for scripts: panto session tree, fork, label and
@@ -105,10 +103,7 @@ appears whole or not at all (a fork stopped midway leaves none).`,
 					return err
 				}
 			}
-			// What a fork killed outright left there (never a log: see
-			// host.Fork) goes first.
-			_, _ = atomicfile.RemoveStale(filepath.Dir(dst))
-			h, err := host.ForkContext(cmd.Context(), src, at, dst, id)
+			h, err := app.ForkLog(cmd.Context(), src, at, dst, id)
 			if err != nil {
 				return err
 			}

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -104,10 +102,10 @@ func trustDirs(e *env, dir string) (layers.Dirs, error) {
 	return layers.Resolve(e.getenv, abs)
 }
 
-// projectSettings loads the config as a session would, and returns the
-// project file's part: nil when there is none.
-func projectSettings(e *env, d layers.Dirs) (*config.Project, *trust.Store, error) {
-	return app.ProjectSettings(e.appEnv(nil), d)
+// projectTrust loads the config as a session would, and the trust of
+// its project settings (Project: nil when there are none).
+func projectTrust(e *env, d layers.Dirs) (*app.ProjectTrust, error) {
+	return app.LoadProjectTrust(e.appEnv(nil), d)
 }
 
 func errNoProjectSettings(d layers.Dirs) error {
@@ -119,10 +117,11 @@ func trustProject(e *env, dir string) error {
 	if err != nil {
 		return err
 	}
-	p, store, err := projectSettings(e, d)
+	t, err := projectTrust(e, d)
 	if err != nil {
 		return err
 	}
+	p := t.Project
 	if p == nil {
 		return errNoProjectSettings(d)
 	}
@@ -130,8 +129,7 @@ func trustProject(e *env, dir string) error {
 		return fmt.Errorf("cannot trust the project settings: %w", p.Err)
 	}
 	describeProject(e.stdout, p)
-	store.Trust(p.Path, p.Sum)
-	if err := store.Save(); err != nil {
+	if err := t.Trust(); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, "Trusted: panto applies them from now on (but what a project never sets), until the file changes.")
@@ -144,10 +142,11 @@ func trustShow(e *env, dir string) error {
 	if err != nil {
 		return err
 	}
-	p, _, err := projectSettings(e, d)
+	t, err := projectTrust(e, d)
 	if err != nil {
 		return err
 	}
+	p := t.Project
 	if p == nil {
 		return errNoProjectSettings(d)
 	}
@@ -169,17 +168,13 @@ func trustRevoke(e *env, dir string) error {
 	if err != nil {
 		return err
 	}
-	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
+	path, was, err := app.RevokeProjectTrust(d) // a decline is forgotten too: panto asks again
 	if err != nil {
 		return err
 	}
-	path := config.Path(d.Layer(layers.Project))
-	if !store.Revoke(path) {
+	if !was {
 		fmt.Fprintf(e.stdout, "%s was not trusted\n", termtext.Line(path))
-		return store.Save() // a decline is forgotten too: panto asks again
-	}
-	if err := store.Save(); err != nil {
-		return err
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "untrusted %s\n", termtext.Line(path))
 	return nil
@@ -190,32 +185,18 @@ func trustList(e *env) error {
 	if err != nil {
 		return err
 	}
-	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
+	trusted, err := app.TrustedProjects(d)
 	if err != nil {
 		return err
 	}
-	if len(store.Trusted) == 0 {
+	if len(trusted) == 0 {
 		fmt.Fprintln(e.stdout, "no project settings are trusted (see panto trust --help)")
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tPATH")
-	for _, path := range slices.Sorted(func(yield func(string) bool) {
-		for p := range store.Trusted {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
-		status := "trusted"
-		if sum, err := trust.FileSHA256(path); errors.Is(err, os.ErrNotExist) {
-			status = "gone"
-		} else if err != nil {
-			status = "unreadable"
-		} else if store.Check(path, sum) != trust.Trusted {
-			status = "changed (untrusted)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", status, termtext.Line(path))
+	for _, p := range trusted {
+		fmt.Fprintf(tw, "%s\t%s\n", p.Status, termtext.Line(p.Path))
 	}
 	return tw.Flush()
 }
@@ -284,10 +265,11 @@ func askProjectTrust(ctx context.Context, e *env) error {
 	if err != nil {
 		return nil // loadApp says so
 	}
-	p, store, err := projectSettings(e, d)
-	if err != nil || p == nil || p.Err != nil || p.Applied || p.Status == trust.Declined {
+	t, err := projectTrust(e, d)
+	if err != nil || t.Project == nil || t.Project.Err != nil || t.Project.Applied || t.Project.Status == trust.Declined {
 		return nil
 	}
+	p := t.Project
 	w := e.stderr
 	fmt.Fprintln(w)
 	if p.Status == trust.Changed {
@@ -302,12 +284,12 @@ func askProjectTrust(ctx context.Context, e *env) error {
 		return err
 	}
 	if yes {
-		store.Trust(p.Path, p.Sum)
+		err = t.Trust()
 		fmt.Fprintln(w, "Trusted; 'panto trust --revoke' untrusts them.")
 	} else {
-		store.Decline(p.Path, p.Sum)
+		err = t.Decline()
 		fmt.Fprintln(w, "Going on without them; 'panto trust' trusts them later.")
 	}
 	fmt.Fprintln(w)
-	return store.Save()
+	return err
 }

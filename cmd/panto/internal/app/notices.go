@@ -112,19 +112,3 @@ func projectNotices(p *config.Project) []string {
 	return out
 }
 
-// ProjectSettings loads the config of a session with the layers d as a
-// session would, and returns its project file's part — nil when there is
-// none — and the trust store of project settings it was checked
-// against: for panto trust, and the question before an interactive
-// session.
-func ProjectSettings(env Env, d layers.Dirs) (*config.Project, *trust.Store, error) {
-	store, err := trust.Load(d.Layer(layers.User), trust.ProjectsFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg, err := config.Load(d, config.Options{Trust: store, KeyEnv: func(p string) string { return keyInEnv(env, p) }})
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg.Project, store, nil
-}

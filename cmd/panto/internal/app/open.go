@@ -13,6 +13,7 @@ import (
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/sessionlog"
+	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
 // Session is a running session as the front ends drive it. *host.Session
@@ -260,4 +261,14 @@ func Jump(t *sessionlog.Tree, ref string) (to, retype string, err error) {
 	}
 	to, retype = treeview.Jump(t, id)
 	return to, retype, nil
+}
+
+// ForkLog copies the path of the log at src up to the entry at (an id or
+// a unique prefix; "" its leaf) into a new session's log at dst, whole or
+// not at all, with the session id id (panto session fork; NewPath names
+// one beside src). What a fork killed outright left in dst's folder (never
+// a log: see host.Fork) is removed first.
+func ForkLog(ctx context.Context, src, at, dst, id string) (sessionlog.Header, error) {
+	_, _ = atomicfile.RemoveStale(filepath.Dir(dst))
+	return host.ForkContext(ctx, src, at, dst, id)
 }
