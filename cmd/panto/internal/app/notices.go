@@ -111,4 +111,3 @@ func projectNotices(p *config.Project) []string {
 	}
 	return out
 }
-
