@@ -10,6 +10,7 @@ package treeview
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -56,7 +57,8 @@ type Row struct {
 	// is a branch point.
 	Children int `json:"children"`
 	// Depth is how many branch points lead to the row; Indent is the
-	// tree's drawing before it ("│  ├─ ").
+	// tree's drawing before it ("│  ├─ "), of at most MaxGuides levels:
+	// a deeper row's shows its depth as a number ("… 812 › ├─ ").
 	Depth  int    `json:"depth"`
 	Indent string `json:"-"`
 }
@@ -252,11 +254,35 @@ func Build(tree *sessionlog.Tree, opt Options) ([]Row, error) {
 	}
 	here := rowOf[leaf]
 
-	// Display order, with the drawing.
+	// Display order, with the drawing: depth first, without recursion (a
+	// chain of a million rows, or branch points nested a thousand deep,
+	// must not cost a stack that deep).
 	var nodes []*node
-	var walk func(nd *node, depth int, indent, glyph string, first bool)
-	walk = func(nd *node, depth int, indent, glyph string, first bool) {
-		nd.row.Depth, nd.row.Indent = depth, indent+glyph
+	type visit struct {
+		nd    *node
+		depth int
+		glyph string // "├─ " or "└─ " on a branch's first row, else ""
+	}
+	// cols[i] is what goes under the glyph of the branch at depth i+1
+	// on the current path ("│  " or "   "): the guides of the rows below.
+	var cols []string
+	todo := []visit{{nd: root}}
+	for len(todo) > 0 {
+		v := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		nd, depth := v.nd, v.depth
+		last := ""
+		if depth > 0 {
+			if v.glyph != "" {
+				cols = append(cols[:depth-1], continued(v.glyph))
+				last = v.glyph
+			} else {
+				cols = cols[:depth]
+				last = cols[depth-1]
+			}
+		}
+		first := v.glyph != "" || nd == root
+		nd.row.Depth, nd.row.Indent = depth, drawIndent(cols[:max(depth-1, 0)], last, depth)
 		nd.row.Children = len(nd.kids)
 		nd.row.Here = nd == here
 		nd.keep = first || len(nd.kids) != 1 || nd.row.Here || nd.row.Label != "" || nd.row.Kind != KindUser && nd.row.Kind != KindAssistant
@@ -268,19 +294,17 @@ func Build(tree *sessionlog.Tree, opt Options) ([]Row, error) {
 		case 0:
 		case 1:
 			// A chain goes on at the same indent.
-			walk(nd.kids[0], depth, indent+continued(glyph), "", false)
+			todo = append(todo, visit{nd: nd.kids[0], depth: depth})
 		default:
-			next := indent + continued(glyph)
-			for i, k := range nd.kids {
+			for i := len(nd.kids) - 1; i >= 0; i-- {
 				g := "├─ "
 				if i == len(nd.kids)-1 {
 					g = "└─ "
 				}
-				walk(k, depth+1, next, g, true)
+				todo = append(todo, visit{nd: nd.kids[i], depth: depth + 1, glyph: g})
 			}
 		}
 	}
-	walk(root, 0, "", "", true)
 
 	budget := opt.Budget
 	if budget <= 0 {
@@ -379,6 +403,30 @@ func kindOf(n sessionlog.Node) string {
 		return KindBranchSummary
 	}
 	return ""
+}
+
+// MaxGuides is how many levels of the tree's guides a row's indent draws.
+// A row deeper than that (more branch points lead to it) shows its depth
+// as a number instead, and then only its own level's guide:
+// "… 812 › ├─ ". An indent's length is thus bounded, whatever the tree's
+// shape: a log of branch points nested thousands deep costs rows of the
+// same size as any other's, not rows as long as the tree is deep (which
+// made the view's cost grow with the square of the depth).
+const MaxGuides = 16
+
+// drawIndent is the drawing before a row at depth: the guides of the
+// branches above it (outer, one per level but its own) and last, its own
+// level's (a branch glyph, or the guide under one on a chain's rows).
+func drawIndent(outer []string, last string, depth int) string {
+	switch {
+	case depth == 0:
+		return ""
+	case depth > MaxGuides:
+		return "… " + strconv.Itoa(depth) + " › " + last
+	case depth == 1:
+		return last
+	}
+	return strings.Join(outer, "") + last
 }
 
 // continued is what goes under a branch glyph on the lines below it.
