@@ -23,7 +23,7 @@ func ParseCommand(text string) (c Command, ok bool) {
 	}
 	name, args, _ := strings.Cut(strings.TrimSpace(text[1:]), " ")
 	name = strings.TrimSpace(name)
-	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+	if i := strings.IndexAny(name, "\n\r\t"); i >= 0 {
 		args = name[i:] + " " + args
 		name = name[:i]
 	}
