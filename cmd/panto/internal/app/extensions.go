@@ -60,10 +60,7 @@ func Discover(d layers.Dirs, flagPaths []string) ([]Candidate, error) {
 		}
 	}
 	for _, p := range flagPaths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, fmt.Errorf("--extension %s: %w", p, err)
-		}
+		abs := inDir(d.CWD, p)
 		if !IsExecutable(abs) {
 			return nil, usageErrorf("--extension %s: not an executable file", p)
 		}
@@ -291,10 +288,7 @@ func TrustExtensions(d layers.Dirs, paths []string, trusted func(path string, su
 		return err
 	}
 	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return err
-		}
+		abs := inDir(d.CWD, p)
 		if !IsExecutable(abs) {
 			return fmt.Errorf("ext trust %s: not an executable file", p)
 		}

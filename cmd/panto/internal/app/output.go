@@ -33,7 +33,8 @@ import (
 //     directory, a symlink to one or to nothing;
 //   - the session log being exported, any file that looks like a session
 //     log (a header of any version, a torn one), a lock file (*.lock:
-//     a running session's), and any file in panto's sessions folder.
+//     a running session's), and for an export, any file in panto's
+//     sessions folder (a fork's new log may go there: it is a session's).
 func OutputPath(cmd, dst, src string, dirs layers.Dirs, replace bool) (string, error) {
 	flag := cmd + ": -o " + dst
 	dir := filepath.Dir(dst)

@@ -407,7 +407,7 @@ func (s *Store) Pick(p Pick, now time.Time) (path, id string, err error) {
 	case p.NoSession:
 		return "", "", nil
 	case p.Session != "":
-		path, err := sessionFlag(p.Session)
+		path, err := sessionFlag(s.dirs.CWD, p.Session)
 		return path, "", err
 	case p.Continue:
 		path, err := s.Latest()
@@ -426,11 +426,8 @@ func (s *Store) Pick(p Pick, now time.Time) (path, id string, err error) {
 // sessionFlag checks --session FILE: the file may be new, but its
 // directory must exist (a typo in it would otherwise put the session
 // somewhere unexpected), and what is there must be a regular file.
-func sessionFlag(arg string) (string, error) {
-	p, err := filepath.Abs(arg)
-	if err != nil {
-		return "", fmt.Errorf("--session %s: %w", arg, err)
-	}
+func sessionFlag(cwd, arg string) (string, error) {
+	p := inDir(cwd, arg)
 	dir := filepath.Dir(p)
 	switch st, err := os.Stat(dir); {
 	case errors.Is(err, os.ErrNotExist):
@@ -448,3 +445,13 @@ func sessionFlag(arg string) (string, error) {
 
 // Dirs are the directories and layers the store is of.
 func (s *Store) Dirs() layers.Dirs { return s.dirs }
+
+// inDir is path made absolute in the working directory cwd (the app's,
+// Env.CWD: never the process's, which an embedder running sessions for
+// several directories does not change), and cleaned.
+func inDir(cwd, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(cwd, path)
+}
