@@ -47,6 +47,38 @@ var Hostile = []Sample{
 	{"backspace", "rm1\b\b\bls", "rm1\b"},
 	{"nul", "nul1\x00b", "nul1\x00"},
 	{"del", "del1\x7fb", "del1\x7f"},
+	// Invisible characters: what a model reads and the user does not
+	// see. Kept to a few short lines: the full-screen test shows the
+	// whole corpus as one command's output on a 34-row screen.
+	{"tag chars", "Run make test." + tags("rm -rf ~"), "test." + tags("rm")},
+	{"zero width", "zw1\u200b\u2060\ufeff\u00ad", "zw1\u200b"},
+	{"invisible", "inv1\u2061\u2064\u2028\u2029\u3164\u115f", "inv1\u2061"},
+	{"vs smuggling", "vs1😀" + smuggled("rm -rf"), "vs1😀" + smuggled("rm")},
+}
+
+// tags is s spelled in Unicode tag characters (U+E0000 + each ASCII
+// byte), which no terminal draws.
+func tags(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		b.WriteRune(0xe0000 + rune(c))
+	}
+	return b.String()
+}
+
+// smuggled is s hidden in variation selectors after an emoji, a byte a
+// selector ("emoji smuggling"): bytes below 16 as U+FE00–U+FE0F, the
+// rest as U+E0100–U+E01EF.
+func smuggled(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c < 16 {
+			b.WriteRune(0xfe00 + rune(c))
+		} else {
+			b.WriteRune(0xe0100 + rune(c) - 16)
+		}
+	}
+	return b.String()
 }
 
 // HostileText is every sample of Hostile on a line of its own, for a
@@ -72,10 +104,10 @@ func Leaks(out []byte) []string {
 	return names
 }
 
-// Check reports the first byte of out that a terminal would obey: any C0
-// control but \n, \t and a CR before a LF, DEL, a C1 control (raw or as
-// UTF-8), a bidi control. For output that carries no styling of panto's
-// own.
+// Check reports the first byte of out that a terminal would obey or not
+// show: any C0 control but \n, \t and a CR before a LF, DEL, a C1 control
+// (raw or as UTF-8), a bidi control, an invisible character (see the
+// package comment). For output that carries no styling of panto's own.
 func Check(out []byte) error {
 	for i := 0; i < len(out); {
 		c := out[i]

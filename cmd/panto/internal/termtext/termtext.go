@@ -5,7 +5,11 @@
 // its text (OSC 8), retitles the window, clears the screen or asks the
 // terminal to type an answer into panto's input; a bidi override makes a
 // line read differently from what it holds; a lone carriage return
-// writes over what came before it.
+// writes over what came before it. An invisible character draws nothing
+// while whoever reads the text — a model among them — still reads it:
+// tag characters (U+E0000–U+E007F) spell ASCII no terminal shows, so a
+// prompt file can hold "Run make test." for the user and an order to run
+// a script for the model.
 //
 // Sanitize (and Writer, for a stream) shows every such byte visibly
 // instead, so the user sees that it was there and what it was, and the
@@ -17,12 +21,31 @@
 //     before a LF is dropped: the line ends the same way);
 //   - C1 controls written as UTF-8 (U+0080–U+009F) become "\u009b";
 //   - bidi overrides, embeddings, isolates and marks become "\u202e";
+//   - invisible characters become "\u200b", or "\U000e0041" above
+//     U+FFFF: Unicode's Default_Ignorable_Code_Point but the few that
+//     text needs to be drawn right (below), and the line and paragraph
+//     separators U+2028, U+2029;
 //   - a byte that is not UTF-8 becomes "\x9b" (a raw C1 control among
 //     them).
 //
 // Everything else — printable text in any script, emoji, tabs and line
 // feeds — passes unchanged. The only escape sequences panto writes to a
 // terminal are its own styling, added after the text was made safe.
+//
+// The default-ignorable characters that pass are those without which
+// text in use today is drawn wrong: the zero-width joiner U+200D (every
+// emoji ZWJ sequence, 👩‍💻, and conjuncts in Indic scripts) and
+// non-joiner U+200C (Persian, Indic scripts), the variation selectors
+// U+FE00–U+FE0F (an emoji's text or emoji form: ❤️), and Mongolian's
+// free variation selectors and vowel separator (U+180B–U+180F). They can
+// still carry a few bits each — a run of joiners, a run of selectors
+// after an emoji — but no text a model reads as words: that takes a
+// decoder named in visible text. The price of the rest: the subdivision
+// flags (🏴 and tag characters: England, Scotland, Wales) show as 🏴
+// and their tags escaped; an ideographic variation selector
+// (U+E0100–U+E01EF, which also carry the bytes of an "emoji smuggling"
+// payload) shows escaped after its ideograph; a byte order mark (U+FEFF)
+// at the start of a file shows as "\ufeff".
 //
 // The package does not decide where text comes from; every front end and
 // subcommand calls it on whatever it did not write itself. Nothing here
@@ -34,6 +57,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -90,7 +114,7 @@ func firstUnsafe(s string) int {
 }
 
 // unsafeRune reports the runes above ASCII that are shown escaped: C1
-// controls and the bidi controls.
+// controls, the bidi controls and the invisible characters.
 func unsafeRune(r rune) bool {
 	switch {
 	case r >= 0x80 && r <= 0x9f:
@@ -98,6 +122,35 @@ func unsafeRune(r rune) bool {
 	case r >= 0x202a && r <= 0x202e, // LRE, RLE, PDF, LRO, RLO
 		r >= 0x2066 && r <= 0x2069,            // LRI, RLI, FSI, PDI
 		r == 0x200e, r == 0x200f, r == 0x061c: // LRM, RLM, ALM
+		return true
+	}
+	return invisible(r)
+}
+
+// invisible reports the characters that draw nothing and are not needed
+// to draw text right — Unicode's Default_Ignorable_Code_Point (the bidi
+// controls among them are unsafeRune's) but ZWNJ, ZWJ, the variation
+// selectors U+FE00–U+FE0F and Mongolian's U+180B–U+180F (see the package
+// comment) — and the line and paragraph separators, which terminals draw
+// as nothing or as a break no one sees coming.
+func invisible(r rune) bool {
+	if r < 0xad {
+		return false
+	}
+	switch {
+	case r == 0x00ad, // SOFT HYPHEN
+		r == 0x034f,              // COMBINING GRAPHEME JOINER
+		r == 0x115f, r == 0x1160, // HANGUL CHOSEONG, JUNGSEONG FILLER
+		r == 0x17b4, r == 0x17b5, // KHMER VOWEL INHERENT AQ, AA
+		r == 0x200b,              // ZERO WIDTH SPACE
+		r == 0x2028, r == 0x2029, // LINE, PARAGRAPH SEPARATOR
+		r >= 0x2060 && r <= 0x206f, // WORD JOINER, invisible operators, deprecated formats (and the isolates)
+		r == 0x3164, r == 0xffa0,   // HANGUL FILLER, HALFWIDTH HANGUL FILLER
+		r == 0xfeff,                  // ZERO WIDTH NO-BREAK SPACE (BOM)
+		r >= 0xfff0 && r <= 0xfffb,   // unassigned, interlinear annotation
+		r >= 0x1bca0 && r <= 0x1bca3, // shorthand format controls
+		r >= 0x1d173 && r <= 0x1d17a, // musical symbol beams, ties, slurs, phrases
+		r >= 0xe0000 && r <= 0xe0fff: // tags, variation selectors 17–256, unassigned
 		return true
 	}
 	return false
@@ -131,12 +184,22 @@ func appendSafe(b *strings.Builder, s string) {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(b, `\x%02x`, c)
 		case unsafeRune(r):
-			fmt.Fprintf(b, `\u%04x`, r)
+			writeEscape(b, r)
 		default:
 			b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
+}
+
+// writeEscape writes r's visible form: \u202e, or \U000e0041 above
+// U+FFFF.
+func writeEscape(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		fmt.Fprintf(b, `\U%08x`, r)
+		return
+	}
+	fmt.Fprintf(b, `\u%04x`, r)
 }
 
 // Writer sanitizes everything written through it before passing it on,
@@ -229,11 +292,13 @@ func heldTail(p []byte) int {
 }
 
 // JSON makes JSON text safe for a terminal without changing what it
-// decodes to: encoding/json already escapes C0 controls, so what is left
-// are DEL, the C1 controls and the bidi controls, which it writes raw.
-// Each becomes its \uXXXX escape; outside strings JSON text is ASCII, so
-// they can only stand inside a string, where the escape means the same
-// rune. b must be valid UTF-8 (as encoding/json writes it).
+// decodes to: encoding/json already escapes C0 controls (and U+2028,
+// U+2029), so what is left are DEL, the C1 controls, the bidi controls
+// and the invisible characters, which it writes raw. Each becomes its
+// \uXXXX escape (a surrogate pair above U+FFFF, as JSON spells it);
+// outside strings JSON text is ASCII, so they can only stand inside a
+// string, where the escape means the same rune. b must be valid UTF-8
+// (as encoding/json writes it).
 func JSON(b []byte) []byte {
 	var out []byte
 	last := 0
@@ -249,7 +314,12 @@ func JSON(b []byte) []byte {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		if unsafeRune(r) {
-			out = append(append(out, b[last:i]...), fmt.Sprintf(`\u%04x`, r)...)
+			out = append(out, b[last:i]...)
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
 			last = i + size
 		}
 		i += size
