@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -192,7 +193,11 @@ func (m *Model) branchCmd() tea.Cmd {
 }
 
 // gitBranch is the branch checked out in dir's repository, the short
-// commit when detached, or "".
+// commit when detached, or "". What it reads is the project's, not
+// panto's: a .git file and HEAD are read only when they are regular
+// files (or symbolic links to one) of at most maxGitFile bytes. Anything
+// else — a device such as /dev/zero, a FIFO, a socket, a huge file —
+// shows no branch rather than block the UI or read without end.
 func gitBranch(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		git := filepath.Join(d, ".git")
@@ -201,11 +206,15 @@ func gitBranch(dir string) string {
 			head := filepath.Join(git, "HEAD")
 			if !fi.IsDir() {
 				// A worktree or submodule: "gitdir: PATH".
-				b, err := os.ReadFile(git)
-				if err != nil {
+				b, ok := readGitFile(git)
+				if !ok {
 					return ""
 				}
-				p := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
+				line, _, _ := strings.Cut(string(b), "\n")
+				p := strings.TrimSpace(strings.TrimPrefix(line, "gitdir:"))
+				if p == "" {
+					return ""
+				}
 				if !filepath.IsAbs(p) {
 					p = filepath.Join(d, p)
 				}
@@ -220,12 +229,11 @@ func gitBranch(dir string) string {
 }
 
 func readHead(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
+	b, ok := readGitFile(path)
+	if !ok {
 		return ""
 	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
+	line, _, _ := strings.Cut(string(b), "\n")
 	line = strings.TrimSpace(line)
 	if ref, ok := strings.CutPrefix(line, "ref: refs/heads/"); ok {
 		return ref
@@ -234,6 +242,34 @@ func readHead(path string) string {
 		return line[:7]
 	}
 	return ""
+}
+
+// maxGitFile bounds what is read of a .git file or a HEAD: each is one
+// line, a path or a ref, far shorter.
+const maxGitFile = 4096
+
+// readGitFile returns the content of the regular file at path (following
+// symbolic links), or false when it is anything else or larger than
+// maxGitFile. It opens without blocking (a FIFO put there between the
+// Stat and the open does not wait for a writer) and judges the file it
+// opened, not only the name.
+func readGitFile(path string) ([]byte, bool) {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGitFile {
+		return nil, false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
+	if err != nil || len(b) > maxGitFile {
+		return nil, false
+	}
+	return b, true
 }
 
 type usageMsg struct{ tokens, window int }
