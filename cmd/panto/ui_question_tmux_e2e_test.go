@@ -50,6 +50,8 @@ func TestUIGuardQuestionIgnoresKeysTypedAsItAppears(t *testing.T) {
 
 	time.Sleep(1200 * time.Millisecond) // the user stops typing and reads it
 	u.typ("y")
+	u.wait("yes? Enter runs it")
+	u.keys("Enter")
 	u.wait("✓ bash rm -rf victim")
 	require.NoDirExists(t, victim, "a y after a pause in typing answers")
 	require.Equal(t, 0, u.quit())

@@ -296,6 +296,8 @@ func TestUIGuardConfirmDialog(t *testing.T) {
 			time.Sleep(1200 * time.Millisecond)
 			u.typ(answer)
 			if answer == "y" {
+				u.wait("yes? Enter runs it")
+				u.keys("Enter")
 				u.wait("✓ bash rm -rf victim")
 				require.NoDirExists(t, victim)
 			} else {

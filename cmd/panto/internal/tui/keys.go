@@ -38,7 +38,7 @@ var Bindings = []Binding{
 
 // DialogBindings are the keys of the dialogs and pickers.
 var DialogBindings = []Binding{
-	{"y / n (or Enter = no)", "answer an extension's confirm, once it has been up 300 ms and nothing was typed for a second (keys before go to the editor); y only once all of a long one was on screen"},
+	{"y then Enter / n (or Enter = no)", "answer an extension's confirm, once it has been up 300 ms and nothing was typed for a second (keys before, and any letter, go to the editor); y only once all of a long one was on screen"},
 	{"↑/↓, PgUp/PgDn, Home/End, the mouse wheel", "scroll a confirm's text; Tab goes to the next highlighted line not yet seen"},
 	{"↑/↓, Enter", "choose in a select, the model picker, the palette"},
 	{"Esc", "dismiss the question or close the picker (the extension is told it was dismissed)"},

@@ -458,7 +458,8 @@ func TestRetryAndCompactionVisible(t *testing.T) {
 	require.Contains(t, s, "✗ anthropic: 529 Overloaded (after 2 retries)")
 }
 
-// An extension's confirm is a dialog: y answers yes, n no, Esc dismisses.
+// An extension's confirm is a dialog: y then Enter answers yes, n no,
+// Esc dismisses; a letter is typing, and goes to the editor.
 func TestConfirmDialog(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -493,10 +494,15 @@ func TestConfirmDialog(t *testing.T) {
 			require.Contains(t, s, "rm -rf victim")
 			require.Contains(t, s, "[y] yes   [n] no")
 			h.now = h.now.Add(typingPause) // read it
-			h.typ("z")                     // not an answer: nothing happens, nothing typed
+			h.typ("z")                     // typing: to the editor, not an answer
 			require.Len(t, h.m.asks, 1)
-			require.True(t, h.m.ed.empty())
+			require.Equal(t, "z", h.m.ed.value())
+			h.now = h.now.Add(typingPause)
 			h.key(tc.key)
+			if tc.want == "yes" {
+				require.Contains(t, h.screen(), "yes? Enter runs it")
+				h.enter()
+			}
 			require.Equal(t, tc.want, <-got)
 			h.idle()
 			require.NotContains(t, h.screen(), "[y] yes")

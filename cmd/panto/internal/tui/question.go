@@ -62,6 +62,10 @@ type question struct {
 	input *editor.Model
 	// shown is when it was first drawn on top (zero until then).
 	shown time.Time
+	// yes is set once y was pressed on a confirm: Enter then answers
+	// yes, any other key takes it back (the y was typing).
+	yes    bool
+	yesKey tea.KeyPressMsg
 	// The subject at bodyW cells: its lines, which of them hold a
 	// highlighted part, which have been on screen; off is the first on
 	// screen, rows how many showed at the last draw.
@@ -274,19 +278,45 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch d.q.Type {
 	case extension.AskConfirm:
+		if d.yes {
+			// y, then Enter: yes. A y followed by anything else was the
+			// start of a word: both keys go to the editor.
+			d.yes = false
+			m.list.Changed()
+			if ks == "enter" {
+				d.q.Answer(extension.Answer{Yes: true})
+				return done("yes")
+			}
+			m.typed = m.now()
+			return tea.Batch(m.screenKey(d.yesKey), m.screenKey(k))
+		}
 		switch strings.ToLower(ks) {
 		case "y":
 			if !d.fits() && !d.allSeen() {
 				return m.setFlash("read it all first: ↓ PgDn scroll, Tab goes to what is highlighted", 3*time.Second)
 			}
-			d.q.Answer(extension.Answer{Yes: true})
-			return done("yes")
+			d.yes, d.yesKey = true, k
+			m.list.Changed()
+			return nil
 		case "n", "enter":
 			d.q.Answer(extension.Answer{Yes: false})
 			return done("no")
 		}
+		if k.Text != "" {
+			// A letter, a digit, a space: someone typing their message
+			// again after a pause. It goes there, and the question waits
+			// for the next pause (it was eaten, and the y of "type" that
+			// followed answered).
+			m.typed = m.now()
+			return m.screenKey(k)
+		}
 		d.scrollKey(ks)
 	case extension.AskSelect:
+		if k.Text != "" && !d.pk.OwnFilter {
+			// Typing, as for a confirm: Enter chooses only after a pause.
+			m.typed = m.now()
+			return m.screenKey(k)
+		}
 		if d.pk.Update(k) == picker.Choose {
 			it, _ := d.pk.Selected()
 			var i int
@@ -445,7 +475,11 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	}
 	switch d.q.Type {
 	case extension.AskConfirm:
-		foot = append(foot, choice(th.Bold.Render("[y]")+" yes   "+th.Bold.Render("[n]")+" no   "+th.Dim.Render("Esc dismisses")))
+		if d.yes {
+			foot = append(foot, th.Bold.Render("yes?")+" Enter runs it · any other key takes it back")
+		} else {
+			foot = append(foot, choice(th.Bold.Render("[y]")+" yes   "+th.Bold.Render("[n]")+" no   "+th.Dim.Render("Esc dismisses")))
+		}
 	case extension.AskSelect:
 		rows := min(10, len(d.q.Options)+2, max(3, maxRows-len(out)-6))
 		for _, l := range d.pk.View(th, width, rows) {

@@ -77,6 +77,7 @@ func TestQuestionTakesKeysOnlyAfterItWasSeen(t *testing.T) {
 	h.now = h.now.Add(typingPause) // they stopped to read it
 	require.NotContains(t, h.screen(), "pause to answer")
 	h.key(yKey())
+	h.enter()
 	a, ok := answeredNow(answers)
 	require.True(t, ok)
 	require.True(t, a.Yes, "a key after a pause in typing answers")
@@ -96,6 +97,7 @@ func TestQuestionAfterAPauseTakesKeysAfterTheGrace(t *testing.T) {
 	h.now = h.now.Add(answerGrace)
 	require.NotContains(t, h.screen(), "pause to answer")
 	h.key(yKey())
+	h.enter()
 	a, ok := answeredNow(answers)
 	require.True(t, ok && a.Yes)
 	require.Equal(t, "r", h.m.ed.value())
@@ -112,6 +114,7 @@ func TestEachQuestionHasItsOwnGrace(t *testing.T) {
 	h.screen()
 	h.now = h.now.Add(answerGrace)
 	h.key(yKey())
+	h.enter()
 	a, ok := answeredNow(first)
 	require.True(t, ok && a.Yes)
 	require.Contains(t, h.screen(), "b asks: two?")
@@ -167,6 +170,7 @@ func TestLongQuestionScrollsAndIsReadBeforeYes(t *testing.T) {
 	out, _ := h.m.draw()
 	require.Contains(t, out, h.m.th.Highlight.Render("rm -rf ~"), "highlighted")
 	h.key(yKey())
+	h.enter()
 	a, ok := answeredNow(answers)
 	require.True(t, ok && a.Yes)
 
@@ -337,4 +341,28 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// The third adversary pass: after a pause of a second (the question now
+// takes keys), the user goes back to typing their message. Every key of
+// it goes to the editor — none is eaten — and the y of "type" or "you"
+// is not a yes: a yes is y and then Enter, and a y followed by anything
+// else was the start of a word.
+func TestTypingAgainAfterAPauseNeverAnswers(t *testing.T) {
+	t.Parallel()
+	for _, resumed := range []string{" the type checker is slow", "you know", "yes and also", "Yy", " only"} {
+		h := newHarness(t, newFake())
+		h.typ("please also tidy the readme")
+		answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: "rm -rf ../victim"})
+		h.screen()
+		h.now = h.now.Add(typingPause + time.Millisecond) // a pause: the question takes keys now
+		for _, r := range resumed {
+			h.key(tea.KeyPressMsg{Code: r, Text: string(r)})
+			h.now = h.now.Add(90 * time.Millisecond)
+		}
+		_, ok := answeredNow(answers)
+		require.False(t, ok, "%q answered the question", resumed)
+		require.Equal(t, "please also tidy the readme"+resumed, h.m.ed.value(), "no key of %q was eaten", resumed)
+		require.Len(t, h.m.asks, 1)
+	}
 }
