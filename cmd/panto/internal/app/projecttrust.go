@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
@@ -91,14 +92,6 @@ func TrustedProjects(d layers.Dirs) ([]TrustedProject, error) {
 		}
 		out = append(out, TrustedProject{Path: path, Status: status})
 	}
-	slices.SortFunc(out, func(a, b TrustedProject) int {
-		switch {
-		case a.Path < b.Path:
-			return -1
-		case a.Path > b.Path:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b TrustedProject) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
