@@ -176,6 +176,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		opts.SessionID, opts.CWD = s.id, cfg.CWD
 		opts.Report = func(err error) { s.notice(NoticeError, err.Error()) }
 		s.exts = start(ctx, cfg.Extensions, recorder{s}, opts)
+		if f, ok := s.exts.(interface{ Fatal() error }); ok {
+			if err := f.Fatal(); err != nil { // an extension that had to start (extension.Spec.MustStart)
+				return nil, fmt.Errorf("open session: %w", err)
+			}
+		}
 		s.exts.Disable(cfg.DisabledExtensions)
 		names = s.exts.Names()
 		s.loaded = names

@@ -183,7 +183,7 @@ func start(tb testing.TB, ext sdk.Extension, seed ...string) (*plug, *pb.InitRes
 	tb.Helper()
 	p := serve(tb, ext, seed...)
 	resp, err := p.client.Init(context.Background(), &pb.InitRequest{
-		ApiVersion: 2, MinApiVersion: 1, HostBrokerId: p.hostID, HostVersion: "test", SessionId: "s1", Cwd: "/project",
+		ApiVersion: sdk.APIVersion, MinApiVersion: 1, HostBrokerId: p.hostID, HostVersion: "test", SessionId: "s1", Cwd: "/project",
 	})
 	require.NoError(tb, err)
 	require.Nil(tb, resp.Error)
@@ -337,10 +337,10 @@ func TestUnknownCommandIsADomainError(t *testing.T) {
 func TestInitRefusesAnotherAPIVersion(t *testing.T) {
 	t.Parallel()
 	p := serve(t, &ext{})
-	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 4, MinApiVersion: 3, HostBrokerId: p.hostID})
+	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 5, MinApiVersion: 4, HostBrokerId: p.hostID})
 	require.NoError(t, err, "a refusal is a domain error")
-	require.Equal(t, uint32(2), resp.ApiVersion, "the extension still says which version it speaks")
-	require.Equal(t, "extension contract speaks panto API v1 to v2; this panto speaks v3 to v4 (upgrade the one that is older)", resp.GetError().GetMessage())
+	require.Equal(t, uint32(3), resp.ApiVersion, "the extension still says which version it speaks")
+	require.Equal(t, "extension contract speaks panto API v1 to v3; this panto speaks v4 to v5 (upgrade the one that is older)", resp.GetError().GetMessage())
 }
 
 // With a panto that speaks only version 1, the SDK speaks 1 too, and the

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -124,6 +125,15 @@ type Host interface {
 	// empty text clears it). Neither waits.
 	Notify(ctx context.Context, level, text string) error
 	SetStatus(ctx context.Context, key, text string) error
+
+	// SetTools replaces the extension's tools (API v3): what Tools
+	// declared at the start, or the last SetTools. panto checks the set as
+	// it checks the first one, and applies it at the next turn boundary,
+	// never in the middle of a turn, recording what changed (reason says
+	// why, for people). Until then the old set is offered and called, so
+	// keep serving its calls. The SDK dispatches the new tools' calls to
+	// their Run.
+	SetTools(ctx context.Context, tools []Tool, reason string) error
 }
 
 // The errors of the user calls (Host.Confirm, Select, Input).
@@ -239,6 +249,19 @@ type HostInfo struct {
 	// SessionID is the session's id; CWD is panto's working directory.
 	SessionID string
 	CWD       string
+	// Config is what panto's configuration holds for this extension, as
+	// JSON (API v3); nil when nothing. The first-party mcp extension gets
+	// its servers this way.
+	Config json.RawMessage
+}
+
+// Initializer prepares an extension when panto starts it, after the host
+// connection is made (h.Info is set) and before its tools are read: Init
+// may start what its tools need, within the extension's start deadline
+// (extension_start_timeout, raised by panto for the mcp extension). An
+// error fails the start; panto shows it.
+type Initializer interface {
+	Init(ctx context.Context, h Host) error
 }
 
 // SessionStartEvent is sent once the session's system prompt is seeded

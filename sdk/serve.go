@@ -246,7 +246,9 @@ type server struct {
 	host     atomic.Pointer[hostRef]
 	commands []Command
 	byName   map[string]Command
-	tools    map[string]Tool
+
+	toolsMu sync.Mutex
+	tools   map[string]Tool // every tool declared, by name: the last set declared wins
 
 	mu   sync.Mutex
 	conn *grpc.ClientConn // the host connection; nil: none
@@ -278,7 +280,7 @@ func (s *server) connect(id uint32, info HostInfo) error {
 	if old != nil {
 		_ = old.Close()
 	}
-	s.host.Store(&hostRef{&remoteHost{client: pb.NewHostClient(conn), logger: s.logger, info: info}})
+	s.host.Store(&hostRef{&remoteHost{client: pb.NewHostClient(conn), logger: s.logger, info: info, server: s}})
 	return nil
 }
 
@@ -298,11 +300,34 @@ func newServer(ext Extension, broker *plugin.GRPCBroker, logger hclog.Logger) *s
 		}
 	}
 	if tp, ok := ext.(ToolProvider); ok {
-		for _, t := range tp.Tools() {
-			s.tools[t.Name] = t
-		}
+		s.addTools(tp.Tools())
 	}
 	return s
+}
+
+// addTools makes tools callable. Tools of an earlier set stay callable:
+// panto offers a set until the next turn boundary after SetTools.
+func (s *server) addTools(tools []Tool) {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	for _, t := range tools {
+		s.tools[t.Name] = t
+	}
+}
+
+func (s *server) tool(name string) (Tool, bool) {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	t, ok := s.tools[name]
+	return t, ok
+}
+
+func pbTools(tools []Tool) []*pb.Tool {
+	out := make([]*pb.Tool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, &pb.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Guidance: t.Guidance})
+	}
+	return out
 }
 
 func errMsg(err error) *pb.Error {
@@ -328,6 +353,9 @@ func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitRespons
 	}
 	resp.ApiVersion = v
 	info := HostInfo{Version: req.GetHostVersion(), APIVersion: int(v), SessionID: req.GetSessionId(), CWD: req.GetCwd()}
+	if c := req.GetConfig(); len(c) > 0 {
+		info.Config = json.RawMessage(c)
+	}
 	if id := req.GetHostBrokerId(); id != 0 {
 		// Dial now (the broker waits at most 5 s) and keep the connection
 		// for every callback of the session. A failed dial leaves nothing
@@ -337,13 +365,23 @@ func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitRespons
 			return resp, nil
 		}
 	}
+	if x, ok := s.ext.(Initializer); ok {
+		h := s.host.Load().Host
+		if rh, ok := h.(*remoteHost); !ok || rh == nil {
+			h = &infoHost{Host: h, info: info}
+		}
+		if err := x.Init(ctx, h); err != nil {
+			resp.Error = &pb.Error{Message: err.Error()}
+			return resp, nil
+		}
+	}
 	for _, c := range s.commands {
 		resp.Commands = append(resp.Commands, &pb.Command{Name: c.Name, Description: c.Description, Usage: c.Usage})
 	}
 	if tp, ok := s.ext.(ToolProvider); ok {
-		for _, t := range tp.Tools() {
-			resp.Tools = append(resp.Tools, &pb.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Guidance: t.Guidance})
-		}
+		tools := tp.Tools()
+		s.addTools(tools)
+		resp.Tools = pbTools(tools)
 	}
 	if vp, ok := s.ext.(VariableProvider); ok {
 		resp.Variables = vp.Variables()
@@ -392,7 +430,7 @@ func toolCall(c *pb.ToolCall) ToolCall {
 
 func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.ToolCallResponse, error) {
 	call := toolCall(req.GetCall())
-	t, ok := s.tools[call.Name]
+	t, ok := s.tool(call.Name)
 	if !ok || t.Run == nil {
 		return &pb.ToolCallResponse{Content: "unknown tool " + call.Name, IsError: true}, nil
 	}
@@ -469,6 +507,7 @@ type remoteHost struct {
 	client pb.HostClient
 	logger hclog.Logger
 	info   HostInfo
+	server *server // whose tool table SetTools extends
 }
 
 func (h *remoteHost) Info() HostInfo { return h.info }
@@ -608,6 +647,16 @@ func (h *remoteHost) SetStatus(ctx context.Context, key, text string) error {
 	return hostErr("set status", nil, err)
 }
 
+func (h *remoteHost) SetTools(ctx context.Context, tools []Tool, reason string) error {
+	if err := h.needs("set tools", 3); err != nil {
+		return err
+	}
+	// Callable before panto may offer them.
+	h.server.addTools(tools)
+	resp, err := h.client.SetTools(ctx, &pb.SetToolsRequest{Tools: pbTools(tools), Reason: reason})
+	return hostErr("set tools", resp.GetError(), err)
+}
+
 func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
 	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
 	if err != nil {
@@ -680,5 +729,15 @@ func (noHost) Input(context.Context, string, string, ...AskOption) (string, erro
 }
 func (noHost) Notify(context.Context, string, string) error    { return ErrNoHost }
 func (noHost) SetStatus(context.Context, string, string) error { return ErrNoHost }
+func (noHost) SetTools(context.Context, []Tool, string) error  { return ErrNoHost }
 func (h noHost) Logger() hclog.Logger                          { return h.logger }
 func (noHost) Info() HostInfo                                  { return HostInfo{} }
+
+// infoHost is a Host without a connection that still says what Init was
+// told (an extension started with no host broker, by a protocol test).
+type infoHost struct {
+	Host
+	info HostInfo
+}
+
+func (h *infoHost) Info() HostInfo { return h.info }

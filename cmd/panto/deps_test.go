@@ -72,7 +72,7 @@ func TestCmdLayersGoDownwards(t *testing.T) {
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list: %s", out)
 	frontEnds := []string{"internal/lineloop", "internal/tui"}
-	appOnly := []string{"internal/config", "internal/layers", "internal/trust", "internal/sysprompt", "internal/keys"}
+	appOnly := []string{"internal/config", "internal/layers", "internal/trust", "internal/sysprompt", "internal/keys", "internal/mcpconfig"}
 	layer := func(pkg string) string {
 		switch {
 		case pkg == "":

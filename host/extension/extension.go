@@ -115,6 +115,17 @@ type Spec struct {
 	// not running — it failed to start, timed out, crashed or was
 	// disabled — tool calls are blocked rather than run unwatched.
 	Required bool
+	// Config is what panto's configuration holds for the extension, as
+	// JSON, handed over in Init (API v3; InitRequest.config): the mcp
+	// extension's servers. Nil: nothing.
+	Config []byte
+	// StartTimeout, when longer than Options.StartTimeout, bounds this
+	// extension's start instead (the mcp extension waits for its servers'
+	// startup_timeout).
+	StartTimeout time.Duration
+	// MustStart makes a start failure of the extension fail the session's
+	// open (an MCP server with required = true did not start).
+	MustStart bool
 }
 
 // Options tune the Manager.
@@ -461,6 +472,7 @@ var ErrStart = errors.New("extension did not start")
 func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report func(error)) (*Ext, error) {
 	logger := opts.Logger.Named("ext")
 	ext := &Ext{spec: spec, logger: logger, questions: questions{limit: opts.questionTime}}
+	opts.StartTimeout = max(opts.StartTimeout, spec.StartTimeout)
 	deadline := time.Now().Add(opts.StartTimeout)
 	timer := time.AfterFunc(opts.StartTimeout, ext.expire)
 	defer timer.Stop()
@@ -557,7 +569,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	defer cancel()
 	info, err := conn.Extension.Init(ictx, &pb.InitRequest{
 		ApiVersion: APIVersion, MinApiVersion: MinAPIVersion, HostBrokerId: id,
-		HostVersion: opts.HostVersion, SessionId: opts.SessionID, Cwd: opts.CWD,
+		HostVersion: opts.HostVersion, SessionId: opts.SessionID, Cwd: opts.CWD, Config: spec.Config,
 	})
 	if err != nil {
 		return fail(ext.initErr(err, ictx, opts.StartTimeout), true)

@@ -41,6 +41,10 @@ type Manager struct {
 	// required holds the required extensions that did not start (see
 	// required.go): tool calls are blocked while there are any.
 	required requiredSet
+
+	// fatal is the start failure of the extensions that had to start.
+	fatalMu sync.Mutex
+	fatal   error
 }
 
 // Start launches the extensions concurrently and initialises them. The
@@ -57,6 +61,9 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 			defer wg.Done()
 			ext, err := start(ctx, spec, rec, opts, m.report)
 			if err != nil {
+				if spec.MustStart && ctx.Err() == nil {
+					m.setFatal(err)
+				}
 				if spec.Required {
 					m.required.add(spec, "", err)
 					err = requiredStartErr(spec, err)
@@ -90,6 +97,21 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 	}
 	go m.deliverChanges()
 	return m
+}
+
+// setFatal records the start failure of an extension that must start.
+func (m *Manager) setFatal(err error) {
+	m.fatalMu.Lock()
+	defer m.fatalMu.Unlock()
+	m.fatal = errors.Join(m.fatal, err)
+}
+
+// Fatal is the start failure of each extension that had to start
+// (Spec.MustStart), joined; nil when there was none.
+func (m *Manager) Fatal() error {
+	m.fatalMu.Lock()
+	defer m.fatalMu.Unlock()
+	return m.fatal
 }
 
 // Extensions returns the running extensions in load order.

@@ -121,10 +121,14 @@ type InitRequest struct {
 	MinApiVersion uint32 `protobuf:"varint,2,opt,name=min_api_version,json=minApiVersion,proto3" json:"min_api_version,omitempty"`
 	// host_broker_id is where the Host service is served; 0 when there is
 	// none (the extension must then not call back).
-	HostBrokerId  uint32 `protobuf:"varint,3,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
-	HostVersion   string `protobuf:"bytes,4,opt,name=host_version,json=hostVersion,proto3" json:"host_version,omitempty"`
-	SessionId     string `protobuf:"bytes,5,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Cwd           string `protobuf:"bytes,6,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	HostBrokerId uint32 `protobuf:"varint,3,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	HostVersion  string `protobuf:"bytes,4,opt,name=host_version,json=hostVersion,proto3" json:"host_version,omitempty"`
+	SessionId    string `protobuf:"bytes,5,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Cwd          string `protobuf:"bytes,6,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// config is what panto's configuration holds for this extension, as
+	// JSON (API v3); empty when nothing. panto gives the first-party mcp
+	// extension its [mcp.NAME] servers this way (docs/mcp.md).
+	Config        []byte `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -199,6 +203,13 @@ func (x *InitRequest) GetCwd() string {
 		return x.Cwd
 	}
 	return ""
+}
+
+func (x *InitRequest) GetConfig() []byte {
+	if x != nil {
+		return x.Config
+	}
+	return nil
 }
 
 type InitResponse struct {
@@ -2941,6 +2952,102 @@ func (*SetStatusResponse) Descriptor() ([]byte, []int) {
 	return file_sdk_extension_proto_rawDescGZIP(), []int{46}
 }
 
+type SetToolsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tools         []*Tool                `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetToolsRequest) Reset() {
+	*x = SetToolsRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetToolsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetToolsRequest) ProtoMessage() {}
+
+func (x *SetToolsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetToolsRequest.ProtoReflect.Descriptor instead.
+func (*SetToolsRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SetToolsRequest) GetTools() []*Tool {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *SetToolsRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type SetToolsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Error         *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetToolsResponse) Reset() {
+	*x = SetToolsResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetToolsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetToolsResponse) ProtoMessage() {}
+
+func (x *SetToolsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetToolsResponse.ProtoReflect.Descriptor instead.
+func (*SetToolsResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *SetToolsResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_sdk_extension_proto protoreflect.FileDescriptor
 
 const file_sdk_extension_proto_rawDesc = "" +
@@ -2948,7 +3055,7 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x13sdk/extension.proto\x12\x12panto.extension.v1\"5\n" +
 	"\x05Error\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\tR\x04code\"\xd0\x01\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\xe8\x01\n" +
 	"\vInitRequest\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12&\n" +
@@ -2957,7 +3064,8 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\fhost_version\x18\x04 \x01(\tR\vhostVersion\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x05 \x01(\tR\tsessionId\x12\x10\n" +
-	"\x03cwd\x18\x06 \x01(\tR\x03cwd\"\xbe\x03\n" +
+	"\x03cwd\x18\x06 \x01(\tR\x03cwd\x12\x16\n" +
+	"\x06config\x18\a \x01(\fR\x06config\"\xbe\x03\n" +
 	"\fInitResponse\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12\x12\n" +
@@ -3143,14 +3251,19 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x10SetStatusRequest\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"\x13\n" +
-	"\x11SetStatusResponse2\xaf\x03\n" +
+	"\x11SetStatusResponse\"Y\n" +
+	"\x0fSetToolsRequest\x12.\n" +
+	"\x05tools\x18\x01 \x03(\v2\x18.panto.extension.v1.ToolR\x05tools\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"C\n" +
+	"\x10SetToolsResponse\x12/\n" +
+	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error2\xaf\x03\n" +
 	"\tExtension\x12I\n" +
 	"\x04Init\x12\x1f.panto.extension.v1.InitRequest\x1a .panto.extension.v1.InitResponse\x12R\n" +
 	"\vHandleEvent\x12 .panto.extension.v1.EventRequest\x1a!.panto.extension.v1.EventResponse\x12U\n" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
 	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
-	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\x9f\t\n" +
+	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xf6\t\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
 	"\x14ReplaceSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12j\n" +
@@ -3166,7 +3279,8 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x06Select\x12!.panto.extension.v1.SelectRequest\x1a\".panto.extension.v1.SelectResponse\x12L\n" +
 	"\x05Input\x12 .panto.extension.v1.InputRequest\x1a!.panto.extension.v1.InputResponse\x12O\n" +
 	"\x06Notify\x12!.panto.extension.v1.NotifyRequest\x1a\".panto.extension.v1.NotifyResponse\x12X\n" +
-	"\tSetStatus\x12$.panto.extension.v1.SetStatusRequest\x1a%.panto.extension.v1.SetStatusResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
+	"\tSetStatus\x12$.panto.extension.v1.SetStatusRequest\x1a%.panto.extension.v1.SetStatusResponse\x12U\n" +
+	"\bSetTools\x12#.panto.extension.v1.SetToolsRequest\x1a$.panto.extension.v1.SetToolsResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
 
 var (
 	file_sdk_extension_proto_rawDescOnce sync.Once
@@ -3180,7 +3294,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -3229,13 +3343,15 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*NotifyResponse)(nil),          // 44: panto.extension.v1.NotifyResponse
 	(*SetStatusRequest)(nil),        // 45: panto.extension.v1.SetStatusRequest
 	(*SetStatusResponse)(nil),       // 46: panto.extension.v1.SetStatusResponse
-	nil,                             // 47: panto.extension.v1.InitResponse.VariablesEntry
+	(*SetToolsRequest)(nil),         // 47: panto.extension.v1.SetToolsRequest
+	(*SetToolsResponse)(nil),        // 48: panto.extension.v1.SetToolsResponse
+	nil,                             // 49: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
 	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	47, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	49, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -3258,47 +3374,51 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	0,  // 23: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
 	0,  // 24: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
 	0,  // 25: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 26: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 27: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	20, // 28: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	17, // 29: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	22, // 30: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	24, // 31: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	24, // 32: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	26, // 33: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	29, // 34: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
-	30, // 35: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
-	31, // 36: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	33, // 37: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	35, // 38: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	37, // 39: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
-	39, // 40: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
-	41, // 41: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
-	43, // 42: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
-	45, // 43: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
-	2,  // 44: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	16, // 45: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	21, // 46: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	18, // 47: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	23, // 48: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	25, // 49: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 50: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	27, // 51: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	25, // 52: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 53: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	32, // 54: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	34, // 55: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	36, // 56: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	38, // 57: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	40, // 58: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	42, // 59: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	44, // 60: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	46, // 61: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	44, // [44:62] is the sub-list for method output_type
-	26, // [26:44] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	3,  // 26: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
+	0,  // 27: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 28: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 29: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	20, // 30: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	17, // 31: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	22, // 32: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	24, // 33: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	24, // 34: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	26, // 35: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	29, // 36: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	30, // 37: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	31, // 38: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	33, // 39: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	35, // 40: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	37, // 41: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
+	39, // 42: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
+	41, // 43: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
+	43, // 44: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
+	45, // 45: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
+	47, // 46: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
+	2,  // 47: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 48: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	21, // 49: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	18, // 50: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	23, // 51: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	25, // 52: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 53: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 54: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	25, // 55: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	25, // 56: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	32, // 57: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	34, // 58: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	36, // 59: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	38, // 60: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	40, // 61: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	42, // 62: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	44, // 63: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	46, // 64: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	48, // 65: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
+	47, // [47:66] is the sub-list for method output_type
+	28, // [28:47] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_sdk_extension_proto_init() }
@@ -3324,7 +3444,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -336,6 +336,7 @@ const (
 	Host_Input_FullMethodName                = "/panto.extension.v1.Host/Input"
 	Host_Notify_FullMethodName               = "/panto.extension.v1.Host/Notify"
 	Host_SetStatus_FullMethodName            = "/panto.extension.v1.Host/SetStatus"
+	Host_SetTools_FullMethodName             = "/panto.extension.v1.Host/SetTools"
 )
 
 // HostClient is the client API for Host service.
@@ -391,6 +392,12 @@ type HostClient interface {
 	Input(ctx context.Context, in *InputRequest, opts ...grpc.CallOption) (*InputResponse, error)
 	Notify(ctx context.Context, in *NotifyRequest, opts ...grpc.CallOption) (*NotifyResponse, error)
 	SetStatus(ctx context.Context, in *SetStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// SetTools replaces the caller's tools (API v3): what Init's tools
+	// declared, or the last SetTools. The new set is checked as Init's is
+	// and applied at the next turn boundary, never in the middle of a
+	// turn; panto then records what changed (a "tools" entry in the session
+	// log). reason says why, for people ("mcp server docs: tools changed").
+	SetTools(ctx context.Context, in *SetToolsRequest, opts ...grpc.CallOption) (*SetToolsResponse, error)
 }
 
 type hostClient struct {
@@ -531,6 +538,16 @@ func (c *hostClient) SetStatus(ctx context.Context, in *SetStatusRequest, opts .
 	return out, nil
 }
 
+func (c *hostClient) SetTools(ctx context.Context, in *SetToolsRequest, opts ...grpc.CallOption) (*SetToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetToolsResponse)
+	err := c.cc.Invoke(ctx, Host_SetTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -584,6 +601,12 @@ type HostServer interface {
 	Input(context.Context, *InputRequest) (*InputResponse, error)
 	Notify(context.Context, *NotifyRequest) (*NotifyResponse, error)
 	SetStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error)
+	// SetTools replaces the caller's tools (API v3): what Init's tools
+	// declared, or the last SetTools. The new set is checked as Init's is
+	// and applied at the next turn boundary, never in the middle of a
+	// turn; panto then records what changed (a "tools" entry in the session
+	// log). reason says why, for people ("mcp server docs: tools changed").
+	SetTools(context.Context, *SetToolsRequest) (*SetToolsResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -632,6 +655,9 @@ func (UnimplementedHostServer) Notify(context.Context, *NotifyRequest) (*NotifyR
 }
 func (UnimplementedHostServer) SetStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetStatus not implemented")
+}
+func (UnimplementedHostServer) SetTools(context.Context, *SetToolsRequest) (*SetToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetTools not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -888,6 +914,24 @@ func _Host_SetStatus_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_SetTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).SetTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_SetTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).SetTools(ctx, req.(*SetToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -946,6 +990,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetStatus",
 			Handler:    _Host_SetStatus_Handler,
+		},
+		{
+			MethodName: "SetTools",
+			Handler:    _Host_SetTools_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -30,10 +30,11 @@ var Handshake = plugin.HandshakeConfig{
 const PluginName = "extension"
 
 // The panto API versions: the newest this module speaks, and the oldest
-// panto still loads. Version 2 differs from 1 only in the Go SDK's
-// surface; the wire is the same, so a version-1 extension runs as it did.
+// panto still loads. Each version only adds fields and calls to the wire
+// (2: sections and the user calls; 3: InitRequest.config and SetTools),
+// so an extension built for an older one runs as it did.
 const (
-	APIVersion    = 2
+	APIVersion    = 3
 	MinAPIVersion = 1
 )
 

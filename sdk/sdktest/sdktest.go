@@ -71,9 +71,9 @@ type Harness struct {
 	ext      sdk.Extension
 	ctx      context.Context
 	commands map[string]sdk.Command
-	tools    []sdk.Tool
 	logger   hclog.Logger
 	host     *fakeHost
+	t        testing.TB
 
 	mu        sync.Mutex
 	vars      map[string]string
@@ -87,6 +87,9 @@ type Harness struct {
 	msgs      []conversation.Message
 	edits     []Edit
 	data      []json.RawMessage
+	tools     []sdk.Tool
+	config    json.RawMessage
+	toolSets  []ToolSet
 	log       bytes.Buffer
 }
 
@@ -99,7 +102,7 @@ func New(t testing.TB, ext sdk.Extension) *Harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	h := &Harness{ext: ext, ctx: ctx, commands: map[string]sdk.Command{}, timeout: HookTimeout}
+	h := &Harness{ext: ext, ctx: ctx, commands: map[string]sdk.Command{}, timeout: HookTimeout, t: t}
 	if n := h.Info().Name; n != "" {
 		if err := rules.CheckExtensionName(n); err != nil {
 			t.Fatalf("sdktest: panto would not load this extension: %v", err)
@@ -125,7 +128,9 @@ func New(t testing.TB, ext sdk.Extension) *Harness {
 			h.commands[c.Name] = c
 		}
 	}
-	h.tools = checkTools(t, ext)
+	if tp, ok := ext.(sdk.ToolProvider); ok {
+		h.tools = checkTools(t, tp.Tools())
+	}
 	return h
 }
 
@@ -581,7 +586,10 @@ func (f *fakeHost) Logger() hclog.Logger { return f.h.logger }
 
 // Info is what the harness tells the extension about panto.
 func (f *fakeHost) Info() sdk.HostInfo {
-	return sdk.HostInfo{Version: "sdktest", APIVersion: sdk.APIVersion, SessionID: SessionID, CWD: f.h.builtins()["cwd"]}
+	f.h.mu.Lock()
+	config := f.h.config
+	f.h.mu.Unlock()
+	return sdk.HostInfo{Version: "sdktest", APIVersion: sdk.APIVersion, SessionID: SessionID, CWD: f.h.builtins()["cwd"], Config: config}
 }
 
 func (f *fakeHost) funcs() HostFuncs {

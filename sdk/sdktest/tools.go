@@ -11,18 +11,88 @@ import (
 	"github.com/panto-dev/panto/sdk"
 )
 
-// Tools returns the extension's tools. New checked them as panto would
-// offer them: a valid and unique name, a Run function, and Parameters
-// (when set) a JSON object schema.
-func (h *Harness) Tools() []sdk.Tool { return h.tools }
+// Tools returns the extension's tools: what it declared (New and Init
+// checked them as panto would offer them: a valid and unique name, a Run
+// function, and Parameters, when set, a JSON object schema), or the last
+// set it gave Host.SetTools.
+func (h *Harness) Tools() []sdk.Tool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tools
+}
 
-func checkTools(t testing.TB, ext sdk.Extension) []sdk.Tool {
-	t.Helper()
-	tp, ok := ext.(sdk.ToolProvider)
-	if !ok {
-		return nil
+// Init starts the extension as panto does: when it is an sdk.Initializer,
+// its Init runs with config as Host.Info().Config (nil: none), under the
+// hook deadline, and its tools are read again afterwards. The error is
+// Init's, as panto would show it.
+func (h *Harness) Init(config json.RawMessage) error {
+	h.mu.Lock()
+	h.config = config
+	h.mu.Unlock()
+	if x, ok := h.ext.(sdk.Initializer); ok {
+		if err := h.hook("Init", func(ctx context.Context) error { return x.Init(ctx, h.host) }); err != nil {
+			return err
+		}
 	}
-	tools := tp.Tools()
+	if tp, ok := h.ext.(sdk.ToolProvider); ok {
+		tools := checkTools(h.t, tp.Tools())
+		h.mu.Lock()
+		h.tools = tools
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+// ToolSet is one call of Host.SetTools: the tools given and why.
+type ToolSet struct {
+	Tools  []sdk.Tool
+	Reason string
+}
+
+// ToolSets returns the extension's Host.SetTools calls, in order. The
+// harness applies each at once (Tools returns it); panto applies one at
+// the next turn boundary.
+func (h *Harness) ToolSets() []ToolSet {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]ToolSet(nil), h.toolSets...)
+}
+
+func (f *fakeHost) SetTools(ctx context.Context, tools []sdk.Tool, reason string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := toolsErr(tools); err != nil {
+		return fmt.Errorf("panto host: set tools: %w", err)
+	}
+	h := f.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tools = append([]sdk.Tool(nil), tools...)
+	h.toolSets = append(h.toolSets, ToolSet{Tools: h.tools, Reason: reason})
+	return nil
+}
+
+// toolsErr is why panto would refuse tools, or nil.
+func toolsErr(tools []sdk.Tool) error {
+	seen := map[string]bool{}
+	for _, tool := range tools {
+		if err := rules.CheckTool(tool.Name, tool.Parameters); err != nil {
+			return fmt.Errorf("tool %q: %w", tool.Name, err)
+		}
+		if seen[tool.Name] {
+			return fmt.Errorf("tool %q is offered twice", tool.Name)
+		}
+		if tool.Run == nil {
+			return fmt.Errorf("tool %q has no Run", tool.Name)
+		}
+		seen[tool.Name] = true
+	}
+	return nil
+}
+
+func checkTools(t testing.TB, tools []sdk.Tool) []sdk.Tool {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, tool := range tools {
 		// The rules panto applies when the extension starts.

@@ -141,6 +141,10 @@ func (a *App) extensionSpecs() ([]extension.Spec, error) {
 		specs[i].Environ = a.extensionEnviron(specs[i].Path)
 		specs[i].Required = a.required(specs[i])
 	}
+	specs, err = a.withMCP(specs)
+	if err != nil {
+		return nil, err
+	}
 	return a.reattached(specs)
 }
 

@@ -104,6 +104,12 @@ type Config struct {
 	// line; a model without one shows no cost. panto has no price list
 	// of its own.
 	Prices map[string]Price
+	// MCP are the MCP servers of the config files applied, in the order
+	// the layers and names give (a project's .mcp.json is the app's to
+	// add). MCPShadowed are a trusted project's servers that bear the name
+	// of one the user configured, which they never replace.
+	MCP         []MCPServer
+	MCPShadowed []MCPServer
 	// Sources lists the config files that were applied, lowest layer
 	// first.
 	Sources []string
@@ -207,6 +213,8 @@ type file struct {
 	Prices map[string]Price `toml:"prices"`
 	// Extensions is [extensions.NAME] tables, by extension file name.
 	Extensions map[string]extensionFile `toml:"extensions"`
+	// MCP is [mcp.NAME] tables: MCP servers (docs/mcp.md).
+	MCP map[string]mcpFile `toml:"mcp"`
 }
 
 // extensionFile is one [extensions.NAME] table.
@@ -300,6 +308,7 @@ func Load(d layers.Dirs, opts Options) (Config, error) {
 			cfg.Guards[f.Path] = fc.guards()
 		}
 		fc.mergeInto(&cfg)
+		fc.mergeMCP(&cfg, "config "+f.Path, f.Layer == layers.Project)
 		for _, key := range fc.keys() {
 			if cfg.from == nil {
 				cfg.from = map[string]string{}
@@ -321,6 +330,9 @@ func Parse(name string, data []byte) (f file, err error) {
 	}
 	if bad := f.check(); bad != nil {
 		return file{}, fmt.Errorf("%s: %s (see docs/config.md)", at(name, data, bad.key), bad)
+	}
+	if err := f.checkMCP(); err != nil {
+		return file{}, fmt.Errorf("config %s: %w (see docs/mcp.md)", name, err)
 	}
 	return f, nil
 }

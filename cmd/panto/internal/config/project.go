@@ -122,6 +122,19 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 			}
 			continue
 		}
+		if key == "mcp" {
+			for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
+				m := f.MCP[name].server(name, "")
+				s := Setting{Key: "mcp." + name}
+				if m.URL != "" {
+					s.Value, s.Note = "url = "+strconv.Quote(m.URL), "an MCP server panto connects to"
+				} else {
+					s.Value, s.Note = "command = "+strconv.Quote(m.Command), "an MCP server panto runs: "+strings.Join(append([]string{m.Command}, m.Args...), " ")
+				}
+				rows = append(rows, row{line, s})
+			}
+			continue
+		}
 		s := Setting{Key: key, Value: tomlValue(fv)}
 		switch key {
 		case "provider":

@@ -32,6 +32,8 @@ import (
 const (
 	ExtensionsFile = "trusted-extensions.json"
 	ProjectsFile   = "trusted-projects.json"
+	// MCPFile holds the trusted projects' .mcp.json files.
+	MCPFile = "trusted-mcp.json"
 )
 
 // MaxStoreSize bounds a store file; a larger one is refused (it is ours,
