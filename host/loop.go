@@ -69,6 +69,11 @@ func (s *Session) Turn(ctx context.Context, text string) error {
 
 // runTurn is the turn; it returns its TurnEnd.
 func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
+	// The turn boundary: the tools the extensions gave since the last
+	// turn are offered, and recorded, from here on.
+	if err := s.applyToolChanges(); err != nil {
+		return TurnEnd{Err: fmt.Errorf("record the new tools: %w", err)}
+	}
 	user := conversation.Message{Role: conversation.RoleUser}
 	for _, up := range s.userPrompt {
 		user.Content = append(user.Content, conversation.AddedText(up.Text, up.Source))

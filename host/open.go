@@ -205,7 +205,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.userPrompt = p.UserPrompt
-	res, err := s.seed(p.Blocks, names, s.modelChange(cfg.ProviderName, s.model.Name)...)
+	res, err := s.seed(p.Blocks, names, append(s.modelChange(cfg.ProviderName, s.model.Name), s.openToolEntries()...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -438,7 +438,11 @@ func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.Too
 	if err != nil {
 		return &pb.ToolCallResponse{Content: err.Error(), IsError: true}, nil
 	}
-	return &pb.ToolCallResponse{Content: res.Content, IsError: res.IsError}, nil
+	resp := &pb.ToolCallResponse{Content: res.Content, IsError: res.IsError}
+	for _, img := range res.Images {
+		resp.Images = append(resp.Images, &pb.Image{MediaType: img.MediaType, Data: img.Data})
+	}
+	return resp, nil
 }
 
 func (s *server) dispatch(ctx context.Context, req *pb.EventRequest) error {

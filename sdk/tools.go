@@ -34,6 +34,17 @@ type ToolCall struct {
 type ToolResult struct {
 	Content string
 	IsError bool
+	// Images follow Content (API v3), for a provider that takes images in
+	// a tool result; another is sent "[image omitted]" in their place.
+	Images []Image
+}
+
+// Image is an image of a tool result.
+type Image struct {
+	// MediaType is image/png, image/jpeg, image/gif or image/webp.
+	MediaType string
+	// Data is the image itself, not base64.
+	Data []byte
 }
 
 // ToolProvider offers tools to the model.

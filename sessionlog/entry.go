@@ -36,6 +36,12 @@ type wireEntry struct {
 	From   string `json:"from"` // move, branch_summary
 	Target string `json:"target"`
 	Label  string `json:"label"`
+
+	Reason  string    `json:"reason"` // tools (and its extension)
+	Tools   []ToolDef `json:"tools"`
+	Added   []string  `json:"added"`
+	Removed []string  `json:"removed"`
+	Changed []string  `json:"changed"`
 }
 
 // rawHead is what an entry of an unknown type must have.
@@ -136,6 +142,16 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 			return fmt.Errorf("branch_summary entry %s without summary and from", w.ID)
 		}
 		e.BranchSummary = &BranchSummary{Summary: w.Summary, From: w.From}
+	case TypeTools:
+		if w.Extension == "" {
+			return fmt.Errorf("tools entry %s without an extension name", w.ID)
+		}
+		for _, t := range w.Tools {
+			if t.Name == "" {
+				return fmt.Errorf("tools entry %s: a tool without a name", w.ID)
+			}
+		}
+		e.Tools = &Tools{Extension: w.Extension, Reason: w.Reason, Tools: w.Tools, Added: w.Added, Removed: w.Removed, Changed: w.Changed}
 	}
 	return nil
 }

@@ -70,6 +70,9 @@ const (
 	// TypeBranchSummary summarises a branch the user left, on the path
 	// taken instead (Entry.BranchSummary).
 	TypeBranchSummary EntryType = "branch_summary"
+	// TypeTools records an extension's tool set: what the model is offered
+	// from it from here on (Entry.Tools).
+	TypeTools EntryType = "tools"
 )
 
 // headerType is the "type" of the header line; no entry may use it.
@@ -78,7 +81,7 @@ const headerType = "session"
 func (t EntryType) known() bool {
 	switch t {
 	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction,
-		TypeMove, TypeLabel, TypeBranchSummary:
+		TypeMove, TypeLabel, TypeBranchSummary, TypeTools:
 		return true
 	}
 	return false
@@ -116,6 +119,8 @@ type Entry struct {
 	Label *Label
 	// BranchSummary is the payload of a TypeBranchSummary entry.
 	BranchSummary *BranchSummary
+	// Tools is the payload of a TypeTools entry.
+	Tools *Tools
 
 	// Raw is the whole line of an entry of a type this version does not
 	// know, kept so it can be written back byte for byte: Append writes
@@ -218,6 +223,30 @@ type BranchSummary struct {
 func BranchSummaryEntry(summary, from string) Entry {
 	return Entry{Type: TypeBranchSummary, BranchSummary: &BranchSummary{Summary: summary, From: from}}
 }
+
+// Tools records the whole tool set of one extension from here on: what
+// the model is offered from it on each later request of this path, until
+// the next tools entry of that extension. Added, Removed and Changed name
+// what differs from the set recorded before (all of Tools are added when
+// there was none). Reason says why, for people.
+type Tools struct {
+	Extension string
+	Reason    string
+	Tools     []ToolDef
+	Added     []string
+	Removed   []string
+	Changed   []string
+}
+
+// ToolDef is one tool as the model is offered it.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// ToolsEntry returns an entry recording an extension's tool set.
+func ToolsEntry(t Tools) Entry { return Entry{Type: TypeTools, Tools: &t} }
 
 // ModelChange records that later requests go to Model of Provider.
 type ModelChange struct {
@@ -344,6 +373,16 @@ type branchSummaryLine struct {
 	From    string `json:"from"`
 }
 
+type toolsLine struct {
+	lineHead
+	Extension string    `json:"extension"`
+	Reason    string    `json:"reason,omitempty"`
+	Tools     []ToolDef `json:"tools"`
+	Added     []string  `json:"added,omitempty"`
+	Removed   []string  `json:"removed,omitempty"`
+	Changed   []string  `json:"changed,omitempty"`
+}
+
 type modelChangeLine struct {
 	lineHead
 	Provider string `json:"provider"`
@@ -403,6 +442,13 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 		v = labelLine{head, e.Label.Target, e.Label.Text}
 	case TypeBranchSummary:
 		v = branchSummaryLine{head, e.BranchSummary.Summary, e.BranchSummary.From}
+	case TypeTools:
+		t := e.Tools
+		tools := t.Tools
+		if tools == nil {
+			tools = []ToolDef{}
+		}
+		v = toolsLine{head, t.Extension, t.Reason, tools, t.Added, t.Removed, t.Changed}
 	default:
 		return appendRaw(buf, e.Raw)
 	}
@@ -480,6 +526,19 @@ func checkEntry(e *Entry) error {
 	case TypeBranchSummary:
 		if e.BranchSummary == nil || e.BranchSummary.Summary == "" || e.BranchSummary.From == "" {
 			return errors.New("branch_summary entry without summary and from")
+		}
+		return nil
+	case TypeTools:
+		if e.Tools == nil || e.Tools.Extension == "" {
+			return errors.New("tools entry without an extension name")
+		}
+		for _, t := range e.Tools.Tools {
+			if t.Name == "" {
+				return fmt.Errorf("tools entry of %s: a tool without a name", e.Tools.Extension)
+			}
+			if len(t.Parameters) > 0 && !json.Valid(t.Parameters) {
+				return fmt.Errorf("tools entry of %s: tool %s: parameters are not valid JSON", e.Tools.Extension, t.Name)
+			}
 		}
 		return nil
 	case headerType:

@@ -158,6 +158,12 @@ func sampleEntries() []Entry {
 	add(MessageEntry(msgs[1]))
 	add(LifecycleEntry(LifecycleStarted, true, []string{"gitbranch", "todo"}))
 	add(ModelChangeEntry("anthropic", "claude-sonnet-4-5"))
+	add(ToolsEntry(Tools{Extension: "mcp", Reason: "mcp server docs: its tools changed",
+		Tools: []ToolDef{
+			{Name: "mcp__docs__search", Description: "Search the docs <fast> & \"exact\"", Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)},
+			{Name: "mcp__docs__fetch"},
+		},
+		Added: []string{"mcp__docs__fetch"}, Removed: []string{"mcp__docs__old"}, Changed: []string{"mcp__docs__search"}}))
 	for _, m := range msgs[2:7] {
 		add(MessageEntry(m))
 	}

@@ -62,11 +62,11 @@ func (e *ext) Init(ctx context.Context, h sdk.Host) error {
 	wg.Wait()
 	var required []string
 	for _, s := range servers {
-		state, why, _ := s.snapshot()
-		if state == stateReady {
+		sn := s.snapshot()
+		if sn.state == stateReady {
 			continue
 		}
-		msg := fmt.Sprintf("mcp server %s (%s) did not start: %v", s.cfg.Name, s.cfg.Source, why)
+		msg := fmt.Sprintf("mcp server %s (%s) did not start: %v", s.cfg.Name, s.cfg.Source, sn.err)
 		if s.cfg.Required {
 			required = append(required, msg+" (it is required: required = true)")
 			continue
@@ -130,7 +130,7 @@ func (e *ext) status(ctx context.Context) {
 	}
 	ready := 0
 	for _, s := range servers {
-		if st, _, _ := s.snapshot(); st == stateReady {
+		if s.snapshot().state == stateReady {
 			ready++
 		}
 	}
@@ -177,8 +177,7 @@ func (e *ext) Tools() []sdk.Tool {
 	var out []sdk.Tool
 	seen := map[string]bool{}
 	for _, s := range servers {
-		_, _, tools := s.snapshot()
-		for _, t := range tools {
+		for _, t := range s.snapshot().tools {
 			name := toolName(s.cfg.Name, t.Name)
 			if seen[name] { // two names that sanitize alike
 				name = toolName(s.cfg.Name, t.Name+strings.Repeat("\x00", maxToolName))
@@ -223,7 +222,7 @@ func (e *ext) run(s *server, tool string) func(ctx context.Context, h sdk.Host, 
 			return sdk.ToolResult{}, err
 		}
 		text := cut(resultText(res), func(whole string) (string, error) { return saveOutput(dir, call.ID, whole) })
-		return sdk.ToolResult{Content: text, IsError: res.IsError}, nil
+		return sdk.ToolResult{Content: text, IsError: res.IsError, Images: resultImages(res)}, nil
 	}
 }
 
@@ -264,15 +263,15 @@ func (e *ext) infos() []ServerInfo {
 	e.mu.Unlock()
 	out := []ServerInfo{}
 	for _, s := range servers {
-		state, why, tools := s.snapshot()
-		si := ServerInfo{Name: s.cfg.Name, Source: s.cfg.Source, Transport: "stdio", State: state, Tools: []ToolInfo{}}
+		sn := s.snapshot()
+		si := ServerInfo{Name: s.cfg.Name, Source: s.cfg.Source, Transport: "stdio", State: sn.state, Tools: []ToolInfo{}}
 		if s.cfg.URL != "" {
 			si.Transport = "http"
 		}
-		if why != nil {
-			si.Error = why.Error()
+		if sn.err != nil {
+			si.Error = sn.err.Error()
 		}
-		for _, t := range tools {
+		for _, t := range sn.tools {
 			si.Tools = append(si.Tools, ToolInfo{Name: toolName(s.cfg.Name, t.Name), ServerTool: t.Name, Description: firstLine(t.Description)})
 		}
 		sort.Slice(si.Tools, func(i, j int) bool { return si.Tools[i].Name < si.Tools[j].Name })

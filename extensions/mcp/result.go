@@ -8,11 +8,25 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/panto-dev/panto/sdk"
 )
+
+// resultImages are a result's images, for a provider that takes them.
+func resultImages(res *mcp.CallToolResult) []sdk.Image {
+	var out []sdk.Image
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			out = append(out, sdk.Image{MediaType: img.MIMEType, Data: img.Data})
+		}
+	}
+	return out
+}
 
 // resultText is what the model reads of a result: its text blocks, one
 // after another; the structured content as JSON when there is no text;
-// for other blocks, a line saying what they are.
+// for other blocks, a line saying what they are (an image follows as an
+// image, resultImages).
 func resultText(res *mcp.CallToolResult) string {
 	var parts []string
 	hasText := false
@@ -22,7 +36,7 @@ func resultText(res *mcp.CallToolResult) string {
 			parts = append(parts, c.Text)
 			hasText = true
 		case *mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes; panto does not pass images from MCP tools to the model yet]", c.MIMEType, len(c.Data)))
+			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes, after this text]", c.MIMEType, len(c.Data)))
 		case *mcp.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
 		case *mcp.ResourceLink:

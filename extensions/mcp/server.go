@@ -209,11 +209,17 @@ func (s *server) watch(cs *mcp.ClientSession) {
 	}
 }
 
-// snapshot returns the server's state, why it failed and its tools.
-func (s *server) snapshot() (state string, err error, tools []*mcp.Tool) {
+// snap is a server's state, why it failed and its tools, at one moment.
+type snap struct {
+	state string
+	err   error
+	tools []*mcp.Tool
+}
+
+func (s *server) snapshot() snap {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state, s.err, slices.Clone(s.tools)
+	return snap{s.state, s.err, slices.Clone(s.tools)}
 }
 
 // call runs one tool call under the server's tool timeout. A call cut

@@ -204,6 +204,13 @@ type Ext struct {
 	// wrapper script, one it started (see serverCheck).
 	servedBy atomic.Int64
 
+	// current and pending are the tools it gave after Init (SetTools):
+	// current is offered (nil: Init's), pending waits for the next turn
+	// boundary (see toolsets.go).
+	toolsMu sync.Mutex
+	current *toolSet
+	pending *toolSet
+
 	mu       sync.Mutex
 	disabled error
 	proc     *process // nil until go-plugin asks for it

@@ -2,9 +2,11 @@ package extension
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +33,7 @@ func (m *Manager) owner(name string) (*Ext, *pb.Tool) {
 		offTool *pb.Tool
 	)
 	for _, e := range m.exts {
-		for _, t := range e.info.GetTools() {
+		for _, t := range e.tools() {
 			if t.GetName() != name {
 				continue
 			}
@@ -56,7 +58,7 @@ func (m *Manager) Tools() []serializers.Tool {
 		if e.Disabled() != nil {
 			continue
 		}
-		for _, t := range e.info.GetTools() {
+		for _, t := range e.tools() {
 			if first := owners[t.GetName()]; first != nil {
 				m.reportClash(t.GetName(), first, e)
 				continue
@@ -213,6 +215,7 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		var text string
 		text, truncated = capResult(resp.GetContent())
 		result = conversation.ToolResult(call.ID, text, resp.GetIsError())
+		result = withImages(result, resp.GetImages())
 	case c.unknown != "":
 		return fail("interrupted by the user while running; %s", c.unknown)
 	case c.timedOut || status.Code(err) == codes.DeadlineExceeded:
@@ -258,6 +261,24 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 			text, _ := capResult(resp.GetContent())
 			result = conversation.ToolResult(call.ID, text, resp.GetIsError())
 		}
+	}
+	return result
+}
+
+// imageTypes are the media types a tool result's image may have: those
+// both providers' image blocks take.
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// withImages adds a result's images after its text; one of another type,
+// or empty, is a line of text saying so instead.
+func withImages(result conversation.Block, images []*pb.Image) conversation.Block {
+	for _, img := range images {
+		if !slices.Contains(imageTypes, img.GetMediaType()) || len(img.GetData()) == 0 {
+			result.Content = append(result.Content, conversation.Text(fmt.Sprintf("[an image of type %q (%d bytes) was left out: panto takes %s]",
+				img.GetMediaType(), len(img.GetData()), strings.Join(imageTypes, ", "))))
+			continue
+		}
+		result.Content = append(result.Content, conversation.Image(img.GetMediaType(), base64.StdEncoding.EncodeToString(img.GetData())))
 	}
 	return result
 }
@@ -409,7 +430,7 @@ func (m *Manager) RecordGuidance(rec Recorder) {
 		if e.Disabled() != nil {
 			continue
 		}
-		tools := append([]*pb.Tool(nil), e.info.GetTools()...)
+		tools := append([]*pb.Tool(nil), e.tools()...)
 		sort.Slice(tools, func(i, j int) bool { return tools[i].GetName() < tools[j].GetName() })
 		var b strings.Builder
 		for _, t := range tools {

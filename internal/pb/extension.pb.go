@@ -1486,8 +1486,13 @@ func (x *ToolCallRequest) GetCall() *ToolCall {
 type ToolCallResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// content is the result the model reads; is_error marks a failed call.
-	Content       string `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
-	IsError       bool   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	Content string `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	IsError bool   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// images follow the text (API v3), for a provider that takes images in
+	// a tool result (Anthropic's does; OpenAI's chat tool message does
+	// not, and gets "[image omitted]"). A tool_result watcher that amends
+	// the result replaces them too.
+	Images        []*Image `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1536,6 +1541,67 @@ func (x *ToolCallResponse) GetIsError() bool {
 	return false
 }
 
+func (x *ToolCallResponse) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+type Image struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// media_type is image/png, image/jpeg, image/gif or image/webp.
+	MediaType string `protobuf:"bytes,1,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	// data is the image itself (not base64).
+	Data          []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Image) Reset() {
+	*x = Image{}
+	mi := &file_sdk_extension_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Image) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Image) ProtoMessage() {}
+
+func (x *Image) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Image.ProtoReflect.Descriptor instead.
+func (*Image) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *Image) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
+func (x *Image) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type SystemEdit struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// mode is "append" or "replace".
@@ -1553,7 +1619,7 @@ type SystemEdit struct {
 
 func (x *SystemEdit) Reset() {
 	*x = SystemEdit{}
-	mi := &file_sdk_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1565,7 +1631,7 @@ func (x *SystemEdit) String() string {
 func (*SystemEdit) ProtoMessage() {}
 
 func (x *SystemEdit) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1578,7 +1644,7 @@ func (x *SystemEdit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEdit.ProtoReflect.Descriptor instead.
 func (*SystemEdit) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SystemEdit) GetMode() string {
@@ -1620,7 +1686,7 @@ type CommandRequest struct {
 
 func (x *CommandRequest) Reset() {
 	*x = CommandRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +1698,7 @@ func (x *CommandRequest) String() string {
 func (*CommandRequest) ProtoMessage() {}
 
 func (x *CommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +1711,7 @@ func (x *CommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
 func (*CommandRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CommandRequest) GetName() string {
@@ -1674,7 +1740,7 @@ type CommandResponse struct {
 
 func (x *CommandResponse) Reset() {
 	*x = CommandResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1686,7 +1752,7 @@ func (x *CommandResponse) String() string {
 func (*CommandResponse) ProtoMessage() {}
 
 func (x *CommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1699,7 +1765,7 @@ func (x *CommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
 func (*CommandResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CommandResponse) GetOutput() string {
@@ -1731,7 +1797,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1743,7 +1809,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1756,7 +1822,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
 }
 
 type ShutdownResponse struct {
@@ -1767,7 +1833,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1779,7 +1845,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1792,7 +1858,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
 }
 
 type SystemEditRequest struct {
@@ -1813,7 +1879,7 @@ type SystemEditRequest struct {
 
 func (x *SystemEditRequest) Reset() {
 	*x = SystemEditRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +1891,7 @@ func (x *SystemEditRequest) String() string {
 func (*SystemEditRequest) ProtoMessage() {}
 
 func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +1904,7 @@ func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditRequest.ProtoReflect.Descriptor instead.
 func (*SystemEditRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SystemEditRequest) GetText() string {
@@ -1864,7 +1930,7 @@ type SystemEditResponse struct {
 
 func (x *SystemEditResponse) Reset() {
 	*x = SystemEditResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1876,7 +1942,7 @@ func (x *SystemEditResponse) String() string {
 func (*SystemEditResponse) ProtoMessage() {}
 
 func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1889,7 +1955,7 @@ func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditResponse.ProtoReflect.Descriptor instead.
 func (*SystemEditResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SystemEditResponse) GetError() *Error {
@@ -1907,7 +1973,7 @@ type GetSystemPromptRequest struct {
 
 func (x *GetSystemPromptRequest) Reset() {
 	*x = GetSystemPromptRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1919,7 +1985,7 @@ func (x *GetSystemPromptRequest) String() string {
 func (*GetSystemPromptRequest) ProtoMessage() {}
 
 func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1932,7 +1998,7 @@ func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
 }
 
 type GetSystemPromptResponse struct {
@@ -1948,7 +2014,7 @@ type GetSystemPromptResponse struct {
 
 func (x *GetSystemPromptResponse) Reset() {
 	*x = GetSystemPromptResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1960,7 +2026,7 @@ func (x *GetSystemPromptResponse) String() string {
 func (*GetSystemPromptResponse) ProtoMessage() {}
 
 func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1973,7 +2039,7 @@ func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetSystemPromptResponse) GetBlocks() []string {
@@ -2001,7 +2067,7 @@ type Section struct {
 
 func (x *Section) Reset() {
 	*x = Section{}
-	mi := &file_sdk_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2079,7 @@ func (x *Section) String() string {
 func (*Section) ProtoMessage() {}
 
 func (x *Section) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2092,7 @@ func (x *Section) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Section.ProtoReflect.Descriptor instead.
 func (*Section) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Section) GetKey() string {
@@ -2060,7 +2126,7 @@ type SetSectionRequest struct {
 
 func (x *SetSectionRequest) Reset() {
 	*x = SetSectionRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +2138,7 @@ func (x *SetSectionRequest) String() string {
 func (*SetSectionRequest) ProtoMessage() {}
 
 func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +2151,7 @@ func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSectionRequest.ProtoReflect.Descriptor instead.
 func (*SetSectionRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetSectionRequest) GetKey() string {
@@ -2111,7 +2177,7 @@ type RemoveSectionRequest struct {
 
 func (x *RemoveSectionRequest) Reset() {
 	*x = RemoveSectionRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2123,7 +2189,7 @@ func (x *RemoveSectionRequest) String() string {
 func (*RemoveSectionRequest) ProtoMessage() {}
 
 func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2136,7 +2202,7 @@ func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSectionRequest.ProtoReflect.Descriptor instead.
 func (*RemoveSectionRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RemoveSectionRequest) GetKey() string {
@@ -2154,7 +2220,7 @@ type GetMessagesRequest struct {
 
 func (x *GetMessagesRequest) Reset() {
 	*x = GetMessagesRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2166,7 +2232,7 @@ func (x *GetMessagesRequest) String() string {
 func (*GetMessagesRequest) ProtoMessage() {}
 
 func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2179,7 +2245,7 @@ func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesRequest.ProtoReflect.Descriptor instead.
 func (*GetMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
 }
 
 type GetMessagesResponse struct {
@@ -2192,7 +2258,7 @@ type GetMessagesResponse struct {
 
 func (x *GetMessagesResponse) Reset() {
 	*x = GetMessagesResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[32]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2204,7 +2270,7 @@ func (x *GetMessagesResponse) String() string {
 func (*GetMessagesResponse) ProtoMessage() {}
 
 func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[32]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2217,7 +2283,7 @@ func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesResponse.ProtoReflect.Descriptor instead.
 func (*GetMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetMessagesResponse) GetMessages() []byte {
@@ -2237,7 +2303,7 @@ type AppendDataRequest struct {
 
 func (x *AppendDataRequest) Reset() {
 	*x = AppendDataRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[33]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2249,7 +2315,7 @@ func (x *AppendDataRequest) String() string {
 func (*AppendDataRequest) ProtoMessage() {}
 
 func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[33]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2262,7 +2328,7 @@ func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataRequest.ProtoReflect.Descriptor instead.
 func (*AppendDataRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AppendDataRequest) GetData() []byte {
@@ -2281,7 +2347,7 @@ type AppendDataResponse struct {
 
 func (x *AppendDataResponse) Reset() {
 	*x = AppendDataResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[34]
+	mi := &file_sdk_extension_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2293,7 +2359,7 @@ func (x *AppendDataResponse) String() string {
 func (*AppendDataResponse) ProtoMessage() {}
 
 func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[34]
+	mi := &file_sdk_extension_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2306,7 +2372,7 @@ func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataResponse.ProtoReflect.Descriptor instead.
 func (*AppendDataResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AppendDataResponse) GetError() *Error {
@@ -2327,7 +2393,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[35]
+	mi := &file_sdk_extension_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2339,7 +2405,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[35]
+	mi := &file_sdk_extension_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2352,7 +2418,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -2377,7 +2443,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[36]
+	mi := &file_sdk_extension_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2389,7 +2455,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[36]
+	mi := &file_sdk_extension_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2402,7 +2468,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
 }
 
 type ConfirmRequest struct {
@@ -2421,7 +2487,7 @@ type ConfirmRequest struct {
 
 func (x *ConfirmRequest) Reset() {
 	*x = ConfirmRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[37]
+	mi := &file_sdk_extension_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2433,7 +2499,7 @@ func (x *ConfirmRequest) String() string {
 func (*ConfirmRequest) ProtoMessage() {}
 
 func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[37]
+	mi := &file_sdk_extension_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2446,7 +2512,7 @@ func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ConfirmRequest) GetTitle() string {
@@ -2488,7 +2554,7 @@ type ConfirmResponse struct {
 
 func (x *ConfirmResponse) Reset() {
 	*x = ConfirmResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[38]
+	mi := &file_sdk_extension_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2500,7 +2566,7 @@ func (x *ConfirmResponse) String() string {
 func (*ConfirmResponse) ProtoMessage() {}
 
 func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[38]
+	mi := &file_sdk_extension_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2513,7 +2579,7 @@ func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ConfirmResponse) GetYes() bool {
@@ -2543,7 +2609,7 @@ type SelectRequest struct {
 
 func (x *SelectRequest) Reset() {
 	*x = SelectRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[39]
+	mi := &file_sdk_extension_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2621,7 @@ func (x *SelectRequest) String() string {
 func (*SelectRequest) ProtoMessage() {}
 
 func (x *SelectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[39]
+	mi := &file_sdk_extension_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2634,7 @@ func (x *SelectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectRequest.ProtoReflect.Descriptor instead.
 func (*SelectRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SelectRequest) GetTitle() string {
@@ -2610,7 +2676,7 @@ type SelectResponse struct {
 
 func (x *SelectResponse) Reset() {
 	*x = SelectResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[40]
+	mi := &file_sdk_extension_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2622,7 +2688,7 @@ func (x *SelectResponse) String() string {
 func (*SelectResponse) ProtoMessage() {}
 
 func (x *SelectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[40]
+	mi := &file_sdk_extension_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2635,7 +2701,7 @@ func (x *SelectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectResponse.ProtoReflect.Descriptor instead.
 func (*SelectResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SelectResponse) GetIndex() int32 {
@@ -2665,7 +2731,7 @@ type InputRequest struct {
 
 func (x *InputRequest) Reset() {
 	*x = InputRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[41]
+	mi := &file_sdk_extension_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2677,7 +2743,7 @@ func (x *InputRequest) String() string {
 func (*InputRequest) ProtoMessage() {}
 
 func (x *InputRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[41]
+	mi := &file_sdk_extension_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2690,7 +2756,7 @@ func (x *InputRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputRequest.ProtoReflect.Descriptor instead.
 func (*InputRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InputRequest) GetTitle() string {
@@ -2731,7 +2797,7 @@ type InputResponse struct {
 
 func (x *InputResponse) Reset() {
 	*x = InputResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[42]
+	mi := &file_sdk_extension_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2743,7 +2809,7 @@ func (x *InputResponse) String() string {
 func (*InputResponse) ProtoMessage() {}
 
 func (x *InputResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[42]
+	mi := &file_sdk_extension_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2756,7 +2822,7 @@ func (x *InputResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputResponse.ProtoReflect.Descriptor instead.
 func (*InputResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *InputResponse) GetText() string {
@@ -2784,7 +2850,7 @@ type NotifyRequest struct {
 
 func (x *NotifyRequest) Reset() {
 	*x = NotifyRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[43]
+	mi := &file_sdk_extension_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2796,7 +2862,7 @@ func (x *NotifyRequest) String() string {
 func (*NotifyRequest) ProtoMessage() {}
 
 func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[43]
+	mi := &file_sdk_extension_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2809,7 +2875,7 @@ func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyRequest.ProtoReflect.Descriptor instead.
 func (*NotifyRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *NotifyRequest) GetLevel() string {
@@ -2834,7 +2900,7 @@ type NotifyResponse struct {
 
 func (x *NotifyResponse) Reset() {
 	*x = NotifyResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[44]
+	mi := &file_sdk_extension_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2846,7 +2912,7 @@ func (x *NotifyResponse) String() string {
 func (*NotifyResponse) ProtoMessage() {}
 
 func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[44]
+	mi := &file_sdk_extension_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2859,7 +2925,7 @@ func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyResponse.ProtoReflect.Descriptor instead.
 func (*NotifyResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{45}
 }
 
 type SetStatusRequest struct {
@@ -2874,7 +2940,7 @@ type SetStatusRequest struct {
 
 func (x *SetStatusRequest) Reset() {
 	*x = SetStatusRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[45]
+	mi := &file_sdk_extension_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2886,7 +2952,7 @@ func (x *SetStatusRequest) String() string {
 func (*SetStatusRequest) ProtoMessage() {}
 
 func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[45]
+	mi := &file_sdk_extension_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2899,7 +2965,7 @@ func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{45}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SetStatusRequest) GetKey() string {
@@ -2924,7 +2990,7 @@ type SetStatusResponse struct {
 
 func (x *SetStatusResponse) Reset() {
 	*x = SetStatusResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[46]
+	mi := &file_sdk_extension_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2936,7 +3002,7 @@ func (x *SetStatusResponse) String() string {
 func (*SetStatusResponse) ProtoMessage() {}
 
 func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[46]
+	mi := &file_sdk_extension_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2949,7 +3015,7 @@ func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
 func (*SetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{46}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{47}
 }
 
 type SetToolsRequest struct {
@@ -2962,7 +3028,7 @@ type SetToolsRequest struct {
 
 func (x *SetToolsRequest) Reset() {
 	*x = SetToolsRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[47]
+	mi := &file_sdk_extension_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2974,7 +3040,7 @@ func (x *SetToolsRequest) String() string {
 func (*SetToolsRequest) ProtoMessage() {}
 
 func (x *SetToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[47]
+	mi := &file_sdk_extension_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2987,7 +3053,7 @@ func (x *SetToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetToolsRequest.ProtoReflect.Descriptor instead.
 func (*SetToolsRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{47}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SetToolsRequest) GetTools() []*Tool {
@@ -3013,7 +3079,7 @@ type SetToolsResponse struct {
 
 func (x *SetToolsResponse) Reset() {
 	*x = SetToolsResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[48]
+	mi := &file_sdk_extension_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3025,7 +3091,7 @@ func (x *SetToolsResponse) String() string {
 func (*SetToolsResponse) ProtoMessage() {}
 
 func (x *SetToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[48]
+	mi := &file_sdk_extension_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3038,7 +3104,7 @@ func (x *SetToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetToolsResponse.ProtoReflect.Descriptor instead.
 func (*SetToolsResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{48}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SetToolsResponse) GetError() *Error {
@@ -3168,10 +3234,15 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\asummary\x18\n" +
 	" \x01(\tR\asummary\"C\n" +
 	"\x0fToolCallRequest\x120\n" +
-	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"G\n" +
+	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"z\n" +
 	"\x10ToolCallResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError\"Z\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\x121\n" +
+	"\x06images\x18\x03 \x03(\v2\x19.panto.extension.v1.ImageR\x06images\":\n" +
+	"\x05Image\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"Z\n" +
 	"\n" +
 	"SystemEdit\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x12\n" +
@@ -3294,7 +3365,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -3315,43 +3386,44 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*EventResponse)(nil),           // 16: panto.extension.v1.EventResponse
 	(*ToolCallRequest)(nil),         // 17: panto.extension.v1.ToolCallRequest
 	(*ToolCallResponse)(nil),        // 18: panto.extension.v1.ToolCallResponse
-	(*SystemEdit)(nil),              // 19: panto.extension.v1.SystemEdit
-	(*CommandRequest)(nil),          // 20: panto.extension.v1.CommandRequest
-	(*CommandResponse)(nil),         // 21: panto.extension.v1.CommandResponse
-	(*ShutdownRequest)(nil),         // 22: panto.extension.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),        // 23: panto.extension.v1.ShutdownResponse
-	(*SystemEditRequest)(nil),       // 24: panto.extension.v1.SystemEditRequest
-	(*SystemEditResponse)(nil),      // 25: panto.extension.v1.SystemEditResponse
-	(*GetSystemPromptRequest)(nil),  // 26: panto.extension.v1.GetSystemPromptRequest
-	(*GetSystemPromptResponse)(nil), // 27: panto.extension.v1.GetSystemPromptResponse
-	(*Section)(nil),                 // 28: panto.extension.v1.Section
-	(*SetSectionRequest)(nil),       // 29: panto.extension.v1.SetSectionRequest
-	(*RemoveSectionRequest)(nil),    // 30: panto.extension.v1.RemoveSectionRequest
-	(*GetMessagesRequest)(nil),      // 31: panto.extension.v1.GetMessagesRequest
-	(*GetMessagesResponse)(nil),     // 32: panto.extension.v1.GetMessagesResponse
-	(*AppendDataRequest)(nil),       // 33: panto.extension.v1.AppendDataRequest
-	(*AppendDataResponse)(nil),      // 34: panto.extension.v1.AppendDataResponse
-	(*LogRequest)(nil),              // 35: panto.extension.v1.LogRequest
-	(*LogResponse)(nil),             // 36: panto.extension.v1.LogResponse
-	(*ConfirmRequest)(nil),          // 37: panto.extension.v1.ConfirmRequest
-	(*ConfirmResponse)(nil),         // 38: panto.extension.v1.ConfirmResponse
-	(*SelectRequest)(nil),           // 39: panto.extension.v1.SelectRequest
-	(*SelectResponse)(nil),          // 40: panto.extension.v1.SelectResponse
-	(*InputRequest)(nil),            // 41: panto.extension.v1.InputRequest
-	(*InputResponse)(nil),           // 42: panto.extension.v1.InputResponse
-	(*NotifyRequest)(nil),           // 43: panto.extension.v1.NotifyRequest
-	(*NotifyResponse)(nil),          // 44: panto.extension.v1.NotifyResponse
-	(*SetStatusRequest)(nil),        // 45: panto.extension.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),       // 46: panto.extension.v1.SetStatusResponse
-	(*SetToolsRequest)(nil),         // 47: panto.extension.v1.SetToolsRequest
-	(*SetToolsResponse)(nil),        // 48: panto.extension.v1.SetToolsResponse
-	nil,                             // 49: panto.extension.v1.InitResponse.VariablesEntry
+	(*Image)(nil),                   // 19: panto.extension.v1.Image
+	(*SystemEdit)(nil),              // 20: panto.extension.v1.SystemEdit
+	(*CommandRequest)(nil),          // 21: panto.extension.v1.CommandRequest
+	(*CommandResponse)(nil),         // 22: panto.extension.v1.CommandResponse
+	(*ShutdownRequest)(nil),         // 23: panto.extension.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),        // 24: panto.extension.v1.ShutdownResponse
+	(*SystemEditRequest)(nil),       // 25: panto.extension.v1.SystemEditRequest
+	(*SystemEditResponse)(nil),      // 26: panto.extension.v1.SystemEditResponse
+	(*GetSystemPromptRequest)(nil),  // 27: panto.extension.v1.GetSystemPromptRequest
+	(*GetSystemPromptResponse)(nil), // 28: panto.extension.v1.GetSystemPromptResponse
+	(*Section)(nil),                 // 29: panto.extension.v1.Section
+	(*SetSectionRequest)(nil),       // 30: panto.extension.v1.SetSectionRequest
+	(*RemoveSectionRequest)(nil),    // 31: panto.extension.v1.RemoveSectionRequest
+	(*GetMessagesRequest)(nil),      // 32: panto.extension.v1.GetMessagesRequest
+	(*GetMessagesResponse)(nil),     // 33: panto.extension.v1.GetMessagesResponse
+	(*AppendDataRequest)(nil),       // 34: panto.extension.v1.AppendDataRequest
+	(*AppendDataResponse)(nil),      // 35: panto.extension.v1.AppendDataResponse
+	(*LogRequest)(nil),              // 36: panto.extension.v1.LogRequest
+	(*LogResponse)(nil),             // 37: panto.extension.v1.LogResponse
+	(*ConfirmRequest)(nil),          // 38: panto.extension.v1.ConfirmRequest
+	(*ConfirmResponse)(nil),         // 39: panto.extension.v1.ConfirmResponse
+	(*SelectRequest)(nil),           // 40: panto.extension.v1.SelectRequest
+	(*SelectResponse)(nil),          // 41: panto.extension.v1.SelectResponse
+	(*InputRequest)(nil),            // 42: panto.extension.v1.InputRequest
+	(*InputResponse)(nil),           // 43: panto.extension.v1.InputResponse
+	(*NotifyRequest)(nil),           // 44: panto.extension.v1.NotifyRequest
+	(*NotifyResponse)(nil),          // 45: panto.extension.v1.NotifyResponse
+	(*SetStatusRequest)(nil),        // 46: panto.extension.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),       // 47: panto.extension.v1.SetStatusResponse
+	(*SetToolsRequest)(nil),         // 48: panto.extension.v1.SetToolsRequest
+	(*SetToolsResponse)(nil),        // 49: panto.extension.v1.SetToolsResponse
+	nil,                             // 50: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
 	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	49, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	50, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -3364,61 +3436,62 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	15, // 13: panto.extension.v1.EventRequest.after_move:type_name -> panto.extension.v1.AfterMove
 	6,  // 14: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
 	0,  // 15: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
-	19, // 16: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	20, // 16: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
 	6,  // 17: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
-	0,  // 18: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
-	19, // 19: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 20: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	28, // 21: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
-	0,  // 22: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 23: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 24: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 25: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
-	3,  // 26: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
-	0,  // 27: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 28: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 29: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	20, // 30: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	17, // 31: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	22, // 32: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	24, // 33: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	24, // 34: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	26, // 35: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	29, // 36: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
-	30, // 37: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
-	31, // 38: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	33, // 39: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	35, // 40: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	37, // 41: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
-	39, // 42: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
-	41, // 43: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
-	43, // 44: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
-	45, // 45: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
-	47, // 46: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
-	2,  // 47: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	16, // 48: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	21, // 49: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	18, // 50: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	23, // 51: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	25, // 52: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 53: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	27, // 54: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	25, // 55: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	25, // 56: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	32, // 57: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	34, // 58: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	36, // 59: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	38, // 60: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	40, // 61: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	42, // 62: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	44, // 63: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	46, // 64: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	48, // 65: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
-	47, // [47:66] is the sub-list for method output_type
-	28, // [28:47] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	19, // 18: panto.extension.v1.ToolCallResponse.images:type_name -> panto.extension.v1.Image
+	0,  // 19: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
+	20, // 20: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	0,  // 21: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
+	29, // 22: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
+	0,  // 23: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 24: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 25: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 26: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
+	3,  // 27: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
+	0,  // 28: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 29: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 30: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	21, // 31: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	17, // 32: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	23, // 33: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	25, // 34: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	25, // 35: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	27, // 36: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	30, // 37: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	31, // 38: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	32, // 39: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	34, // 40: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	36, // 41: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	38, // 42: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
+	40, // 43: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
+	42, // 44: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
+	44, // 45: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
+	46, // 46: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
+	48, // 47: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
+	2,  // 48: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 49: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	22, // 50: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	18, // 51: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	24, // 52: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	26, // 53: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	26, // 54: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	28, // 55: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	26, // 56: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	26, // 57: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	33, // 58: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	35, // 59: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	37, // 60: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	39, // 61: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	41, // 62: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	43, // 63: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	45, // 64: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	47, // 65: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	49, // 66: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
+	48, // [48:67] is the sub-list for method output_type
+	29, // [29:48] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_sdk_extension_proto_init() }
@@ -3444,7 +3517,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   50,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -127,6 +127,9 @@ type App struct {
 	prov        provider.Provider
 	specs       []extension.Spec
 	interactive bool
+	// mcpMissing: MCP servers are configured, but the mcp extension is not
+	// among the extensions (it was told).
+	mcpMissing bool
 }
 
 // Load resolves the directories and config, applies the flags on top

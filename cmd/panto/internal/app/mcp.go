@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/mcpconfig"
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
+	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 )
 
@@ -140,6 +142,7 @@ func (a *App) withMCP(specs []extension.Spec) ([]extension.Spec, error) {
 		return specs, nil
 	}
 	if i < 0 {
+		a.mcpMissing = true
 		a.env.notify(fmt.Sprintf("MCP servers are configured (%s), but the mcp extension is not installed: make install puts it in %s (docs/mcp.md)",
 			resolvedNames(servers), filepath.Join(a.dirs.Layer(layers.Base), "extensions")))
 		return specs, nil
@@ -176,4 +179,58 @@ func resolvedNames(servers []mcpconfig.Server) string {
 		names[i] = s.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// ErrNoMCP says no MCP server is configured, or none may run here.
+var ErrNoMCP = errors.New("no MCP servers are configured here (docs/mcp.md)")
+
+// MCPList starts the MCP servers in an in-memory session, as a session
+// starts them, and returns what the mcp extension's /mcp says of them
+// (its --json form with asJSON). Nothing is recorded.
+func (a *App) MCPList(ctx context.Context, asJSON bool) (string, error) {
+	specs, err := a.extensionSpecs()
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(specs, func(s extension.Spec) bool { return filepath.Base(s.Path) == MCPExtension && s.Config != nil })
+	if i < 0 {
+		if a.mcpMissing {
+			return "", errors.New("the mcp extension is not installed, so no server can start (see above)")
+		}
+		return "", ErrNoMCP
+	}
+	cfg := a.HostConfig(host.Log{ID: "mcp"}, specs[i:i+1], nil)
+	cfg.MaxProcs = nil
+	sess, err := host.Open(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close(context.WithoutCancel(ctx))
+	args := ""
+	if asJSON {
+		args = "--json"
+	}
+	return sess.RunCommand(ctx, "mcp", args)
+}
+
+// TrustProjectMCP trusts the working directory's .mcp.json as it is now
+// and returns it; Revoke forgets it.
+func TrustProjectMCP(d layers.Dirs, revoke bool) (ProjectMCP, bool, error) {
+	p, ts, err := LoadProjectMCP(d)
+	if err != nil {
+		return p, false, err
+	}
+	if p.Path == "" {
+		return p, false, fmt.Errorf("mcp trust: %s has no %s", d.CWD, mcpconfig.FileName)
+	}
+	if revoke {
+		was := ts.Revoke(p.Path)
+		return p, was, ts.Save()
+	}
+	if p.Err != nil {
+		return p, false, fmt.Errorf("mcp trust: %w", p.Err)
+	}
+	ts.Trust(p.Path, p.Sum)
+	p.Status = trust.Trusted
+	return p, true, ts.Save()
 }

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/internal/mcptest"
+)
+
+// The MCP end-to-end tests run the real panto, the real mcp extension
+// and real MCP servers: server-everything (npm, installed by .ci/run),
+// server-filesystem, and internal/mcptest's server built as
+// testdata/mcpserver.
+
+// npmServer is the entry point of an @modelcontextprotocol package the
+// mcp extension's tests install; without node or it the test is
+// skipped, but not under CI.
+func npmServer(t *testing.T, pkg string) string {
+	t.Helper()
+	path, _ := filepath.Abs(filepath.Join("..", "..", "extensions", "mcp", "testdata", "servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
+	_, err := os.Stat(path)
+	if _, nerr := exec.LookPath("node"); nerr != nil || err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node and %s are needed (npm ci --prefix extensions/mcp/testdata/servers): %v %v", pkg, nerr, err)
+		}
+		t.Skipf("node or %s is not installed (npm ci --prefix extensions/mcp/testdata/servers)", pkg)
+	}
+	return path
+}
+
+// mcpExt is the --extension flag that loads the mcp extension.
+func mcpExt() []string { return []string{"--extension", filepath.Join(pluginDir, "mcp")} }
+
+// tomlString quotes s for TOML.
+func tomlString(s string) string { return strconv.Quote(s) }
+
+// userMCP writes the user config with the given [mcp.NAME] tables.
+func (h *harness) userMCP(tables string) {
+	h.write(filepath.Join(h.userDir(), "config.toml"), tables)
+}
+
+// testServerTable is an [mcp.NAME] table running internal/mcptest's
+// server, with env added.
+func testServerTable(name string, extra ...string) string {
+	t := fmt.Sprintf("[mcp.%s]\ncommand = %s\n", name, tomlString(filepath.Join(pluginDir, "mcpserver")))
+	return t + strings.Join(extra, "\n") + "\n"
+}
+
+// requestTools are the tool names of a recorded Anthropic request.
+func requestTools(t *testing.T, r recorded) map[string]map[string]any {
+	t.Helper()
+	var body struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &body))
+	out := map[string]map[string]any{}
+	for _, tool := range body.Tools {
+		out[tool["name"].(string)] = tool
+	}
+	return out
+}
+
+func TestMCPEverythingOverStdio(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.userMCP(fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", tomlString(npmServer(t, "server-everything"))))
+	fake := newFake(t,
+		anthropicTools(toolCall{"c1", "mcp__everything__echo", `{"message":"hi there"}`}, toolCall{"c2", "mcp__everything__get-sum", `{"a":2,"b":40}`}),
+		anthropicText("done"))
+	h.env["ANTHROPIC_API_KEY"] = "sk-test"
+	r := h.ok(append([]string{"-p", "use them", "--provider", "anthropic", "--base-url", fake.srv.URL}, mcpExt()...)...)
+	require.Contains(t, r.stdout, "done")
+
+	tools := requestTools(t, fake.request(t, 0))
+	echo := tools["mcp__everything__echo"]
+	require.NotNil(t, echo, "offered: %v", tools)
+	assert.Equal(t, "Echoes back the input string", echo["description"])
+	schema := echo["input_schema"].(map[string]any)
+	assert.Equal(t, "object", schema["type"])
+	assert.Contains(t, schema["properties"], "message", "the server's input schema")
+	assert.Contains(t, tools, "mcp__everything__get-sum")
+
+	second := string(fake.request(t, 1).body)
+	assert.Contains(t, second, "Echo: hi there")
+	assert.Contains(t, second, "The sum of 2 and 40 is 42.")
+
+	// The log records the tool set the first request offered.
+	log := h.sessionFiles()[0]
+	var mcp map[string]any
+	for _, e := range entriesOfType(t, log, "tools") {
+		if e["extension"] == "mcp" {
+			mcp = e
+		}
+	}
+	require.NotNil(t, mcp, "a tools entry of the mcp extension")
+	assert.Contains(t, mcp["added"], "mcp__everything__echo")
+}
+
+func TestMCPEverythingOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
+	path := npmServer(t, "server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	srv := exec.Command("node", path, "streamableHttp")
+	srv.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	srv.Stdout, srv.Stderr = io.Discard, io.Discard
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 20*time.Second, 50*time.Millisecond)
+
+	h := newHarness(t)
+	h.userMCP("[mcp.everything]\nurl = " + tomlString("http://"+addr+"/mcp") + "\n")
+	r := h.ok(append([]string{"-p", "tool:mcp__everything__echo {\"message\": \"over http\"}\ntool:mcp__everything__get-sum {\"a\": 1, \"b\": 2}", "--provider", "echo"}, mcpExt()...)...)
+	assert.Contains(t, r.stdout, "mcp__everything__echo (ok, 1 line(s)): Echo: over http")
+	assert.Contains(t, r.stdout, "mcp__everything__get-sum (ok, 1 line(s)): The sum of 1 and 2 is 3.")
+}
+
+// A server's new tools are offered from the next turn on, never in the
+// middle of one, and the log records what changed, where.
+func TestMCPToolsChangeAtTheNextTurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.userMCP(testServerTable("t"))
+	fake := newFake(t,
+		anthropicTools(toolCall{"c1", "mcp__t__grow", `{}`}), anthropicText("grown"),
+		anthropicTools(toolCall{"c2", "mcp__t__grown", `{}`}), anthropicText("done"))
+	h.env["ANTHROPIC_API_KEY"] = "sk-test"
+	in, typed := io.Pipe()
+	go func() {
+		io.WriteString(typed, "grow it\n")
+		// The first turn's end, then time for the server's
+		// notifications/tools/list_changed to be listed and handed over.
+		for deadline := time.Now().Add(20 * time.Second); fake.count() < 2 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(2 * time.Second)
+		io.WriteString(typed, "use it\n")
+		typed.Close()
+	}()
+	h.lineLoop(in, append([]string{"--provider", "anthropic", "--base-url", fake.srv.URL}, mcpExt()...)...)
+
+	first, midTurn, next := requestTools(t, fake.request(t, 0)), requestTools(t, fake.request(t, 1)), requestTools(t, fake.request(t, 2))
+	assert.Contains(t, first, "mcp__t__ping")
+	assert.Contains(t, midTurn, "mcp__t__ping", "the turn that grew it still offers the old set")
+	assert.NotContains(t, midTurn, "mcp__t__grown")
+	assert.Contains(t, next, "mcp__t__grown", "the next turn offers the new set")
+	assert.NotContains(t, next, "mcp__t__ping")
+	assert.Contains(t, string(fake.request(t, 3).body), "grown here")
+
+	// The log: the change recorded after the first turn, before the second.
+	var order []string
+	for _, l := range logLines(t, h.sessionFiles()[0]) {
+		switch l["type"] {
+		case "tools":
+			if l["extension"] == "mcp" {
+				order = append(order, fmt.Sprintf("tools %v +%v -%v (%v)", l["extension"], l["added"], l["removed"], l["reason"]))
+			}
+		case "message":
+			m := l["message"].(map[string]any)
+			if m["role"] == "user" {
+				order = append(order, "user")
+			}
+		}
+	}
+	require.Len(t, order, 4, "%v", order)
+	assert.Contains(t, order[0], "tools mcp +[mcp__t__big mcp__t__die mcp__t__fail mcp__t__grow mcp__t__ping mcp__t__slow]")
+	assert.Equal(t, "user", order[1])
+	assert.Equal(t, "tools mcp +[mcp__t__grown] -[mcp__t__ping] (mcp server t: its tools changed)", order[2])
+	assert.Equal(t, "user", order[3])
+}
+
+func TestMCPServersThatFail(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.userMCP("[mcp.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo no database here >&2; exit 1\"]\n\n" + testServerTable("t"))
+	r := h.ok(append([]string{"-p", "tool:mcp__t__ping {}", "--provider", "echo", "--no-session"}, mcpExt()...)...)
+	assert.Contains(t, r.stderr, "mcp server broken (config "+filepath.Join(h.userDir(), "config.toml")+") did not start")
+	assert.Contains(t, r.stderr, "no database here", "the end of its stderr")
+	assert.Contains(t, r.stdout, "mcp__t__ping (ok, 1 line(s)): pong", "the session goes on without it")
+
+	h.userMCP("[mcp.broken]\ncommand = \"false\"\nrequired = true\n\n" + testServerTable("t"))
+	r = h.run("", append([]string{"-p", "hi", "--provider", "echo", "--no-session"}, mcpExt()...)...)
+	assert.Equal(t, 1, r.code, "a required server that does not start fails the run: %s", r.stderr)
+	assert.Contains(t, r.stderr, "mcp server broken")
+	assert.Contains(t, r.stderr, "it is required")
+}
+
+func TestMCPToolTimeout(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	mark := filepath.Join(h.root, "cancelled")
+	h.userMCP(testServerTable("t", `tool_timeout = "300ms"`, `env = { `+mcptest.MarkEnv+` = `+tomlString(mark)+` }`))
+	r := h.ok(append([]string{"-p", "tool:mcp__t__slow {}", "--provider", "echo", "--no-session"}, mcpExt()...)...)
+	assert.Contains(t, r.stdout, "mcp__t__slow (error, 1 line(s)): mcp server t: slow did not finish within 300ms (tool_timeout)")
+	b, _ := os.ReadFile(mark)
+	assert.Equal(t, "cancelled", string(b), "the server got notifications/cancelled")
+}
+
+// A project's .mcp.json runs nothing until trusted, and nothing again
+// once it changes.
+func TestMCPProjectTrust(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	mcpJSON := func(name string) {
+		h.write(filepath.Join(h.project, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {%q: {"command": %q, "args": [], "env": {"X": "${HOME}"}}}}`, name, filepath.Join(pluginDir, "mcpserver")))
+	}
+	mcpJSON("proj")
+	list := func() result { return h.ok(append([]string{"mcp", "list"}, mcpExt()...)...) }
+
+	r := list()
+	assert.Contains(t, r.stdout, "no MCP servers are configured here")
+	assert.Contains(t, r.stderr, "the project's MCP servers (proj) do not run until you trust "+filepath.Join(h.project, ".mcp.json"))
+	assert.Contains(t, r.stderr, "panto mcp trust")
+
+	r = h.ok("mcp", "trust", "--show")
+	assert.Contains(t, r.stdout, "proj: runs "+filepath.Join(pluginDir, "mcpserver"))
+	assert.Contains(t, r.stdout, "env X = ${HOME}")
+	assert.Contains(t, r.stdout, "Trusted: no")
+
+	r = h.ok("mcp", "trust")
+	assert.Contains(t, r.stdout, "Trusted: panto runs these servers from now on")
+	r = list()
+	assert.Contains(t, r.stdout, "proj (stdio, project "+filepath.Join(h.project, ".mcp.json")+"): ready, 6 tools")
+	assert.Contains(t, r.stdout, "mcp__proj__ping")
+
+	mcpJSON("changed")
+	r = list()
+	assert.Contains(t, r.stdout, "no MCP servers are configured here")
+	assert.Contains(t, r.stderr, "changed since you trusted it")
+
+	// A trusted project's server never gets a provider's key, nor
+	// replaces a server the user configured.
+	h.write(filepath.Join(h.project, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"leak": {"command": %q, "env": {"K": "${ANTHROPIC_API_KEY}"}}, "t": {"command": "false"}}}`, filepath.Join(pluginDir, "mcpserver")))
+	h.ok("mcp", "trust")
+	h.userMCP(testServerTable("t"))
+	h.env["ANTHROPIC_API_KEY"] = "sk-secret"
+	r = list()
+	assert.Contains(t, r.stderr, "mcp server leak (project "+filepath.Join(h.project, ".mcp.json")+"): env K: ${ANTHROPIC_API_KEY}: a project's MCP server never gets a provider's API key; it is left out")
+	assert.Contains(t, r.stderr, "ignoring MCP server t of project")
+	assert.Contains(t, r.stdout, "t (stdio, config "+filepath.Join(h.userDir(), "config.toml")+"): ready")
+	assert.NotContains(t, r.stdout+r.stderr, "sk-secret")
+}
+
+// pidAlive reports whether the process pid still runs (a zombie, dead
+// but not reaped by its parent, counts as ended).
+func pidAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// No server outlives panto, however panto ends.
+func TestMCPServersEndWithPanto(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"exit", "SIGINT", "SIGTERM", "SIGKILL"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			pidFile := filepath.Join(h.root, "server.pid")
+			// A server that outlives its input: only the end of its
+			// process group ends it.
+			h.userMCP(testServerTable("t", `env = { `+mcptest.PIDEnv+` = `+tomlString(pidFile)+`, `+mcptest.StayEnv+` = "1" }`))
+			args := append([]string{"--no-session"}, mcpExt()...)
+			var cmd *exec.Cmd
+			waiting := func() bool { return true }
+			if how == "exit" {
+				cmd = h.command("", append([]string{"-p", "tool:mcp__t__ping {}", "--provider", "echo"}, args...)...)
+			} else {
+				fake := newFake(t, reply{hang: true, headers: map[string]string{"content-type": "text/event-stream"}, body: sse(
+					"message_start", `{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}`)})
+				h.env["ANTHROPIC_API_KEY"] = "k"
+				cmd = h.command("", append([]string{"-p", "hi", "--provider", "anthropic", "--base-url", fake.srv.URL}, args...)...)
+				waiting = func() bool { return fake.count() > 0 }
+			}
+			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			require.NoError(t, cmd.Start())
+			var pid int
+			require.Eventually(t, func() bool {
+				b, err := os.ReadFile(pidFile)
+				pid, _ = strconv.Atoi(string(b))
+				return err == nil && pid > 0
+			}, 20*time.Second, 10*time.Millisecond, "the server started")
+			if how != "exit" {
+				require.Eventually(t, waiting, 20*time.Second, 10*time.Millisecond, "panto waits on the provider")
+				sig := map[string]syscall.Signal{"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL}[how]
+				require.NoError(t, cmd.Process.Signal(sig))
+			}
+			_ = cmd.Wait()
+			require.Eventually(t, func() bool { return !pidAlive(pid) }, 10*time.Second, 20*time.Millisecond,
+				"the server (pid %d) ended with panto (%s)", pid, how)
+		})
+	}
+}
