@@ -321,3 +321,29 @@ func TestMCPServersEndWithPanto(t *testing.T) {
 		})
 	}
 }
+
+// server-filesystem reads and writes through MCP, inside its root only.
+func TestMCPFilesystemServer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	root := filepath.Join(h.root, "allowed")
+	h.write(filepath.Join(root, "notes.txt"), "first line\n")
+	h.write(filepath.Join(h.root, "secret.txt"), "not for the model\n")
+	h.userMCP(fmt.Sprintf("[mcp.fs]\ncommand = \"node\"\nargs = [%s, %s]\n", tomlString(npmServer(t, "server-filesystem")), tomlString(root)))
+	in := func(v map[string]string) string { b, _ := json.Marshal(v); return string(b) }
+	prompt := strings.Join([]string{
+		"tool:mcp__fs__read_text_file " + in(map[string]string{"path": filepath.Join(root, "notes.txt")}),
+		"tool:mcp__fs__write_file " + in(map[string]string{"path": filepath.Join(root, "new.txt"), "content": "written through MCP\n"}),
+		"tool:mcp__fs__read_text_file " + in(map[string]string{"path": filepath.Join(h.root, "secret.txt")}),
+		"tool:mcp__fs__write_file " + in(map[string]string{"path": filepath.Join(h.root, "escaped.txt"), "content": "x"}),
+	}, "\n")
+	r := h.ok(append([]string{"-p", prompt, "--provider", "echo", "--no-session"}, mcpExt()...)...)
+	assert.Contains(t, r.stdout, "mcp__fs__read_text_file (ok, 1 line(s)): first line")
+	got, err := os.ReadFile(filepath.Join(root, "new.txt"))
+	require.NoError(t, err, "the write went through: %s", r.stdout)
+	assert.Equal(t, "written through MCP\n", string(got))
+	assert.NotContains(t, r.stdout, "not for the model", "a read outside the root is refused")
+	assert.Equal(t, 2, strings.Count(r.stdout, "(error, "), "both calls outside the root are errors: %s", r.stdout)
+	assert.Contains(t, r.stdout, "Access denied")
+	assert.NoFileExists(t, filepath.Join(h.root, "escaped.txt"))
+}
