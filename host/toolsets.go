@@ -182,3 +182,11 @@ func (s *Session) applyToolChanges() error {
 }
 
 func compact(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }
+
+// Tools are the tool sets recorded on the current path: what the next
+// request offers, by extension (before narrowing and the clash rule).
+func (s *Session) Tools() []sessionlog.Tools {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sessionlog.ToolSetsOf(s.entries)
+}

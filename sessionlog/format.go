@@ -245,6 +245,32 @@ type ToolDef struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
+// ToolSetsOf returns the tool sets a path of entries (root first) ends
+// with: each extension's last recorded set, in the order the extensions
+// were first recorded, without the empty ones. It is what the next
+// request of that path offers, before narrowing.
+func ToolSetsOf(entries []Entry) []Tools {
+	var order []string
+	last := map[string]*Tools{}
+	for i := range entries {
+		t := entries[i].Tools
+		if t == nil {
+			continue
+		}
+		if _, seen := last[t.Extension]; !seen {
+			order = append(order, t.Extension)
+		}
+		last[t.Extension] = t
+	}
+	var out []Tools
+	for _, name := range order {
+		if t := last[name]; len(t.Tools) > 0 {
+			out = append(out, *t)
+		}
+	}
+	return out
+}
+
 // ToolsEntry returns an entry recording an extension's tool set.
 func ToolsEntry(t Tools) Entry { return Entry{Type: TypeTools, Tools: &t} }
 

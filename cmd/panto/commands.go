@@ -18,6 +18,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 const promptLong = `Show the system prompt, block by block, with where each block came from.
@@ -38,7 +39,7 @@ read whole.`
 func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	var o options
 	var at string
-	asJSON := false
+	asJSON, tools := false, false
 	cmd := &cobra.Command{
 		Use:   "prompt [flags]",
 		Short: "Show the system prompt the next request will carry",
@@ -53,7 +54,7 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 			if cmd.Flags().Changed("at") && (strings.TrimSpace(at) == "" || strings.HasPrefix(strings.TrimSpace(at), "-")) {
 				return usageErrorf("--at %s: want the number of messages, 0 or more, or an entry ID", at)
 			}
-			return runPrompt(ctx, e, &o, strings.TrimSpace(at), asJSON)
+			return runPrompt(ctx, e, &o, strings.TrimSpace(at), asJSON, tools)
 		},
 	}
 	f := cmd.Flags()
@@ -62,10 +63,11 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	o.extensionFlags(f)
 	f.StringVar(&at, "at", "", "the prompt as recorded after the current branch's first `N|ID` messages, or as of entry ID (or a unique prefix)")
 	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "key", "message"}]}`)
+	f.BoolVar(&tools, "tools", false, `show the tools offered instead, by extension, as the log records them (with --json: {"tools": [{"extension", "reason", "tools": [{"name", "description", "parameters"}]}]})`)
 	return cmd
 }
 
-func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) error {
+func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON, showTools bool) error {
 	fromLog := o.session != "" || o.continueLast || o.resume != ""
 	if at != "" && !fromLog {
 		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
@@ -82,12 +84,18 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 		}
 	}
 	var blocks []app.PromptBlock
-	if at != "" {
+	var tools []sessionlog.Tools
+	switch {
+	case at != "" && showTools:
+		if tools, err = app.ToolsAt(path, at); err != nil {
+			return err
+		}
+	case at != "":
 		// What was recorded: the log alone, no extension started.
 		if blocks, err = app.PromptAt(path, at); err != nil {
 			return err
 		}
-	} else {
+	default:
 		// What the next request would carry: a session opened as a run
 		// would open it, in memory.
 		sess, err := a.OpenReadOnly(ctx, path)
@@ -101,11 +109,15 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 			lineloop.ShowNotices(e.stderr, events)
 		}()
 		blocks = app.BlocksOf(sess.EffectiveSystem())
+		tools = sess.Tools()
 		err = sess.Close(ctx)
 		<-done
 		if err != nil {
 			return err
 		}
+	}
+	if showTools {
+		return writeTools(e, tools, asJSON)
 	}
 	if asJSON {
 		if blocks == nil {
@@ -118,6 +130,38 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON bool) 
 	lineloop.WriteBlocks(e.stdout, blocks)
 	if len(blocks) == 0 {
 		fmt.Fprintln(e.stdout, "(no system prompt)")
+	}
+	return nil
+}
+
+// toolSetJSON is one extension's tools in panto prompt --tools --json.
+type toolSetJSON struct {
+	Extension string               `json:"extension"`
+	Reason    string               `json:"reason,omitempty"`
+	Tools     []sessionlog.ToolDef `json:"tools"`
+}
+
+// writeTools shows the tool sets panto prompt --tools reads.
+func writeTools(e *env, sets []sessionlog.Tools, asJSON bool) error {
+	if asJSON {
+		out := []toolSetJSON{}
+		for _, t := range sets {
+			out = append(out, toolSetJSON{t.Extension, t.Reason, t.Tools})
+		}
+		enc := json.NewEncoder(e.jsonStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"tools": out})
+	}
+	if len(sets) == 0 {
+		fmt.Fprintln(e.stdout, "(no tools)")
+		return nil
+	}
+	for _, t := range sets {
+		fmt.Fprintf(e.stdout, "--- tools of the %s extension (%d) ---\n", termtext.Line(t.Extension), len(t.Tools))
+		for _, d := range t.Tools {
+			desc, _, _ := strings.Cut(strings.TrimSpace(d.Description), "\n")
+			fmt.Fprintf(e.stdout, "%s  %s\n", termtext.Line(d.Name), termtext.Line(desc))
+		}
 	}
 	return nil
 }

@@ -170,8 +170,9 @@ func TestMCPToolsChangeAtTheNextTurn(t *testing.T) {
 	assert.Contains(t, string(fake.request(t, 3).body), "grown here")
 
 	// The log: the change recorded after the first turn, before the second.
-	var order []string
-	for _, l := range logLines(t, h.sessionFiles()[0]) {
+	var order, users []string
+	log := h.sessionFiles()[0]
+	for _, l := range logLines(t, log) {
 		switch l["type"] {
 		case "tools":
 			if l["extension"] == "mcp" {
@@ -181,6 +182,7 @@ func TestMCPToolsChangeAtTheNextTurn(t *testing.T) {
 			m := l["message"].(map[string]any)
 			if m["role"] == "user" {
 				order = append(order, "user")
+				users = append(users, l["id"].(string))
 			}
 		}
 	}
@@ -189,6 +191,27 @@ func TestMCPToolsChangeAtTheNextTurn(t *testing.T) {
 	assert.Equal(t, "user", order[1])
 	assert.Equal(t, "tools mcp +[mcp__t__grown] -[mcp__t__ping] (mcp server t: its tools changed)", order[2])
 	assert.Equal(t, "user", order[3])
+
+	// panto prompt --tools reads, from the log alone, what each point offered.
+	at := func(args ...string) string {
+		return h.ok(append([]string{"prompt", "--session", log, "--tools"}, args...)...).stdout
+	}
+	then := at("--at", users[0])
+	assert.Contains(t, then, "--- tools of the mcp extension (6) ---")
+	assert.Contains(t, then, "mcp__t__ping  Answers pong.")
+	assert.NotContains(t, then, "mcp__t__grown")
+	now := at("--at", users[1])
+	assert.Contains(t, now, "mcp__t__grown  Added by grow.")
+	assert.NotContains(t, now, "mcp__t__ping")
+	var js struct {
+		Tools []struct {
+			Extension string
+			Tools     []struct{ Name string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(at("--at", users[1], "--json")), &js))
+	require.NotEmpty(t, js.Tools)
+	assert.Equal(t, "mcp", js.Tools[len(js.Tools)-1].Extension)
 }
 
 func TestMCPServersThatFail(t *testing.T) {

@@ -44,6 +44,47 @@ func atCount(at string) (int, bool) {
 	return n, err == nil && n >= 0 && !strings.HasPrefix(at, "+")
 }
 
+// ToolsAt are the tool sets recorded in the log at path as of at (as
+// PromptAt takes it; "" is the current leaf): what a request there
+// offered, by extension. It reads the log alone.
+func ToolsAt(path, at string) ([]sessionlog.Tools, error) {
+	tree, err := sessionlog.Scan(path)
+	if err != nil {
+		return nil, err
+	}
+	id := tree.Leaf()
+	if n, ok := atCount(at); at != "" && ok {
+		id = ""
+		if n > 0 {
+			if id, err = tree.NthMessage(n); err != nil {
+				return nil, fmt.Errorf("--at %d: %w", n, err)
+			}
+		}
+	} else if at != "" {
+		if id, err = tree.Resolve(at); err != nil {
+			return nil, fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+		}
+	}
+	if id == "" {
+		return nil, nil
+	}
+	chain, err := tree.Chain(id)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, c := range chain {
+		if n, err := tree.Node(c); err == nil && n.Type == sessionlog.TypeTools {
+			ids = append(ids, c)
+		}
+	}
+	entries, err := tree.Entries(ids...)
+	if err != nil {
+		return nil, err
+	}
+	return sessionlog.ToolSetsOf(entries), nil
+}
+
 // PromptAt is the prompt recorded in the log at path as of at (panto
 // prompt --at): after the current branch's first N messages (a number of
 // up to 5 digits), or as of the entry at names (an id or a unique prefix
