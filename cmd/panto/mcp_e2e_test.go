@@ -370,3 +370,31 @@ func TestMCPFilesystemServer(t *testing.T) {
 	assert.Contains(t, r.stdout, "Access denied")
 	assert.NoFileExists(t, filepath.Join(h.root, "escaped.txt"))
 }
+
+// Ctrl-C while an MCP tool runs cancels it at the server too.
+func TestMCPCtrlCCancelsTheCall(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	mark := filepath.Join(h.root, "mark")
+	h.userMCP(testServerTable("t", `env = { `+mcptest.MarkEnv+` = `+tomlString(mark)+` }`))
+	cmd := h.command("", append([]string{"-p", "tool:mcp__t__slow {}", "--provider", "echo"}, mcpExt()...)...)
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { b, _ := os.ReadFile(mark); return string(b) == "started" }, 20*time.Second, 10*time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	_ = cmd.Wait()
+	assert.Equal(t, 130, cmd.ProcessState.ExitCode(), "stderr: %s", errb.String())
+	require.Eventually(t, func() bool { b, _ := os.ReadFile(mark); return string(b) == "cancelled" }, 10*time.Second, 10*time.Millisecond,
+		"the server got notifications/cancelled")
+	// What the model is told is recorded.
+	var results []string
+	for _, l := range logLines(t, h.sessionFiles()[0]) {
+		if m, ok := l["message"].(map[string]any); ok && m["role"] == "tool" {
+			b, _ := json.Marshal(m)
+			results = append(results, string(b))
+		}
+	}
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0], "mcp server t: slow was interrupted")
+}

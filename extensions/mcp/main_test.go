@@ -1,18 +1,23 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -330,4 +335,32 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// A Streamable HTTP server that forgot the session (it restarted: 404)
+// gets a new one, and the call goes through.
+func TestAnExpiredHTTPSessionIsInitialisedAgain(t *testing.T) {
+	newHandler := func() http.Handler {
+		s := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "h", Version: "1"}, nil)
+		s.AddTool(&mcpsdk.Tool{Name: "ping", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+			return &mcpsdk.CallToolResult{Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: "pong"}}}, nil
+		})
+		return mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return s }, nil)
+	}
+	var current atomic.Pointer[http.Handler]
+	h0 := newHandler()
+	current.Store(&h0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+
+	h, _ := started(t, Server{Name: "web", Source: "test", URL: srv.URL})
+	res, err := h.CallTool("mcp__web__ping", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.Equal(t, "pong", res.Content)
+
+	h1 := newHandler() // the server restarted: it knows no session
+	current.Store(&h1)
+	res, err = h.CallTool("mcp__web__ping", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.Equal(t, sdk.ToolResult{Content: "pong"}, res)
 }

@@ -44,6 +44,8 @@ type server struct {
 	stderr   *tail
 	restarts int
 	closing  bool
+	// reinitMu makes one call at a time initialise a new session.
+	reinitMu sync.Mutex
 }
 
 func newServer(cfg Server, version string, logger hclog.Logger) *server {
@@ -239,6 +241,14 @@ func (s *server) call(ctx context.Context, tool string, input json.RawMessage, t
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errToolTimeout)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: input})
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		// The server forgot the session (a Streamable HTTP server that
+		// restarted, or expired it: 404): initialise a new one and call
+		// again, once.
+		if cs, err = s.reinit(ctx, cs); err == nil {
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: input})
+		}
+	}
 	if err == nil {
 		return res, nil
 	}
@@ -252,6 +262,35 @@ func (s *server) call(ctx context.Context, tool string, input json.RawMessage, t
 }
 
 var errToolTimeout = errors.New("tool_timeout")
+
+// reinit replaces the session old, which the server no longer knows,
+// with a new one (unless another call did already).
+func (s *server) reinit(ctx context.Context, old *mcp.ClientSession) (*mcp.ClientSession, error) {
+	s.reinitMu.Lock()
+	defer s.reinitMu.Unlock()
+	s.mu.Lock()
+	if s.session != old && s.session != nil {
+		cs := s.session
+		s.mu.Unlock()
+		return cs, nil
+	}
+	s.session = nil // watch leaves it alone: not a server that exited
+	s.mu.Unlock()
+	_ = old.Close()
+	s.logger.Info("the server no longer knows the session; initialising a new one")
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.startupTimeout())
+	defer cancel()
+	if err := s.connect(ctx); err != nil {
+		s.mu.Lock()
+		s.state, s.err = stateFailed, fmt.Errorf("its session expired and a new one could not be initialised: %w", err)
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state, s.err = stateReady, nil
+	return s.session, nil
+}
 
 // close ends the connection: stdin closed, then SIGTERM, then the
 // reaper's group killed.

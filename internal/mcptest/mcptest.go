@@ -17,8 +17,8 @@ import (
 // Env, set, makes a test binary that calls Run from TestMain this server.
 const Env = "PANTO_MCP_TEST_SERVER"
 
-// MarkEnv names a file the slow tool writes "cancelled" to when the
-// client's notifications/cancelled ends it; PIDEnv one the server writes
+// MarkEnv names a file the slow tool writes "started" to as it starts
+// and "cancelled" when the client's notifications/cancelled ends it; PIDEnv one the server writes
 // its pid to as it starts.
 // StayEnv, set, keeps the server running after its stdin ends, as a
 // server that ignores the end of its input (or a process it left
@@ -53,6 +53,9 @@ func Run() {
 		return text("grew"), nil
 	})
 	s.AddTool(&mcp.Tool{Name: "slow", Description: "Waits until cancelled.", InputSchema: obj}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if mark := os.Getenv(MarkEnv); mark != "" {
+			_ = os.WriteFile(mark, []byte("started"), 0o600)
+		}
 		select {
 		case <-ctx.Done():
 			if mark := os.Getenv(MarkEnv); mark != "" {
