@@ -7,6 +7,7 @@
 package describe
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
@@ -89,3 +90,42 @@ func Message(m conversation.Message) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// ToolName is how the views name a tool: an MCP server's tool
+// (mcp__SERVER__TOOL) as "SERVER › TOOL", any other by its name.
+func ToolName(name string) string {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return name
+	}
+	server, tool, ok := strings.Cut(rest, "__")
+	if !ok || server == "" || tool == "" {
+		return name
+	}
+	return server + " › " + tool
+}
+
+// ToolsChange says in words what a change of an extension's tools did:
+// "tools: mcp server docs: its tools changed (+2 −1)".
+func ToolsChange(reason string, added, removed, changed []string) string {
+	var n []string
+	if len(added) > 0 {
+		n = append(n, "+"+itoa(len(added)))
+	}
+	if len(removed) > 0 {
+		n = append(n, "−"+itoa(len(removed)))
+	}
+	if len(changed) > 0 {
+		n = append(n, "~"+itoa(len(changed)))
+	}
+	s := "tools changed"
+	if reason != "" {
+		s = "tools: " + reason
+	}
+	if len(n) > 0 {
+		s += " (" + strings.Join(n, " ") + ")"
+	}
+	return termtext.Line(s)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -47,3 +47,21 @@ func TestChangeIsOneSafeLine(t *testing.T) {
 		}
 	}
 }
+
+func TestToolName(t *testing.T) {
+	for in, want := range map[string]string{
+		"bash":                   "bash",
+		"mcp__everything__echo":  "everything › echo",
+		"mcp__my-db__run__query": "my-db › run__query",
+		"mcp__x":                 "mcp__x",
+		"mcp____t":               "mcp____t",
+		"mcp__a-long__t_0a1b2c":  "a-long › t_0a1b2c",
+	} {
+		if got := ToolName(in); got != want {
+			t.Errorf("ToolName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := ToolsChange("mcp server t: its tools changed", []string{"a", "b"}, []string{"c"}, nil); got != "tools: mcp server t: its tools changed (+2 −1)" {
+		t.Errorf("ToolsChange: %q", got)
+	}
+}

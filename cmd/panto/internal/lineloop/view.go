@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/host"
@@ -60,7 +61,7 @@ func (v *textView) show(ev host.Event) {
 		}
 	case host.ToolStart:
 		v.endLine()
-		fmt.Fprintf(v.progress, "→ %s %s\n", ev.Name, termtext.OneLine(string(ev.Input), 100))
+		fmt.Fprintf(v.progress, "→ %s %s\n", describe.ToolName(ev.Name), termtext.OneLine(string(ev.Input), 100))
 	case host.ToolEnd:
 		mark := "←"
 		if ev.IsError {
@@ -70,7 +71,10 @@ func (v *textView) show(ev host.Event) {
 		if ev.Lines > 1 {
 			summary = fmt.Sprintf("%s (%d lines)", summary, ev.Lines)
 		}
-		fmt.Fprintf(v.progress, "%s %s: %s\n", mark, ev.Name, summary)
+		fmt.Fprintf(v.progress, "%s %s: %s\n", mark, describe.ToolName(ev.Name), summary)
+	case host.ToolsChanged:
+		v.endLine()
+		fmt.Fprintf(v.errw, "panto: %s\n", describe.ToolsChange(ev.Reason, ev.Added, ev.Removed, ev.Changed))
 	case host.Retry:
 		v.endLine()
 		fmt.Fprintf(v.errw, "panto: retry %d of %d in %.1f s: %s\n", ev.Attempt, ev.Max, ev.Wait.Seconds(), termtext.OneLine(ev.Reason, 200))

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
@@ -344,6 +345,8 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		return m.usageCmd()
 	case host.Labeled:
 		// The navigator says it by redrawing; /label by its reply.
+	case host.ToolsChanged:
+		m.say(transcript.Quiet, describe.ToolsChange(ev.Reason, ev.Added, ev.Removed, ev.Changed))
 	case host.ModelChanged:
 		m.status.model = ev.Model
 		m.say(transcript.Quiet, "model "+ev.Model+" (recorded: a resume goes on with it)")

@@ -11,6 +11,7 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
@@ -173,12 +174,13 @@ func (t *Tool) header(c Ctx) string {
 		tail = append(tail, t.took()...)
 	}
 	right := th.Dim.Render(" · " + strings.Join(tail, th.Dim.Render(" · ")))
-	name := th.ToolName.Render(t.Name)
+	shown := describe.ToolName(t.Name) // an MCP server's tool: SERVER › TOOL
+	name := th.ToolName.Render(shown)
 	arg := t.mainArg()
-	room := c.Width - 2 - len([]rune(t.Name)) - 1 - visibleWidth(right)
+	room := c.Width - 2 - len([]rune(shown)) - 1 - visibleWidth(right)
 	if room < 8 {
 		// Narrow: the state first; the argument on what is left.
-		room = c.Width - 2 - len([]rune(t.Name)) - 1
+		room = c.Width - 2 - len([]rune(shown)) - 1
 		right = ""
 	}
 	return glyph + " " + name + " " + th.ToolArgs.Render(cut(arg, max(room, 1))) + right

@@ -134,6 +134,12 @@ func TestTool(t *testing.T) {
 	a := NewTool("5", "bash", json.RawMessage(`{"command":"sleep 9"}`), start)
 	a.Abandon("interrupted")
 	require.Equal(t, "◌ bash sleep 9 · interrupted", render(a, c))
+
+	// An MCP server's tool: the server and the tool, its arguments, the
+	// result's excerpt.
+	m := NewTool("6", "mcp__everything__echo", json.RawMessage(`{"message":"hi"}`), start)
+	m.End("Echo: hi", false, time.Millisecond)
+	require.Equal(t, "✓ everything › echo {\"message\":\"hi\"} · 0.0s\n  │ Echo: hi", render(m, c))
 }
 
 // A long output folds to its excerpt; Toggle shows it all.
