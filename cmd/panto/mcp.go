@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 )
@@ -99,8 +102,86 @@ that changes is untrusted again. --show trusts nothing; --revoke untrusts.`,
 	}
 	trustCmd.Flags().BoolVar(&show, "show", false, "show what the file's servers run and whether it is trusted; trust nothing")
 	trustCmd.Flags().BoolVar(&revoke, "revoke", false, "untrust the file")
-	cmd.AddCommand(list, trustCmd)
+	authCmd := &cobra.Command{
+		Use:   "auth NAME",
+		Short: "Authorize an MCP server at a url (OAuth), in this terminal",
+		Long: `Authorize the MCP server NAME, one at a url whose authorization server
+speaks OAuth: panto listens on a loopback port, prints the URL to open in a
+browser on this machine, and waits (at most 5 minutes) for the redirect.
+The token and the client panto registered are kept under the state
+directory (mode 0600); the next sessions use them. /mcp auth NAME does the
+same in a session.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("%swant one NAME", where(cmd))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error { return mcpAuth(ctx, e, root, listExts, args[0]) },
+	}
+	authCmd.Flags().StringArrayVar(&listExts, "extension", nil, "load this extension binary too, `PATH` (the mcp extension, when it is not installed)")
+	cmd.AddCommand(list, trustCmd, authCmd)
 	return cmd
+}
+
+// mcpAuth runs /mcp auth NAME in an in-memory session and waits for the
+// server to be ready (or to fail).
+func mcpAuth(ctx context.Context, e *env, root *options, exts []string, name string) error {
+	a, err := app.Load(e.appEnv(e.tell), (&options{logLevel: root.logLevel, extensions: exts}).appFlags())
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	sess, err := a.OpenMCP(ctx)
+	if err != nil {
+		return fmt.Errorf("mcp auth: %w", err)
+	}
+	events := sess.Subscribe(context.WithoutCancel(ctx)) // read to its end: Close ends it
+	shown := make(chan struct{})
+	go func() {
+		defer close(shown)
+		lineloop.ShowNotices(e.stderr, events) // a URL that came late, and how it ended
+	}()
+	defer func() {
+		sess.Close(context.WithoutCancel(ctx))
+		<-shown
+	}()
+	out, err := sess.RunCommand(ctx, "mcp", "auth "+name)
+	if err != nil {
+		return fmt.Errorf("mcp auth: %w", err)
+	}
+	fmt.Fprintln(e.stdout, termtext.Sanitize(out))
+	for deadline := time.Now().Add(5*time.Minute + 10*time.Second); time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("mcp auth: %w", context.Cause(ctx))
+		case <-time.After(200 * time.Millisecond):
+		}
+		js, err := sess.RunCommand(ctx, "mcp", "--json")
+		if err != nil {
+			return fmt.Errorf("mcp auth: %w", err)
+		}
+		var infos []struct {
+			Name, State, Error string
+			Tools              []json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(js), &infos); err != nil {
+			return fmt.Errorf("mcp auth: read the servers' state: %w", err)
+		}
+		for _, si := range infos {
+			if si.Name != name {
+				continue
+			}
+			switch si.State {
+			case "ready":
+				fmt.Fprintf(e.stdout, "mcp server %s is authorized: %d tools\n", termtext.Line(name), len(si.Tools))
+				return nil
+			case "failed":
+				return fmt.Errorf("mcp auth: mcp server %s: %s", name, si.Error)
+			}
+		}
+	}
+	return fmt.Errorf("mcp auth: mcp server %s: no authorization within 5 minutes", name)
 }
 
 func mcpTrust(e *env, dir string, show, revoke bool) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -397,4 +398,43 @@ func TestMCPCtrlCCancelsTheCall(t *testing.T) {
 	}
 	require.Len(t, results, 1)
 	assert.Contains(t, results[0], "mcp server t: slow was interrupted")
+}
+
+// panto mcp auth NAME authorizes a server in a terminal: it prints the URL
+// to open and waits for the redirect; the next sessions use the token.
+func TestMCPAuthInATerminal(t *testing.T) {
+	t.Parallel()
+	a := mcptest.NewAuthServer(t)
+	h := newHarness(t)
+	h.userMCP("[mcp.web]\nurl = " + tomlString(a.URL+"/mcp") + "\n")
+
+	r := h.ok(append([]string{"mcp", "list"}, mcpExt()...)...)
+	assert.Contains(t, r.stdout, "web (http, config "+filepath.Join(h.userDir(), "config.toml")+"): needs auth")
+
+	cmd := h.command("", append([]string{"mcp", "auth", "web"}, mcpExt()...)...)
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	var u string
+	require.Eventually(t, func() bool {
+		for _, line := range strings.Split(out.String(), "\n") {
+			if s := strings.TrimSpace(line); strings.HasPrefix(s, "http") {
+				u = s
+			}
+		}
+		return u != ""
+	}, 20*time.Second, 20*time.Millisecond, "the URL to open: %s %s", out.String(), errb.String())
+	resp, err := http.Get(u) // the person opens it; it redirects to panto's loopback port
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NoError(t, cmd.Wait(), "stderr: %s", errb.String())
+	assert.Contains(t, out.String(), "mcp server web is authorized: 1 tools")
+
+	r = h.ok(append([]string{"-p", "tool:mcp__web__ping {}", "--provider", "echo", "--no-session"}, mcpExt()...)...)
+	assert.Contains(t, r.stdout, "mcp__web__ping (ok, 1 line(s)): pong", "the kept token: %s", r.stderr)
+	files, _ := filepath.Glob(filepath.Join(h.home, "*", "panto", "mcp-oauth", "*.json"))
+	require.Len(t, files, 1, "kept under the state directory")
+	st, err := os.Stat(files[0])
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }

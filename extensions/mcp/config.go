@@ -18,6 +18,8 @@ type Config struct {
 	// OutputDir is where a result too long for the model is saved whole
 	// when the session has no log to put it beside (--no-session).
 	OutputDir string `json:"output_dir,omitempty"`
+	// AuthDir keeps the OAuth tokens and client ids, per server URL.
+	AuthDir string `json:"auth_dir,omitempty"`
 }
 
 // Server is one MCP server: stdio (Command) or Streamable HTTP (URL).

@@ -54,8 +54,9 @@ func (e *ext) Init(ctx context.Context, h sdk.Host) error {
 	logger := h.Logger()
 	var wg sync.WaitGroup
 	servers := make([]*server, len(cfg.Servers))
+	store := &authStore{dir: cfg.AuthDir}
 	for i, sc := range cfg.Servers {
-		s := newServer(sc, version, logger)
+		s := newServer(sc, version, logger, store)
 		servers[i] = s
 		wg.Go(func() { _ = s.start(ctx) })
 	}
@@ -67,6 +68,9 @@ func (e *ext) Init(ctx context.Context, h sdk.Host) error {
 			continue
 		}
 		msg := fmt.Sprintf("mcp server %s (%s) did not start: %v", s.cfg.Name, s.cfg.Source, sn.err)
+		if sn.state == stateNeedsAuth {
+			msg = fmt.Sprintf("mcp server %s (%s) %v", s.cfg.Name, s.cfg.Source, sn.err)
+		}
 		if s.cfg.Required {
 			required = append(required, msg+" (it is required: required = true)")
 			continue
@@ -230,8 +234,16 @@ func (e *ext) Commands() []sdk.Command {
 	return []sdk.Command{{
 		Name:        "mcp",
 		Description: "the MCP servers, their state and tools",
-		Usage:       "/mcp [--json]",
+		Usage:       "/mcp [--json] | /mcp auth NAME",
 		Run: func(ctx context.Context, h sdk.Host, req sdk.CommandRequest) (sdk.CommandResponse, error) {
+			args := strings.Fields(req.Args)
+			if len(args) > 0 && args[0] == "auth" {
+				if len(args) != 2 {
+					return sdk.CommandResponse{}, errors.New("usage: /mcp auth NAME")
+				}
+				out, err := e.authorize(args[1])
+				return sdk.CommandResponse{Output: out}, err
+			}
 			out, err := e.list(strings.TrimSpace(req.Args) == "--json")
 			return sdk.CommandResponse{Output: out}, err
 		},
@@ -307,6 +319,40 @@ func (e *ext) list(asJSON bool) (string, error) {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// authorize starts the authorization of the server name.
+func (e *ext) authorize(name string) (string, error) {
+	e.mu.Lock()
+	servers := e.servers
+	e.mu.Unlock()
+	for _, s := range servers {
+		if s.cfg.Name != name {
+			continue
+		}
+		u, err := s.authorize(func(err error) {
+			if err != nil {
+				e.notify("error", fmt.Sprintf("mcp server %s: the authorization failed: %v", name, err))
+			} else {
+				e.notify("info", fmt.Sprintf("mcp server %s is authorized and ready; its tools are offered from the next message on", name))
+			}
+			e.toolsChanged(s, "it was authorized")
+		}, func(u string) {
+			e.notify("info", fmt.Sprintf("To authorize mcp server %s, open this URL in a browser on this machine: %s", name, u))
+		})
+		if errors.Is(err, errURLLate) {
+			return fmt.Sprintf("Authorizing mcp server %s: the URL to open follows as a notice.", name), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if u == "" {
+			return fmt.Sprintf("mcp server %s is authorized", name), nil
+		}
+		return fmt.Sprintf("To authorize mcp server %s, open this URL in a browser (on this machine: the authorization server redirects to %s):\n\n  %s\n\npanto waits up to %s.",
+			name, s.auth.redirect(), u, authFlowTimeout), nil
+	}
+	return "", fmt.Errorf("no mcp server is called %q (see /mcp)", name)
 }
 
 func firstLine(s string) string {

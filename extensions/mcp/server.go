@@ -46,22 +46,39 @@ type server struct {
 	closing  bool
 	// reinitMu makes one call at a time initialise a new session.
 	reinitMu sync.Mutex
+	// auth is a server at a url's OAuth (nil for a stdio one).
+	auth *serverAuth
 }
 
-func newServer(cfg Server, version string, logger hclog.Logger) *server {
-	return &server{cfg: cfg, version: version, logger: logger.Named(cfg.Name), state: stateStarting, stderr: newTail(2048)}
+func newServer(cfg Server, version string, logger hclog.Logger, store *authStore) *server {
+	s := &server{cfg: cfg, version: version, logger: logger.Named(cfg.Name), state: stateStarting, stderr: newTail(2048)}
+	if cfg.URL != "" && store != nil {
+		s.auth = newServerAuth(store, cfg.URL, nil)
+	}
+	return s
 }
 
 // start connects and lists the tools, within the startup timeout.
 func (s *server) start(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.startupTimeout())
+	return s.startWithin(ctx, s.cfg.startupTimeout())
+}
+
+func (s *server) startWithin(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	err := s.connect(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if errors.Is(err, errNeedsAuth) {
+		s.state, s.err = stateNeedsAuth, fmt.Errorf("%w: run /mcp auth %s (or panto mcp auth %s) to authorize it", errNeedsAuth, s.cfg.Name, s.cfg.Name)
+		return s.err
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("it did not start within %s (startup_timeout)", s.cfg.startupTimeout())
+			err = fmt.Errorf("it did not start within %s", limit)
+			if limit == s.cfg.startupTimeout() {
+				err = fmt.Errorf("%w (startup_timeout)", err)
+			}
 		}
 		if t := s.stderr.String(); t != "" {
 			err = fmt.Errorf("%w; the end of its stderr:\n%s", err, indent(t))
@@ -81,11 +98,15 @@ func (s *server) connect(ctx context.Context) error {
 	})
 	var transport mcp.Transport
 	if s.cfg.URL != "" {
-		transport = &mcp.StreamableClientTransport{
+		t := &mcp.StreamableClientTransport{
 			Endpoint:   s.cfg.URL,
 			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers}},
 			MaxRetries: 2,
 		}
+		if s.auth != nil {
+			t.OAuthHandler = s.auth
+		}
+		transport = t
 	} else {
 		cmd, err := serverCommand(s.cfg.Command, s.cfg.Args)
 		if err != nil {
@@ -210,6 +231,63 @@ func (s *server) watch(cs *mcp.ClientSession) {
 		changed(s, "it was restarted")
 	}
 }
+
+// authorize starts the authorization of a server at a url and returns
+// the URL the person opens; the flow goes on in the background, and the
+// server starts once it is done (its tools are offered from the next
+// turn; done is told how it ended). A command has the hook deadline to
+// answer: a URL that takes longer than urlWait to come is given to late
+// instead.
+func (s *server) authorize(done func(error), late func(url string)) (string, error) {
+	if s.auth == nil {
+		return "", fmt.Errorf("mcp server %s is not at a url: there is nothing to authorize", s.cfg.Name)
+	}
+	flow, err := s.auth.begin()
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	if s.session != nil {
+		old := s.session
+		s.session = nil // a new session follows, authorized
+		s.mu.Unlock()
+		_ = old.Close()
+	} else {
+		s.mu.Unlock()
+	}
+	ended := make(chan error, 1)
+	go func() {
+		err := s.startWithin(context.Background(), authFlowTimeout)
+		s.auth.end(flow)
+		ended <- err
+		done(err)
+	}()
+	select {
+	case u := <-flow.url:
+		return u, nil
+	case err := <-ended:
+		if err == nil {
+			return "", nil // authorized without a person: a stored token did
+		}
+		return "", err
+	case <-time.After(urlWait):
+		go func() {
+			select {
+			case u := <-flow.url:
+				late(u)
+			case <-time.After(authFlowTimeout):
+			}
+		}()
+		return "", errURLLate
+	}
+}
+
+// urlWait is how long /mcp auth waits for the authorization URL before
+// it answers (well inside the hook deadline).
+const urlWait = 2 * time.Second
+
+// errURLLate: the flow runs, and its URL comes as a notice.
+var errURLLate = errors.New("the authorization URL comes as a notice")
 
 // snap is a server's state, why it failed and its tools, at one moment.
 type snap struct {

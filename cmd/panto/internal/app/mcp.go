@@ -147,7 +147,7 @@ func (a *App) withMCP(specs []extension.Spec) ([]extension.Spec, error) {
 			resolvedNames(servers), filepath.Join(a.dirs.Layer(layers.Base), "extensions")))
 		return specs, nil
 	}
-	cfg := mcpconfig.ExtensionConfig{Servers: servers, OutputDir: filepath.Join(a.dirs.State, "mcp-outputs")}
+	cfg := mcpconfig.ExtensionConfig{Servers: servers, OutputDir: filepath.Join(a.dirs.State, "mcp-outputs"), AuthDir: filepath.Join(a.dirs.State, "mcp-oauth")}
 	if a.cfg.ToolTimeout > 0 {
 		cfg.ToolTimeout = a.cfg.ToolTimeout.String()
 	}
@@ -184,24 +184,31 @@ func resolvedNames(servers []mcpconfig.Server) string {
 // ErrNoMCP says no MCP server is configured, or none may run here.
 var ErrNoMCP = errors.New("no MCP servers are configured here (docs/mcp.md)")
 
-// MCPList starts the MCP servers in an in-memory session, as a session
-// starts them, and returns what the mcp extension's /mcp says of them
-// (its --json form with asJSON). Nothing is recorded.
-func (a *App) MCPList(ctx context.Context, asJSON bool) (string, error) {
+// OpenMCP opens an in-memory session with only the mcp extension,
+// started as a session starts it, for panto mcp list and auth. Nothing
+// is recorded. Close it when done.
+func (a *App) OpenMCP(ctx context.Context) (*host.Session, error) {
 	specs, err := a.extensionSpecs()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	i := slices.IndexFunc(specs, func(s extension.Spec) bool { return filepath.Base(s.Path) == MCPExtension && s.Config != nil })
 	if i < 0 {
 		if a.mcpMissing {
-			return "", errors.New("the mcp extension is not installed, so no server can start (see above)")
+			return nil, errors.New("the mcp extension is not installed, so no server can start (see above)")
 		}
-		return "", ErrNoMCP
+		return nil, ErrNoMCP
 	}
 	cfg := a.HostConfig(host.Log{ID: "mcp"}, specs[i:i+1], nil)
 	cfg.MaxProcs = nil
-	sess, err := host.Open(ctx, cfg)
+	return host.Open(ctx, cfg)
+}
+
+// MCPList starts the MCP servers in an in-memory session and returns
+// what the mcp extension's /mcp says of them (its --json form with
+// asJSON).
+func (a *App) MCPList(ctx context.Context, asJSON bool) (string, error) {
+	sess, err := a.OpenMCP(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -143,6 +143,7 @@ type ExtensionConfig struct {
 	Servers     []Server `json:"servers"`
 	ToolTimeout string   `json:"tool_timeout,omitempty"`
 	OutputDir   string   `json:"output_dir,omitempty"`
+	AuthDir     string   `json:"auth_dir,omitempty"`
 }
 
 // Options say how Resolve expands and places the servers.
