@@ -261,7 +261,7 @@ func TestUIHostileTextNeverReachesTheTerminal(t *testing.T) {
 	r.keys("hx")
 	r.keys(keyCtrlU)
 	r.keys("/hx\r")
-	for _, want := range []string{"[y] yes", "↑↓ Enter chooses", "Enter answers"} {
+	for _, want := range []string{"[y] yes", "↑↓ then Enter chooses", "Tab answers in the field"} {
 		r.wait(want)
 		for range 4 {
 			r.keys(keyDown)

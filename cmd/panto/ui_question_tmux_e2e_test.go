@@ -51,6 +51,7 @@ func TestUIGuardQuestionIgnoresKeysTypedAsItAppears(t *testing.T) {
 	time.Sleep(1200 * time.Millisecond) // the user stops typing and reads it
 	u.typ("y")
 	u.wait("yes? Enter runs it")
+	time.Sleep(150 * time.Millisecond) // a person's y and Enter are two presses, not one burst
 	u.keys("Enter")
 	u.wait("✓ bash rm -rf victim")
 	require.NoDirExists(t, victim, "a y after a pause in typing answers")

@@ -297,6 +297,7 @@ func TestUIGuardConfirmDialog(t *testing.T) {
 			u.typ(answer)
 			if answer == "y" {
 				u.wait("yes? Enter runs it")
+				time.Sleep(150 * time.Millisecond) // a person's y and Enter are two presses, not one burst
 				u.keys("Enter")
 				u.wait("✓ bash rm -rf victim")
 				require.NoDirExists(t, victim)

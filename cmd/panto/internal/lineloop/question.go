@@ -21,6 +21,18 @@ const Grace = 300 * time.Millisecond
 // its message was (to scroll back to).
 const longMessage = 20
 
+// A message of more than wholeMessage lines is shown as an excerpt, so
+// that what matters stays in a terminal's scrollback (often 1,000 or
+// 2,000 lines; a 5,000-line command pushed its own rm -rf out): its
+// first and last excerptLines lines, and, between them, every line
+// holding a highlighted part (at most maxHighlighted), each with its
+// number. The note says what was left out.
+const (
+	wholeMessage   = 500
+	excerptLines   = 60
+	maxHighlighted = 60
+)
+
 // Decide is the answer a line typed gives q: a confirm is yes for the
 // word yes alone; a select takes a number from its list; an input any
 // text. An empty line (or, for a select, anything but a number from the
@@ -57,18 +69,26 @@ func Text(q host.Question) string {
 	if msg := strings.TrimRight(q.Message, "\n"); msg != "" {
 		lines := strings.Split(termtext.Sanitize(msg), "\n")
 		marks := highlights(q.Highlight)
-		for _, l := range lines {
+		show := func(l, prefix string) {
 			if l == "" {
 				b.WriteString("\n")
-				continue
+				return
 			}
-			b.WriteString("  " + l + "\n")
+			b.WriteString("  " + prefix + l + "\n")
 			if c := caretLine(l, marks); c != "" {
-				b.WriteString("  " + c + "\n")
+				b.WriteString("  " + strings.Repeat(" ", ansi.StringWidth(prefix)) + c + "\n")
 			}
 		}
-		if len(lines) > longMessage {
-			fmt.Fprintf(&b, "  (%d lines: the whole message is above)\n", len(lines))
+		switch {
+		case len(lines) > wholeMessage:
+			writeExcerpt(&b, lines, marks, show)
+		default:
+			for _, l := range lines {
+				show(l, "")
+			}
+			if len(lines) > longMessage {
+				fmt.Fprintf(&b, "  (%d lines: the whole message is above)\n", len(lines))
+			}
 		}
 	}
 	switch q.Type {
@@ -84,6 +104,42 @@ func Text(q host.Question) string {
 	}
 	b.WriteString(Choice(q))
 	return b.String()
+}
+
+// writeExcerpt shows a long message's head, its highlighted lines and its
+// tail (see wholeMessage), numbered, and says what it left out.
+func writeExcerpt(b *strings.Builder, lines, marks []string, show func(l, prefix string)) {
+	n := len(lines)
+	width := len(strconv.Itoa(n))
+	num := func(i int) string { return fmt.Sprintf("%*d│ ", width, i+1) }
+	for i := range excerptLines {
+		show(lines[i], num(i))
+	}
+	var hl []int
+	for i := excerptLines; i < n-excerptLines; i++ {
+		if caretLine(lines[i], marks) != "" {
+			hl = append(hl, i)
+		}
+	}
+	left := n - 2*excerptLines
+	switch {
+	case len(hl) == 0:
+		fmt.Fprintf(b, "  … lines %d–%d are not shown (%d lines; none of them holds a highlighted part)\n", excerptLines+1, n-excerptLines, left)
+	default:
+		fmt.Fprintf(b, "  … lines %d–%d are not shown (%d lines) but for the %d that hold a highlighted part:\n", excerptLines+1, n-excerptLines, left, len(hl))
+		for k, i := range hl {
+			if k == maxHighlighted {
+				fmt.Fprintf(b, "  … and %d more lines that hold a highlighted part\n", len(hl)-maxHighlighted)
+				break
+			}
+			show(lines[i], num(i))
+		}
+		fmt.Fprintf(b, "  … the last %d lines:\n", excerptLines)
+	}
+	for i := n - excerptLines; i < n; i++ {
+		show(lines[i], num(i))
+	}
+	fmt.Fprintf(b, "  (%d lines in all: too long to show whole here; only the lines above were shown)\n", n)
 }
 
 // Choice is the last line of a question: what to type.

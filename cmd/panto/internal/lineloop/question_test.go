@@ -1,6 +1,7 @@
 package lineloop
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,8 +34,33 @@ func TestQuestionTextKinds(t *testing.T) {
 	require.Equal(t, "\n? x asks: Pick␤one\n  1. a␛[2J\n  2. b\n  number (empty to dismiss): ", Text(sel))
 	in := host.Question{By: "x", Type: extension.AskInput, Title: "Name", Placeholder: "your\u202ename"}
 	require.Equal(t, "\n? x asks: Name\n  (your\\u202ename)\n  > ", Text(in))
-	long := host.Question{By: "x", Type: extension.AskConfirm, Title: "t", Message: strings.Repeat("line\n", 400)}
-	require.Contains(t, Text(long), "  (400 lines: the whole message is above)\n  type yes")
+	long := host.Question{By: "x", Type: extension.AskConfirm, Title: "t", Message: strings.Repeat("line\n", 150)}
+	require.Contains(t, Text(long), "  (150 lines: the whole message is above)\n  type yes")
+}
+
+// A message too long for a terminal's scrollback (the adversary pass's
+// rm -rf and 5,000 continuation lines) shows its head, every line with a
+// highlighted part, and its tail, numbered; the note says what was left
+// out, truly.
+func TestAVeryLongQuestionIsExcerpted(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := range 5000 {
+		lines = append(lines, fmt.Sprintf("  echo %d \\", i))
+	}
+	lines[2500] = "rm -rf ~/precious \\"
+	q := host.Question{By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: strings.Join(lines, "\n"), Highlight: []string{"rm -rf ~/precious"}}
+	text := Text(q)
+	require.Less(t, strings.Count(text, "\n"), 2*excerptLines+20, "it fits a scrollback")
+	require.Contains(t, text, "     1│   echo 0 \\\n")
+	require.Contains(t, text, "  … lines 61–4940 are not shown (4880 lines) but for the 1 that hold a highlighted part:\n")
+	require.Contains(t, text, "  2501│ rm -rf ~/precious \\\n        ^^^^^^^^^^^^^^^^^\n", "the dangerous line, marked")
+	require.Contains(t, text, "  5000│   echo 4999 \\\n")
+	require.Contains(t, text, "(5000 lines in all: too long to show whole here; only the lines above were shown)\n  type yes")
+	require.NotContains(t, text, "the whole message is above")
+
+	q.Highlight = nil
+	require.Contains(t, Text(q), "  … lines 61–4940 are not shown (4880 lines; none of them holds a highlighted part)\n")
 }
 
 // Wide runes get as many carets as columns.

@@ -350,6 +350,14 @@ func (h *harness) typ(s string) {
 
 func (h *harness) enter() { h.key(tea.KeyPressMsg{Code: tea.KeyEnter}) }
 
+// yes answers a confirm as a person does: y, then, a moment later, Enter.
+func (h *harness) yes() {
+	h.t.Helper()
+	h.key(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	h.now = h.now.Add(100 * time.Millisecond)
+	h.enter()
+}
+
 func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }
 
 // screen is the frame as plain text, lines right-trimmed.

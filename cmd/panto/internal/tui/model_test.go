@@ -501,6 +501,7 @@ func TestConfirmDialog(t *testing.T) {
 			h.key(tc.key)
 			if tc.want == "yes" {
 				require.Contains(t, h.screen(), "yes? Enter runs it")
+				h.now = h.now.Add(100 * time.Millisecond)
 				h.enter()
 			}
 			require.Equal(t, tc.want, <-got)
@@ -536,6 +537,7 @@ func TestSelectAndInputDialogs(t *testing.T) {
 	h.wait(func() bool { return len(h.m.asks) > 0 && h.m.asks[0].input != nil }, "the input shows")
 	h.screen()
 	h.now = h.now.Add(typingPause)
+	h.key(tea.KeyPressMsg{Code: tea.KeyTab}) // the field takes keys
 	h.typ("Ann")
 	h.enter()
 	require.Equal(t, "Ann", (<-got).Text)

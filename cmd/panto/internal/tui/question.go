@@ -36,7 +36,13 @@ import (
 //     (host.Question.Highlight).
 //   - A confirm whose subject does not fit is answered yes only once its
 //     last line and every highlighted line have been on screen; no
-//     (n, Enter) and Esc work as soon as the grace is over.
+//     (n, Enter) and Esc work as soon as the grace is over. A select or
+//     an input is answered only then too (PgUp and PgDn scroll them).
+//   - An answer takes a key meant for the question: a confirm's yes is y
+//     then Enter (not together, as in a paste); a select chooses with
+//     Enter only after ↑ or ↓ moved its choice; an input's field takes
+//     keys only after Tab. An Enter or the rest of a sentence typed for
+//     the message, after a pause, never answers.
 //
 // Questions cannot trap the user: Ctrl-C dismisses the question on top
 // and arms the quit, so Ctrl-C twice leaves however many questions are
@@ -63,9 +69,14 @@ type question struct {
 	// shown is when it was first drawn on top (zero until then).
 	shown time.Time
 	// yes is set once y was pressed on a confirm: Enter then answers
-	// yes, any other key takes it back (the y was typing).
+	// yes, any other key takes it back (the y was typing). yesAt is when.
 	yes    bool
 	yesKey tea.KeyPressMsg
+	yesAt  time.Time
+	// moved is set once ↑ or ↓ moved a select's choice: only then does
+	// Enter choose (an Enter alone was meant to send a message). focused
+	// is set once Tab took an input's field: only then do keys go to it.
+	moved, focused bool
 	// The subject at bodyW cells: its lines, which of them hold a
 	// highlighted part, which have been on screen; off is the first on
 	// screen, rows how many showed at the last draw.
@@ -272,18 +283,23 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if !d.ready(m.now(), m.typed) {
 		// Typed before the question showed, as it came up, or by someone
-		// still typing: the keys were meant for what was there.
+		// still typing: the keys were meant for what was there. A choice
+		// moved or a field taken before counts no more.
 		m.typed = m.now()
+		d.moved, d.focused = false, false
 		return m.screenKey(k)
 	}
 	switch d.q.Type {
 	case extension.AskConfirm:
 		if d.yes {
 			// y, then Enter: yes. A y followed by anything else was the
-			// start of a word: both keys go to the editor.
+			// start of a word: both keys go to the editor. So does a y
+			// and an Enter that came together, faster than a person
+			// presses two keys (a paste without brackets, a text
+			// expander, keys a slow link bunched up).
 			d.yes = false
 			m.list.Changed()
-			if ks == "enter" {
+			if ks == "enter" && m.now().Sub(d.yesAt) >= minYesGap {
 				d.q.Answer(extension.Answer{Yes: true})
 				return done("yes")
 			}
@@ -295,7 +311,7 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 			if !d.fits() && !d.allSeen() {
 				return m.setFlash("read it all first: ↓ PgDn scroll, Tab goes to what is highlighted", 3*time.Second)
 			}
-			d.yes, d.yesKey = true, k
+			d.yes, d.yesKey, d.yesAt = true, k, m.now()
 			m.list.Changed()
 			return nil
 		case "n", "enter":
@@ -313,9 +329,32 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 		d.scrollKey(ks)
 	case extension.AskSelect:
 		if k.Text != "" && !d.pk.OwnFilter {
-			// Typing, as for a confirm: Enter chooses only after a pause.
+			// Typing, as for a confirm: Enter chooses only after a pause
+			// and a move of the choice.
 			m.typed = m.now()
+			d.moved = false
 			return m.screenKey(k)
+		}
+		switch ks {
+		case "pgup", "pgdown", "home", "end", "tab":
+			// The subject scrolls; ↑↓ move the choice.
+			if !d.fits() {
+				d.scrollKey(ks)
+				return nil
+			}
+		case "up", "down", "ctrl+p", "ctrl+n", "shift+tab":
+			d.moved = true
+		case "enter":
+			// An Enter alone, however long after the question came up,
+			// may have been meant to send the message being typed: a
+			// choice is made with ↑↓ first. And a subject is read whole
+			// first, as for a confirm's yes.
+			if !d.moved {
+				return m.setFlash("choose with ↑↓ first, then Enter", 3*time.Second)
+			}
+			if !d.fits() && !d.allSeen() {
+				return m.setFlash("read it all first: PgDn scrolls, Tab goes to what is highlighted", 3*time.Second)
+			}
 		}
 		if d.pk.Update(k) == picker.Choose {
 			it, _ := d.pk.Selected()
@@ -325,7 +364,32 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 			return done(it.Title)
 		}
 	default:
+		switch ks {
+		case "pgup", "pgdown":
+			d.scrollKey(ks)
+			return nil
+		case "tab":
+			if !d.focused {
+				// The answer's field takes keys from now on.
+				d.focused = true
+				m.list.Changed()
+				return nil
+			}
+		}
+		if !d.focused {
+			// Keys go to the message being typed until Tab takes the
+			// field: the rest of a sentence typed after a pause never
+			// answers.
+			if ks == "enter" {
+				return m.setFlash("Tab to answer in the field, then Enter", 3*time.Second)
+			}
+			m.typed = m.now()
+			return m.screenKey(k)
+		}
 		if ks == "enter" {
+			if !d.fits() && !d.allSeen() {
+				return m.setFlash("read it all first: PgDn scrolls", 3*time.Second)
+			}
 			v := d.input.Value()
 			if strings.TrimSpace(v) == "" {
 				d.q.Dismiss()
@@ -338,6 +402,10 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	return nil
 }
+
+// minYesGap is the least time between a confirm's y and its Enter for a
+// yes: two keys a person presses, not two bytes of one paste.
+const minYesGap = 40 * time.Millisecond
 
 // scrollKey scrolls the subject; Tab goes to the next highlighted line
 // not seen yet (or the next one).
@@ -497,14 +565,18 @@ func (m *Model) questionBox(width, maxRows int) []string {
 				foot = append(foot, th.Dim.Render("  "+l))
 			}
 		}
-		foot = append(foot, th.Dim.Render("↑↓ Enter chooses · Esc dismisses"))
+		foot = append(foot, th.Dim.Render("↑↓ then Enter chooses · Esc dismisses"))
 	default:
 		d.input.SetWidth(max(10, width))
 		rows, _, _ := d.input.View(th)
 		for _, l := range rows {
 			foot = append(foot, choice(l))
 		}
-		foot = append(foot, th.Dim.Render("Enter answers · Esc dismisses"))
+		if d.focused {
+			foot = append(foot, th.Dim.Render("Enter answers · Esc dismisses"))
+		} else {
+			foot = append(foot, choice(th.Bold.Render("Tab")+" answers in the field · "+th.Dim.Render("Esc dismisses")))
+		}
 	}
 	if !d.q.Deadline.IsZero() {
 		left := max(0, d.q.Deadline.Sub(now).Round(time.Second))
@@ -533,7 +605,11 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	d.rows = min(room, len(d.body))
 	d.off = min(max(0, d.off), max(0, len(d.body)-d.rows))
 	if len(d.body) > d.rows {
-		pos := fmt.Sprintf("lines %d–%d of %d · ↑↓ PgDn", d.off+1, d.off+d.rows, len(d.body))
+		keys := "↑↓ PgDn"
+		if d.q.Type != extension.AskConfirm {
+			keys = "PgUp PgDn" // ↑↓ are the choice's, or the field's
+		}
+		pos := fmt.Sprintf("lines %d–%d of %d · %s", d.off+1, d.off+d.rows, len(d.body), keys)
 		if n := d.unseen(); n > 0 {
 			pos += fmt.Sprintf(" · Tab: %d highlighted not seen", n)
 		}
@@ -546,8 +622,13 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	if len(d.body) > 0 {
 		out = append(out, "")
 	}
-	if d.q.Type == extension.AskConfirm && ready && !d.fits() && !d.allSeen() {
-		foot[0] += th.Warn.Render("  · y once all is read")
+	if ready && !d.fits() && !d.allSeen() {
+		switch d.q.Type {
+		case extension.AskConfirm:
+			foot[0] += th.Warn.Render("  · y once all is read")
+		default:
+			foot[len(foot)-1] += th.Warn.Render("  · answers once all is read")
+		}
 	}
 	return append(out, foot...)
 }

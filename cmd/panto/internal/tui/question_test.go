@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -76,8 +77,7 @@ func TestQuestionTakesKeysOnlyAfterItWasSeen(t *testing.T) {
 
 	h.now = h.now.Add(typingPause) // they stopped to read it
 	require.NotContains(t, h.screen(), "pause to answer")
-	h.key(yKey())
-	h.enter()
+	h.yes()
 	a, ok := answeredNow(answers)
 	require.True(t, ok)
 	require.True(t, a.Yes, "a key after a pause in typing answers")
@@ -96,8 +96,7 @@ func TestQuestionAfterAPauseTakesKeysAfterTheGrace(t *testing.T) {
 	h.screen()
 	h.now = h.now.Add(answerGrace)
 	require.NotContains(t, h.screen(), "pause to answer")
-	h.key(yKey())
-	h.enter()
+	h.yes()
 	a, ok := answeredNow(answers)
 	require.True(t, ok && a.Yes)
 	require.Equal(t, "r", h.m.ed.value())
@@ -113,8 +112,7 @@ func TestEachQuestionHasItsOwnGrace(t *testing.T) {
 	second := h.put(asked{ID: 2, By: "b", Type: extension.AskConfirm, Title: "two?"})
 	h.screen()
 	h.now = h.now.Add(answerGrace)
-	h.key(yKey())
-	h.enter()
+	h.yes()
 	a, ok := answeredNow(first)
 	require.True(t, ok && a.Yes)
 	require.Contains(t, h.screen(), "b asks: two?")
@@ -169,8 +167,7 @@ func TestLongQuestionScrollsAndIsReadBeforeYes(t *testing.T) {
 	require.Contains(t, s, "rm -rf ~ ␛[2K␛[1G# harmless", "the line the guard matched, escaped")
 	out, _ := h.m.draw()
 	require.Contains(t, out, h.m.th.Highlight.Render("rm -rf ~"), "highlighted")
-	h.key(yKey())
-	h.enter()
+	h.yes()
 	a, ok := answeredNow(answers)
 	require.True(t, ok && a.Yes)
 
@@ -365,4 +362,130 @@ func TestTypingAgainAfterAPauseNeverAnswers(t *testing.T) {
 		require.Equal(t, "please also tidy the readme"+resumed, h.m.ed.value(), "no key of %q was eaten", resumed)
 		require.Len(t, h.m.asks, 1)
 	}
+}
+
+// A y and an Enter that arrive together — a paste without brackets, a
+// text expander, keys a slow link bunched up — are not a person's yes:
+// both go to the editor.
+func TestYAndEnterTogetherAreNotAYes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: "rm -rf victim"})
+	h.screen()
+	h.now = h.now.Add(typingPause)
+	h.key(yKey())
+	h.now = h.now.Add(minYesGap - time.Millisecond)
+	h.enter()
+	_, ok := answeredNow(answers)
+	require.False(t, ok, "y⏎ in one burst answered")
+	require.Len(t, h.m.asks, 1)
+	h.wait(func() bool { return slices.Contains(h.sess.sentTexts(), "y") }, "both keys went to the editor: it sent y")
+}
+
+// The Enter meant to send the message being typed, pressed after a pause
+// with a select up, never chooses: a choice is made with ↑↓ first (the
+// adversary pass's "Allow: ./deploy.sh --prod --wipe" was chosen so).
+func TestEnterAloneNeverChoosesInASelect(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	h.typ("and then deploy to staging")
+	answers := h.put(asked{ID: 1, By: "deploy", Type: extension.AskSelect, Title: "Run it?", Options: []string{"Allow: ./deploy.sh --prod --wipe", "Deny"}})
+	h.screen()
+	h.now = h.now.Add(1500 * time.Millisecond) // a pause, then Enter to send
+	h.enter()
+	_, ok := answeredNow(answers)
+	require.False(t, ok, "an Enter alone chose")
+	require.Contains(t, h.screen(), "choose with ↑↓ first, then Enter")
+	require.Contains(t, h.screen(), "↑↓ then Enter chooses")
+	require.Equal(t, "and then deploy to staging", h.m.ed.value(), "the message is kept")
+
+	// Typing again takes a move made before back.
+	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	h.key(tea.KeyPressMsg{Code: tea.KeyUp})
+	h.typ("!")
+	h.now = h.now.Add(typingPause)
+	h.enter()
+	_, ok = answeredNow(answers)
+	require.False(t, ok, "a move made before typing again chose")
+
+	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	h.enter()
+	a, ok := answeredNow(answers)
+	require.True(t, ok)
+	require.Equal(t, 1, a.Index, "Deny, chosen with ↓ then Enter")
+}
+
+// A select's or an input's subject taller than the box scrolls with PgDn,
+// and the question is answered only once it was all on screen.
+func TestALongSelectOrInputIsReadBeforeItIsAnswered(t *testing.T) {
+	t.Parallel()
+	long := "./deploy.sh " + strings.Repeat("--flag value ", 800) + "&& rm -rf ~/precious"
+	for _, kind := range []extension.QuestionKind{extension.AskSelect, extension.AskInput} {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, newFake())
+			q := asked{ID: 1, By: "ext", Type: kind, Title: long}
+			if kind == extension.AskSelect {
+				q.Options = []string{"Allow", "Deny"}
+			}
+			answers := h.put(q)
+			s := h.screen()
+			require.Contains(t, s, "· PgUp PgDn")
+			require.NotContains(t, s, "rm -rf ~/precious")
+			h.now = h.now.Add(typingPause)
+			answer := func() {
+				if kind == extension.AskSelect {
+					h.key(tea.KeyPressMsg{Code: tea.KeyDown})
+					h.key(tea.KeyPressMsg{Code: tea.KeyUp})
+				} else {
+					h.key(tea.KeyPressMsg{Code: tea.KeyTab})
+					h.typ("ok")
+				}
+				h.enter()
+			}
+			answer()
+			_, ok := answeredNow(answers)
+			require.False(t, ok, "answered unread")
+			require.Contains(t, h.screen(), "answers once all is read")
+			for range 200 {
+				if strings.Contains(h.screen(), "rm -rf ~/precious") {
+					break
+				}
+				h.key(tea.KeyPressMsg{Code: tea.KeyPgDown})
+			}
+			require.Contains(t, h.screen(), "rm -rf ~/precious", "PgDn reaches the end")
+			h.enter()
+			a, ok := answeredNow(answers)
+			require.True(t, ok, "read: answered")
+			if kind == extension.AskSelect {
+				require.Equal(t, 0, a.Index)
+			} else {
+				require.Equal(t, "ok", a.Text)
+			}
+		})
+	}
+}
+
+// An input takes keys only once Tab took its field: the rest of a
+// sentence typed after a pause goes to the message.
+func TestAnInputTakesKeysOnlyAfterTab(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	h.typ("rename it to")
+	answers := h.put(asked{ID: 1, By: "ext", Type: extension.AskInput, Title: "New name?"})
+	h.screen()
+	h.now = h.now.Add(1500 * time.Millisecond)
+	h.typ(" foo")
+	h.enter()
+	_, ok := answeredNow(answers)
+	require.False(t, ok, "the rest of the sentence answered")
+	h.wait(func() bool { return slices.Contains(h.sess.sentTexts(), "rename it to foo") }, "the sentence, whole, went as the message it was")
+	require.Contains(t, h.screen(), "Tab answers in the field")
+	h.now = h.now.Add(typingPause)
+	h.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	h.typ("bar")
+	h.enter()
+	a, ok := answeredNow(answers)
+	require.True(t, ok)
+	require.Equal(t, "bar", a.Text)
 }
