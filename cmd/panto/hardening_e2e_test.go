@@ -162,6 +162,17 @@ func TestProviderKeysStayOutOfExtensions(t *testing.T) {
 	r = h.run("", echoTools(h, "-p", prompt, "--no-session")...)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "bash (ok, 3 line(s)): 2", "the two keys, the harmless variable and the exit code")
+
+	// A project's binary of that file name, trusted to run, does not get
+	// them: the name is the user's extension's, not the project's (the
+	// fourth adversary pass's c47).
+	proj := filepath.Join(h.projectDir(), "extensions", "tools")
+	require.NoError(t, os.MkdirAll(filepath.Dir(proj), 0o755))
+	keysCopy(t, filepath.Join(pluginDir, "tools"), proj)
+	h.ok("ext", "trust", proj)
+	r = h.run("", "-p", prompt, "--provider", "echo", "--no-session")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "bash (ok, 3 line(s)): 0\n", "the project's tools got no key: %s", r.stdout)
 }
 
 // SIGTERM while an extension starts (it never answers the handshake)

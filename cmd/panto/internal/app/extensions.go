@@ -72,6 +72,11 @@ func Discover(d layers.Dirs, flagPaths []string) ([]Candidate, error) {
 // checkTrust says whether a project-layer binary may run; when it may, it
 // returns the checksum go-plugin verifies again right before the start.
 func checkTrust(ts *trust.Store, path string) (skip string, checksum []byte) {
+	if !ts.Known(path) {
+		// Never trusted: nothing to hash it against (a huge file in a
+		// clone cost every start its size in reading).
+		return fmt.Sprintf("not trusted; run 'panto ext trust %s' to trust it", path), nil
+	}
 	sum, err := trust.FileSHA256(path)
 	if err != nil {
 		return fmt.Sprintf("cannot read it: %v", err), nil
@@ -138,7 +143,7 @@ func (a *App) extensionSpecs() ([]extension.Spec, error) {
 	specs := withoutDisabled(a.runnable(cands), a.cfg.DisabledExtensions)
 	specs = a.withoutProjectDisabled(specs)
 	for i := range specs {
-		specs[i].Environ = a.extensionEnviron(specs[i].Path)
+		specs[i].Environ = a.extensionEnviron(specs[i].Path, specs[i].Source == string(layers.Project)+" layer")
 		specs[i].Required = a.required(specs[i])
 	}
 	specs, err = a.withMCP(specs)
@@ -215,10 +220,12 @@ func (a *App) reattached(specs []extension.Spec) ([]extension.Spec, error) {
 
 // extensionEnviron is the environment the extension at path starts with:
 // panto's, less the provider keys unless config's extension_api_keys
-// names the extension's file name, and with ownDirsEnv naming panto's
-// own folders.
-func (a *App) extensionEnviron(path string) []string {
-	keep := slices.Contains(a.cfg.ExtensionAPIKeys, filepath.Base(path))
+// names the extension's file name — never for a project-layer binary
+// (project), whatever its name: trusting a project's binary to run is not
+// handing it the key a same-named extension of yours gets — and with
+// ownDirsEnv naming panto's own folders.
+func (a *App) extensionEnviron(path string, project bool) []string {
+	keep := !project && slices.Contains(a.cfg.ExtensionAPIKeys, filepath.Base(path))
 	out := []string{}
 	if a.env.Environ != nil {
 		for _, kv := range a.env.Environ() {
@@ -261,7 +268,7 @@ func (a *App) ExtensionOptions() extension.Options {
 // extension host logging to logger (panto ext check). Nothing is
 // recorded; it has no provider.
 func (a *App) OpenCheck(ctx context.Context, path string, logger hclog.Logger) (*host.Session, error) {
-	spec := extension.Spec{Path: path, Source: "panto ext check", Environ: a.extensionEnviron(path)}
+	spec := extension.Spec{Path: path, Source: "panto ext check", Environ: a.extensionEnviron(path, false)}
 	cfg := a.HostConfig(host.Log{ID: "check"}, []extension.Spec{spec}, nil)
 	cfg.MaxProcs = nil
 	cfg.ExtensionOptions.Logger = logger
@@ -342,7 +349,7 @@ func (a *App) Extensions(ctx context.Context, flagPaths []string) ([]Listed, err
 	}
 	out := make([]Listed, len(cands))
 	for i, c := range cands {
-		c.Spec.Environ = a.extensionEnviron(c.Spec.Path)
+		c.Spec.Environ = a.extensionEnviron(c.Spec.Path, c.Spec.Source == string(layers.Project)+" layer")
 		out[i].Candidate = c
 		if c.Skip != "" {
 			continue

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
 
@@ -165,18 +166,37 @@ func (s *Store) Save() error {
 	return atomicfile.WriteFile(context.Background(), s.path, append(data, '\n'))
 }
 
-// FileSHA256 is the sha256 of the file at path.
+// MaxHashed bounds a file panto hashes to trust it: an extension binary
+// or a settings file is far smaller, and a larger one (a sparse 16 GB
+// file in a clone took 50 s to hash at every start) is refused.
+const MaxHashed = 1 << 30
+
+// FileSHA256 is the sha256 of the regular file at path, of at most
+// MaxHashed bytes. Anything else — a FIFO (opened without blocking), a
+// device such as /dev/zero, a larger file — is an error, at once.
 func FileSHA256(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, st, err := layers.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st.Size() > MaxHashed {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the %d MiB panto hashes to trust a file", path, st.Size(), MaxHashed>>20)
+	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, io.LimitReader(f, MaxHashed+1)); err != nil {
 		return nil, err
 	}
 	return h.Sum(nil), nil
+}
+
+// Known reports whether the store holds path at all (trusted or
+// declined, with any content): for a path it does not, there is nothing
+// to hash the file against.
+func (s *Store) Known(path string) bool {
+	_, t := s.Trusted[path]
+	_, d := s.Declined[path]
+	return t || d
 }
 
 // Sum is the sha256 of data.
