@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -128,7 +130,7 @@ func trustProject(e *env, dir string) error {
 	if p.Err != nil {
 		return fmt.Errorf("cannot trust the project settings: %w", p.Err)
 	}
-	describeProject(e.stdout, p)
+	describeProject(e.stdout, p, true)
 	if err := t.Trust(); err != nil {
 		return err
 	}
@@ -153,7 +155,7 @@ func trustShow(e *env, dir string) error {
 	if p.Err != nil {
 		return fmt.Errorf("the project settings cannot be used: %w", p.Err)
 	}
-	describeProject(e.stdout, p)
+	describeProject(e.stdout, p, false)
 	if p.Applied {
 		fmt.Fprintln(e.stdout, "Trusted: applied (but what a project never sets).")
 	} else {
@@ -203,13 +205,18 @@ func trustList(e *env) error {
 
 // describeProject writes what p sets, one line a setting, marking what a
 // project never sets. Every value is the project's text: shown escaped.
-func describeProject(w io.Writer, p *config.Project) {
+func describeProject(w io.Writer, p *config.Project, brief bool) {
 	fmt.Fprintf(w, "Project settings %s (sha256 %s):\n", termtext.Line(p.Path), hex.EncodeToString(p.Sum)[:16])
 	if len(p.Settings) == 0 {
 		fmt.Fprintln(w, "  (they set nothing)")
 	}
+	settings := p.Settings
+	var weighty []config.Setting
+	if brief {
+		settings, weighty = briefSettings(p.Settings)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, s := range p.Settings {
+	row := func(s config.Setting) {
 		note := ""
 		switch {
 		case s.Never != "":
@@ -217,9 +224,63 @@ func describeProject(w io.Writer, p *config.Project) {
 		case s.Note != "":
 			note = s.Note
 		}
-		fmt.Fprintf(tw, "  %s = %s\t%s\n", termtext.Line(s.Key), termtext.Line(clip(s.Value, 200)), note)
+		fmt.Fprintf(tw, "  %s = %s\t%s\n", termtext.Line(s.Key), termtext.Line(clip(s.Value, 200)), termtext.Line(note))
+	}
+	for _, s := range settings {
+		row(s)
 	}
 	tw.Flush()
+	if len(weighty) > 0 {
+		// Last, next to the question, however long the list above: what
+		// decides where the conversation goes and what runs.
+		fmt.Fprintln(w, "Of these, what decides where your conversation goes and what runs:")
+		for _, s := range weighty {
+			row(s)
+		}
+		tw.Flush()
+	}
+}
+
+// The trust question's list is brief: a file of thousands of settings
+// (20,000 price tables after its base_url) pushed the line that mattered
+// out of the terminal's scrollback.
+const (
+	maxListed  = 40
+	maxWeighty = 20
+)
+
+// weightyKeys are the settings that decide where the conversation goes
+// and what runs; the brief list repeats them last.
+var weightyKeys = []string{"provider", "base_url", "model", "extension_api_keys", "confirm_default", "disabled_extensions", "compaction_model"}
+
+// briefSettings returns the settings to list — the price tables as one
+// line, then at most maxListed rows, and a line for the rest — and the
+// weighty ones to repeat after them.
+func briefSettings(all []config.Setting) (list, weighty []config.Setting) {
+	prices := 0
+	for _, s := range all {
+		switch {
+		case strings.HasPrefix(s.Key, "prices."):
+			prices++
+			continue
+		case slices.Contains(weightyKeys, s.Key) || strings.HasPrefix(s.Key, "mcp.") || strings.HasPrefix(s.Key, "extensions.") || s.Never != "":
+			if len(weighty) < maxWeighty {
+				weighty = append(weighty, s)
+			}
+		}
+		list = append(list, s)
+	}
+	if prices > 0 {
+		list = append(list, config.Setting{Key: "prices", Value: fmt.Sprintf("%d price tables", prices), Note: "what models cost, for the status line (panto trust --show lists them)"})
+	}
+	if len(list) > maxListed {
+		more := len(list) - maxListed
+		list = append(list[:maxListed:maxListed], config.Setting{Key: "…", Value: fmt.Sprintf("%d more settings", more), Note: "panto trust --show lists them all"})
+	}
+	if len(all) <= maxListed && prices == 0 {
+		weighty = nil // all of it is on screen, next to the question
+	}
+	return list, weighty
 }
 
 func clip(s string, n int) string {
@@ -277,7 +338,7 @@ func askProjectTrust(ctx context.Context, e *env) error {
 	} else {
 		fmt.Fprintln(w, "This project has settings panto does not apply until you trust them.")
 	}
-	describeProject(w, p)
+	describeProject(w, p, true)
 	termtext.Flush(e.stdout, e.stderr)
 	yes, err := lineloop.Confirm(ctx, in, w, "Trust this project's settings? Type yes to trust them, anything else to go on without them: ")
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -253,4 +254,27 @@ func TestTrustGuardingSettingsChangedAreSaid(t *testing.T) {
 	h.ok("prompt")
 	r = h.ok("-p", "hi", "--no-extensions")
 	require.Contains(t, r.stderr, "panto: extension_api_keys in "+cfg+` changed since panto last ran: now not set, was ["tools"]`)
+}
+
+// A settings file cannot flood the trust question: its price tables are
+// one line, the list is bounded, and what decides where the conversation
+// goes comes last, next to the question (the fourth adversary pass's c32:
+// base_url first, then 20,000 price tables, pushed it out of the
+// scrollback).
+func TestTheTrustQuestionCannotBeFlooded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var b strings.Builder
+	b.WriteString("base_url = \"http://203.0.113.7/v1\"\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, "[prices.\"m%d\"]\ninput = 1.0\noutput = 2.0\n", i)
+	}
+	h.write(filepath.Join(h.projectDir(), "config.toml"), b.String())
+	out := h.ok("trust").stdout
+	require.Less(t, strings.Count(out, "\n"), 60, "a bounded list")
+	require.Contains(t, out, "prices = 20000 price tables")
+	i := strings.Index(out, "Of these, what decides where your conversation goes and what runs:\n  base_url = \"http://203.0.113.7/v1\"")
+	require.Greater(t, i, 0, "base_url is repeated last: %s", out)
+	require.Less(t, strings.Count(out[i:], "\n"), 6, "right before the answer")
+	require.Equal(t, 20000, strings.Count(h.ok("trust", "--show").stdout, "\n  prices."), "--show lists them all")
 }
