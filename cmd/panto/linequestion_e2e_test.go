@@ -204,3 +204,24 @@ func TestLineQuestionShowsTheWholeCommand(t *testing.T) {
 	require.DirExists(t, victim)
 	lineTermSafe(t, p.bytes())
 }
+
+// A paste never answers a question: while one is up the line loop asks
+// the terminal to mark pastes, and a pasted block whose first line is
+// yes is ignored, whole (the fourth adversary pass's c18 confirmed
+// rm -rf so).
+func TestLineQuestionIgnoresAPaste(t *testing.T) {
+	t.Parallel()
+	p := lineAskStart(t)
+	p.typeIn(t, lineAskConfirm(0)+"\r")
+	p.waitFor(t, "rm -rf victim\r\n")
+	require.Contains(t, p.out.String(), "\x1b[?2004h", "pastes are marked while the question is up")
+	time.Sleep(2 * lineloop.Grace)
+	p.typeIn(t, "\x1b[200~yes\rplease also update the changelog\r\x1b[201~")
+	p.waitFor(t, "ignored pasted text: a paste never answers a question")
+	require.NotContains(t, p.out.String(), "confirmed=true")
+	p.typeIn(t, "yes\r")
+	p.waitFor(t, "confirmed=true")
+	p.waitFor(t, "\x1b[?2004l")
+	p.typeIn(t, "\x04")
+	require.Equal(t, 0, p.wait(t), p.out.String())
+}

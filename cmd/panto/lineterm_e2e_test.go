@@ -102,6 +102,10 @@ func (p *lineTerm) wait(t *testing.T) int {
 // shown) is there, escaped.
 func lineTermSafe(t *testing.T, out []byte, visible ...string) {
 	t.Helper()
+	// panto's own controls: bracketed paste, on while a question is up.
+	for _, own := range []string{"\x1b[?2004h", "\x1b[?2004l"} {
+		out = bytes.ReplaceAll(out, []byte(own), nil)
+	}
 	require.NoError(t, termtext.Check(out), "raw bytes reached the terminal:\n%q", out)
 	require.Empty(t, termtext.Leaks(out))
 	for _, v := range visible {

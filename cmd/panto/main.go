@@ -132,7 +132,7 @@ func (e *env) tell(notice string) { fmt.Fprintf(e.stderr, "panto: %s\n", notice)
 
 // lineOptions are the line front ends' streams.
 func (e *env) lineOptions() lineloop.Options {
-	return lineloop.Options{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, JSON: e.jsonStdout(), Signals: e.sig, Version: version}
+	return lineloop.Options{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, JSON: e.jsonStdout(), Terminal: e.rawStdout, Signals: e.sig, Version: version}
 }
 
 func isTerminal(f *os.File) bool {

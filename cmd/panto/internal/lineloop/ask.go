@@ -40,6 +40,38 @@ type asking struct {
 	// hard ends panto when a turn left with Ctrl-D or /quit does not end
 	// in time.
 	hard *time.Timer
+	// paste is set while the terminal marks pastes (bracketed paste, on
+	// while a question is up); pasting while the lines read are a
+	// paste's: a paste never answers (a pasted block whose first line was
+	// yes confirmed rm -rf).
+	paste, pasting bool
+}
+
+// ignoredPaste says a paste was not taken as an answer.
+const ignoredPaste = "panto: ignored pasted text: a paste never answers a question; type the answer"
+
+// The terminal's bracketed-paste controls and markers.
+const (
+	pasteOn    = "\x1b[?2004h"
+	pasteOff   = "\x1b[?2004l"
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// markPastes asks the terminal to mark pastes, while a question is up.
+func (a *asking) markPastes(on bool) {
+	term := a.c.o.Terminal
+	if term == nil || a.c.in == nil || !a.c.in.Terminal() || a.paste == on {
+		return
+	}
+	a.paste = on
+	termtext.Flush(a.c.o.Stdout) // what came before, first
+	if on {
+		fmt.Fprint(term, pasteOn)
+	} else {
+		fmt.Fprint(term, pasteOff)
+		a.pasting = false
+	}
 }
 
 // open reports whether a question is on the screen, waiting for a line.
@@ -83,6 +115,7 @@ func (a *asking) show() {
 		fmt.Fprintf(errw, "panto: discarded %s typed before the question\n", plural(n, "line"))
 		termtext.Flush(errw)
 	}
+	a.markPastes(true)
 	fmt.Fprint(out, Text(q))
 	termtext.Flush(out)
 	a.shown = time.Now()
@@ -104,7 +137,29 @@ func (a *asking) lines() {
 			}
 			return
 		}
-		text := strings.TrimSpace(l.Text)
+		// A paste never answers: its lines are skipped, and what is typed
+		// after its end marker, on the line it ends, is a line of its own.
+		raw := l.Text
+		if i := strings.LastIndex(raw, pasteEnd); i >= 0 {
+			if !a.pasting && strings.Contains(raw[:i], pasteStart) {
+				fmt.Fprintln(errw, ignoredPaste) // a paste within one line
+			}
+			a.pasting = false
+			if raw = raw[i+len(pasteEnd):]; strings.TrimSpace(raw) == "" {
+				termtext.Flush(errw)
+				fmt.Fprint(out, Choice(a.pending[0]))
+				termtext.Flush(out)
+				continue
+			}
+		} else if a.pasting {
+			continue
+		} else if strings.Contains(raw, pasteStart) {
+			a.pasting = true
+			fmt.Fprintln(errw, ignoredPaste)
+			termtext.Flush(errw)
+			continue
+		}
+		text := strings.TrimSpace(raw)
 		switch {
 		case app.IsQuit(text):
 			a.leave()
@@ -122,6 +177,8 @@ func (a *asking) lines() {
 			}
 			if a.open() {
 				a.show()
+			} else {
+				a.markPastes(false)
 			}
 			continue
 		}
@@ -165,6 +222,8 @@ func (a *asking) next() {
 	a.pending = a.pending[1:]
 	if a.open() {
 		a.show()
+	} else {
+		a.markPastes(false)
 	}
 }
 
@@ -197,6 +256,7 @@ func (a *asking) dismissAll() {
 	a.pending = nil
 	a.closed = true
 	a.stopTimer()
+	a.markPastes(false)
 }
 
 // done ends the turn's asking: what is still open is dismissed.

@@ -28,6 +28,10 @@ type Options struct {
 	// JSON is where --mode json writes: stdout, made safe for a
 	// terminal its own way (termtext.JSON).
 	JSON io.Writer
+	// Terminal is stdout without the sanitizer, for panto's own controls
+	// (bracketed paste while a question is up); nil when stdout is not a
+	// terminal.
+	Terminal io.Writer
 	// Signals routes Ctrl-C to the turn or the prompt.
 	Signals *signals.Router
 	// Version is panto's, for the line loop's banner.

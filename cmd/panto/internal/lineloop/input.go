@@ -114,6 +114,9 @@ func (in *Input) signal() {
 	}
 }
 
+// Terminal reports whether the input is a terminal's.
+func (in *Input) Terminal() bool { return in.tty >= 0 }
+
 // Ready gets a token when a line was queued or the input ended: after it,
 // call Next (and Done) until they have nothing more.
 func (in *Input) Ready() <-chan struct{} { return in.ready }
