@@ -106,6 +106,11 @@ func (h httpCore) once(ctx context.Context, w wire, body []byte, stream bool, fn
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if k := h.cfg.APIKey; len(k) >= 8 {
+			// A server that echoes the key (invalid x-api-key: sk-…) does
+			// not get it printed: stderr ends up in CI logs.
+			data = bytes.ReplaceAll(data, []byte(k), []byte("[your API key]"))
+		}
 		apiErr := w.decodeErr(resp.StatusCode, data, resp.Header.Get(w.requestID))
 		return serializers.Reply{}, shouldRetry(resp), retryAfter(resp.Header), fmt.Errorf("%s: %w", w.name, apiErr)
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -252,4 +253,20 @@ func TestEchoDrivesTheToolLoop(t *testing.T) {
 		"  read (ok, 3 line(s)): module x\n"+
 		"  ls (ok, 2 line(s)): a\n"+
 		"  read (error, 1 line(s)): bad input\n", final.Message.Text())
+}
+
+// A server that echoes the key in its error (invalid x-api-key: sk-…)
+// does not get it into panto's error, which is printed.
+func TestAnErrorNeverCarriesTheKey(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key: `+r.Header.Get("x-api-key")+`"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	_, err := newTest(t, srv.URL, 0, nil).Send(context.Background(), hello, nil)
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "sk-secret")
+	require.Contains(t, err.Error(), "invalid x-api-key: [your API key]")
 }
