@@ -4,11 +4,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/panto-dev/panto/internal/mcptest"
 )
 
 // The start-up cost of MCP servers: process start to the first request
@@ -35,16 +35,9 @@ func BenchmarkStartMCP5(b *testing.B) { benchStartMCP(b, 5) }
 // BenchmarkStartMCPEverything is one real Node server,
 // server-everything: what most of the start costs is its own (node's).
 func BenchmarkStartMCPEverything(b *testing.B) {
-	path := filepath.Join("..", "..", "extensions", "mcp", "testdata", "servers", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := exec.LookPath("node"); err != nil {
-		b.Skip("no node")
-	}
-	if _, err := os.Stat(path); err != nil {
-		b.Skip("server-everything is not installed (npm ci --prefix extensions/mcp/testdata/servers)")
-	}
-	abs, _ := filepath.Abs(path)
+	path := mcptest.NPMServer(b, "server-everything")
 	benchStart(b, func(h *harness) []string {
-		h.write(filepath.Join(h.userDir(), "config.toml"), fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%q, \"stdio\"]\n", abs))
+		h.write(filepath.Join(h.userDir(), "config.toml"), fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%q, \"stdio\"]\n", path))
 		return append([]string{"--no-session"}, mcpExt()...)
 	})
 }

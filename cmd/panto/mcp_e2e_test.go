@@ -28,22 +28,6 @@ import (
 // server-filesystem, and internal/mcptest's server built as
 // testdata/mcpserver.
 
-// npmServer is the entry point of an @modelcontextprotocol package the
-// mcp extension's tests install; without node or it the test is
-// skipped, but not under CI.
-func npmServer(t *testing.T, pkg string) string {
-	t.Helper()
-	path, _ := filepath.Abs(filepath.Join("..", "..", "extensions", "mcp", "testdata", "servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	_, err := os.Stat(path)
-	if _, nerr := exec.LookPath("node"); nerr != nil || err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node and %s are needed (npm ci --prefix extensions/mcp/testdata/servers): %v %v", pkg, nerr, err)
-		}
-		t.Skipf("node or %s is not installed (npm ci --prefix extensions/mcp/testdata/servers)", pkg)
-	}
-	return path
-}
-
 // mcpExt is the --extension flag that loads the mcp extension.
 func mcpExt() []string { return []string{"--extension", filepath.Join(pluginDir, "mcp")} }
 
@@ -79,7 +63,7 @@ func requestTools(t *testing.T, r recorded) map[string]map[string]any {
 func TestMCPEverythingOverStdio(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.userMCP(fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", tomlString(npmServer(t, "server-everything"))))
+	h.userMCP(fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", tomlString(mcptest.NPMServer(t, "server-everything"))))
 	fake := newFake(t,
 		anthropicTools(toolCall{"c1", "mcp__everything__echo", `{"message":"hi there"}`}, toolCall{"c2", "mcp__everything__get-sum", `{"a":2,"b":40}`}),
 		anthropicText("done"))
@@ -114,7 +98,7 @@ func TestMCPEverythingOverStdio(t *testing.T) {
 
 func TestMCPEverythingOverStreamableHTTP(t *testing.T) {
 	t.Parallel()
-	path := npmServer(t, "server-everything")
+	path := mcptest.NPMServer(t, "server-everything")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
@@ -355,7 +339,7 @@ func TestMCPFilesystemServer(t *testing.T) {
 	root := filepath.Join(h.root, "allowed")
 	h.write(filepath.Join(root, "notes.txt"), "first line\n")
 	h.write(filepath.Join(h.root, "secret.txt"), "not for the model\n")
-	h.userMCP(fmt.Sprintf("[mcp.fs]\ncommand = \"node\"\nargs = [%s, %s]\n", tomlString(npmServer(t, "server-filesystem")), tomlString(root)))
+	h.userMCP(fmt.Sprintf("[mcp.fs]\ncommand = \"node\"\nargs = [%s, %s]\n", tomlString(mcptest.NPMServer(t, "server-filesystem")), tomlString(root)))
 	in := func(v map[string]string) string { b, _ := json.Marshal(v); return string(b) }
 	prompt := strings.Join([]string{
 		"tool:mcp__fs__read_text_file " + in(map[string]string{"path": filepath.Join(root, "notes.txt")}),

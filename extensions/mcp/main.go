@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/panto-dev/panto/internal/mcpwire"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -44,7 +45,7 @@ func (*ext) Describe() sdk.Info {
 // that started. One that did not is a notice (at session_start) and the
 // session goes on without it; a required one fails the start.
 func (e *ext) Init(ctx context.Context, h sdk.Host) error {
-	cfg, err := parseConfig(h.Info().Config)
+	cfg, err := mcpwire.Parse(h.Info().Config)
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func (e *ext) run(s *server, tool string) func(ctx context.Context, h sdk.Host, 
 		e.mu.Lock()
 		global, dir := e.cfg.ToolTimeout, e.outputDir
 		e.mu.Unlock()
-		res, err := s.call(ctx, tool, call.Input, s.cfg.toolTimeout(global))
+		res, err := s.call(ctx, tool, call.Input, s.cfg.CallTimeout(global))
 		if err != nil {
 			return sdk.ToolResult{}, err
 		}

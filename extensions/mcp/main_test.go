@@ -31,20 +31,7 @@ import (
 // node or the package the test is skipped, but not under CI.
 func everything(t *testing.T) string {
 	t.Helper()
-	return npmServer(t, "server-everything")
-}
-
-func npmServer(t *testing.T, pkg string) string {
-	t.Helper()
-	path, _ := filepath.Abs(filepath.Join("testdata", "servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	_, err := os.Stat(path)
-	if _, nerr := exec.LookPath("node"); nerr != nil || err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node and %s are needed (npm ci --prefix extensions/mcp/testdata/servers): %v %v", pkg, nerr, err)
-		}
-		t.Skipf("node or %s is not installed (npm ci --prefix extensions/mcp/testdata/servers)", pkg)
-	}
-	return path
+	return mcptest.NPMServer(t, "server-everything")
 }
 
 func configJSON(t *testing.T, servers ...Server) json.RawMessage {

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+
+	"github.com/panto-dev/panto/internal/reap"
 )
 
 // reaperEnv, set in the environment of the extension re-executed, makes
@@ -21,7 +23,7 @@ const reaperEnv = "PANTO_MCP_REAPER"
 // the extension dies (on Linux, even by SIGKILL), so that no server, nor
 // anything a server started (npx starts node), outlives panto.
 func serverCommand(name string, args []string) (*exec.Cmd, error) {
-	self, err := selfExe()
+	self, err := reap.SelfExe()
 	if err != nil {
 		// No way to re-execute: run it directly, in a group of its own.
 		cmd := exec.Command(name, args...)
@@ -30,7 +32,7 @@ func serverCommand(name string, args []string) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(self, append([]string{name}, args...)...)
 	cmd.Args[0] = "panto-mcp-reaper"
-	cmd.SysProcAttr = reaperAttr()
+	cmd.SysProcAttr = reap.Attr()
 	cmd.Env = append(os.Environ(), reaperEnv+"="+strconv.Itoa(os.Getpid()))
 	return cmd, nil
 }
@@ -53,7 +55,7 @@ func runReaper() int {
 	if os.Getppid() != parent { // the extension died before the death signal was set
 		_ = syscall.Kill(0, syscall.SIGKILL)
 	}
-	becomeSubreaper()
+	reap.BecomeSubreaper("panto-mcp-reaper")
 	if len(os.Args) < 2 {
 		os.Stderr.WriteString("panto-mcp-reaper: no command\n")
 		return 2

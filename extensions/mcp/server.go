@@ -60,7 +60,7 @@ func newServer(cfg Server, version string, logger hclog.Logger, store *authStore
 
 // start connects and lists the tools, within the startup timeout.
 func (s *server) start(ctx context.Context) error {
-	return s.startWithin(ctx, s.cfg.startupTimeout())
+	return s.startWithin(ctx, s.cfg.Startup())
 }
 
 func (s *server) startWithin(ctx context.Context, limit time.Duration) error {
@@ -76,7 +76,7 @@ func (s *server) startWithin(ctx context.Context, limit time.Duration) error {
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("it did not start within %s", limit)
-			if limit == s.cfg.startupTimeout() {
+			if limit == s.cfg.Startup() {
 				err = fmt.Errorf("%w (startup_timeout)", err)
 			}
 		}
@@ -168,7 +168,7 @@ func (s *server) relist(reason string) {
 	if cs == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.startupTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Startup())
 	defer cancel()
 	tools, err := s.list(ctx, cs)
 	if err != nil {
@@ -356,7 +356,7 @@ func (s *server) reinit(ctx context.Context, old *mcp.ClientSession) (*mcp.Clien
 	s.mu.Unlock()
 	_ = old.Close()
 	s.logger.Info("the server no longer knows the session; initialising a new one")
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.startupTimeout())
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Startup())
 	defer cancel()
 	if err := s.connect(ctx); err != nil {
 		s.mu.Lock()

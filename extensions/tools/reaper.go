@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/panto-dev/panto/internal/reap"
 )
 
 // The reaper's file descriptor 3 is the pipe on which it reports how
@@ -20,16 +22,16 @@ const reaperStatusFD = 3
 // reaperCommand is the tools binary re-executed as the reaper of bash -c
 // command in dir, with env added to the environment: the leader of a
 // process group of its own, which the system signals (SIGTERM) when the
-// tools process dies, even by SIGKILL (on Linux; see reaperAttr).
+// tools process dies, even by SIGKILL (on Linux; see reap.Attr).
 func reaperCommand(dir, command string, env ...string) (*exec.Cmd, error) {
-	self, err := selfExe()
+	self, err := reap.SelfExe()
 	if err != nil {
 		return nil, fmt.Errorf("find the tools binary: %w", err)
 	}
 	cmd := exec.Command(self, command)
 	cmd.Args[0] = "panto-tools-reaper"
 	cmd.Dir = dir
-	cmd.SysProcAttr = reaperAttr()
+	cmd.SysProcAttr = reap.Attr()
 	cmd.Env = append(append(cmd.Environ(), env...), reaperEnv+"="+strconv.Itoa(os.Getpid()))
 	return cmd, nil
 }
@@ -57,7 +59,7 @@ func runReaper() int {
 	if os.Getppid() != parent {
 		_ = syscall.Kill(0, syscall.SIGKILL)
 	}
-	becomeSubreaper()
+	reap.BecomeSubreaper("panto-reaper")
 
 	if len(os.Args) < 2 {
 		fmt.Fprintf(status, "error reaper: no command")

@@ -8,7 +8,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,4 +92,23 @@ func Run() {
 	if os.Getenv(StayEnv) != "" {
 		select {}
 	}
+}
+
+// NPMServer is the entry point of an @modelcontextprotocol package the
+// tests run (server-everything, server-filesystem), installed by .ci/run
+// with npm ci --prefix extensions/mcp/testdata/servers. Without node or
+// the package the test is skipped, but not under CI, where it fails.
+func NPMServer(t testing.TB, pkg string) string {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0) // internal/mcptest/mcptest.go
+	root := filepath.Join(filepath.Dir(here), "..", "..")
+	path := filepath.Join(root, "extensions", "mcp", "testdata", "servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	_, err := os.Stat(path)
+	if _, nerr := exec.LookPath("node"); nerr != nil || err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node and %s are needed (npm ci --prefix extensions/mcp/testdata/servers): %v %v", pkg, nerr, err)
+		}
+		t.Skipf("node or %s is not installed (npm ci --prefix extensions/mcp/testdata/servers)", pkg)
+	}
+	return path
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/internal/mcpwire"
 )
 
 // MCPExtension is the file name of the first-party extension that runs
@@ -148,9 +149,7 @@ func (a *App) withMCP(specs []extension.Spec) ([]extension.Spec, error) {
 		return specs, nil
 	}
 	cfg := mcpconfig.ExtensionConfig{Servers: servers, OutputDir: filepath.Join(a.dirs.State, "mcp-outputs"), AuthDir: filepath.Join(a.dirs.State, "mcp-oauth")}
-	if a.cfg.ToolTimeout > 0 {
-		cfg.ToolTimeout = a.cfg.ToolTimeout.String()
-	}
+	cfg.ToolTimeout = mcpwire.Duration(a.cfg.ToolTimeout)
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("hand the MCP servers to the mcp extension: %w", err)

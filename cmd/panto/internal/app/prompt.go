@@ -44,6 +44,27 @@ func atCount(at string) (int, bool) {
 	return n, err == nil && n >= 0 && !strings.HasPrefix(at, "+")
 }
 
+// resolveAt is the entry an --at value names in the log at path: the
+// current branch's Nth message for a count ("" for 0), else the entry of
+// that id or unique prefix.
+func resolveAt(tree *sessionlog.Tree, path, at string) (string, error) {
+	if n, ok := atCount(at); ok {
+		if n == 0 {
+			return "", nil
+		}
+		id, err := tree.NthMessage(n)
+		if err != nil {
+			return "", fmt.Errorf("--at %d: %w", n, err)
+		}
+		return id, nil
+	}
+	id, err := tree.Resolve(at)
+	if err != nil {
+		return "", fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+	}
+	return id, nil
+}
+
 // ToolsAt are the tool sets recorded in the log at path as of at (as
 // PromptAt takes it; "" is the current leaf): what a request there
 // offered, by extension. It reads the log alone.
@@ -53,16 +74,9 @@ func ToolsAt(path, at string) ([]sessionlog.Tools, error) {
 		return nil, err
 	}
 	id := tree.Leaf()
-	if n, ok := atCount(at); at != "" && ok {
-		id = ""
-		if n > 0 {
-			if id, err = tree.NthMessage(n); err != nil {
-				return nil, fmt.Errorf("--at %d: %w", n, err)
-			}
-		}
-	} else if at != "" {
-		if id, err = tree.Resolve(at); err != nil {
-			return nil, fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+	if at != "" {
+		if id, err = resolveAt(tree, path, at); err != nil {
+			return nil, err
 		}
 	}
 	if id == "" {
@@ -96,15 +110,9 @@ func PromptAt(path, at string) ([]PromptBlock, error) {
 	if err != nil {
 		return nil, err
 	}
-	var id string
-	if n, ok := atCount(at); ok {
-		if n > 0 {
-			if id, err = tree.NthMessage(n); err != nil {
-				return nil, fmt.Errorf("--at %d: %w", n, err)
-			}
-		}
-	} else if id, err = tree.Resolve(at); err != nil {
-		return nil, fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+	id, err := resolveAt(tree, path, at)
+	if err != nil {
+		return nil, err
 	}
 	if id == "" {
 		return nil, nil // before the first message: no prompt

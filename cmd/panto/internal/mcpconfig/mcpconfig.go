@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/internal/mcpwire"
 )
 
 // FileName is the project's MCP file, at the project's root (the working
@@ -120,31 +120,12 @@ func validVar(name string) bool {
 	return true
 }
 
-// Server is one server as the mcp extension takes it (its Config.Servers;
-// extensions/mcp/config.go is the reader).
-type Server struct {
-	Name           string            `json:"name"`
-	Source         string            `json:"source,omitempty"`
-	Command        string            `json:"command,omitempty"`
-	Args           []string          `json:"args,omitempty"`
-	Env            map[string]string `json:"env,omitempty"`
-	Cwd            string            `json:"cwd,omitempty"`
-	URL            string            `json:"url,omitempty"`
-	Headers        map[string]string `json:"headers,omitempty"`
-	EnabledTools   []string          `json:"enabled_tools,omitempty"`
-	DisabledTools  []string          `json:"disabled_tools,omitempty"`
-	StartupTimeout string            `json:"startup_timeout,omitempty"`
-	ToolTimeout    string            `json:"tool_timeout,omitempty"`
-	Required       bool              `json:"required,omitempty"`
-}
-
-// ExtensionConfig is the mcp extension's whole configuration.
-type ExtensionConfig struct {
-	Servers     []Server `json:"servers"`
-	ToolTimeout string   `json:"tool_timeout,omitempty"`
-	OutputDir   string   `json:"output_dir,omitempty"`
-	AuthDir     string   `json:"auth_dir,omitempty"`
-}
+// Server is one server as the mcp extension takes it; ExtensionConfig its
+// whole configuration (internal/mcpwire, which the extension reads).
+type (
+	Server          = mcpwire.Server
+	ExtensionConfig = mcpwire.Config
+)
 
 // Options say how Resolve expands and places the servers.
 type Options struct {
@@ -208,7 +189,7 @@ func resolve(s config.MCPServer, opts Options) (Server, error) {
 		return out
 	}
 	r := Server{Name: s.Name, Source: s.Source, EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, Required: s.Required,
-		StartupTimeout: dur(s.StartupTimeout), ToolTimeout: dur(s.ToolTimeout)}
+		StartupTimeout: mcpwire.Duration(s.StartupTimeout), ToolTimeout: mcpwire.Duration(s.ToolTimeout)}
 	r.Command = ex("command", s.Command)
 	for i, a := range s.Args {
 		r.Args = append(r.Args, ex(fmt.Sprintf("args[%d]", i), a))
@@ -229,11 +210,4 @@ func resolve(s config.MCPServer, opts Options) (Server, error) {
 		r.Cwd = filepath.Join(opts.Dir, r.Cwd)
 	}
 	return r, nil
-}
-
-func dur(d time.Duration) string {
-	if d == 0 {
-		return ""
-	}
-	return d.String()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/internal/mcpwire"
 )
 
 // A .mcp.json as Claude Code writes it, with its own fields, works as it is.
@@ -89,7 +90,7 @@ func TestResolve(t *testing.T) {
 		{Name: "badurl", Source: "user config", URL: "${TOKEN}"},
 	}, opts)
 	require.Equal(t, []Server{
-		{Name: "a", Source: "user config", Command: "node", Args: []string{"/h/s.js"}, Env: map[string]string{"T": "t0k", "K": "sk-secret"}, Cwd: "/proj", StartupTimeout: "3s"},
+		{Name: "a", Source: "user config", Command: "node", Args: []string{"/h/s.js"}, Env: map[string]string{"T": "t0k", "K": "sk-secret"}, Cwd: "/proj", StartupTimeout: mcpwire.Duration(3 * time.Second)},
 		{Name: "b", Source: "user config", URL: "https://h.example/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, Cwd: "/proj"},
 		{Name: "c", Source: "project .mcp.json", Command: "x", Cwd: "/proj/tools"},
 	}, out, "the user's own server may name their key; a project's may not")
