@@ -65,7 +65,8 @@ func TestMCPEverythingOverStdio(t *testing.T) {
 	h := newHarness(t)
 	h.userMCP(fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", tomlString(mcptest.NPMServer(t, "server-everything"))))
 	fake := newFake(t,
-		anthropicTools(toolCall{"c1", "mcp__everything__echo", `{"message":"hi there"}`}, toolCall{"c2", "mcp__everything__get-sum", `{"a":2,"b":40}`}),
+		anthropicTools(toolCall{"c1", "mcp__everything__echo", `{"message":"hi there"}`}, toolCall{"c2", "mcp__everything__get-sum", `{"a":2,"b":40}`},
+			toolCall{"c3", "mcp__everything__echo", `{"message":5}`}),
 		anthropicText("done"))
 	h.env["ANTHROPIC_API_KEY"] = "sk-test"
 	r := h.ok(append([]string{"-p", "use them", "--provider", "anthropic", "--base-url", fake.srv.URL}, mcpExt()...)...)
@@ -83,6 +84,24 @@ func TestMCPEverythingOverStdio(t *testing.T) {
 	second := string(fake.request(t, 1).body)
 	assert.Contains(t, second, "Echo: hi there")
 	assert.Contains(t, second, "The sum of 2 and 40 is 42.")
+	// The server's isError result is an error result the model reads.
+	var body struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(fake.request(t, 1).body, &body))
+	var results []struct {
+		ToolUseID string `json:"tool_use_id"`
+		IsError   bool   `json:"is_error"`
+	}
+	require.NoError(t, json.Unmarshal(body.Messages[len(body.Messages)-1].Content, &results))
+	errs := map[string]bool{}
+	for _, r := range results {
+		errs[r.ToolUseID] = r.IsError
+	}
+	assert.Equal(t, map[string]bool{"c1": false, "c2": false, "c3": true}, errs)
+	assert.Contains(t, second, "Invalid arguments for tool echo")
 
 	// The log records the tool set the first request offered.
 	log := h.sessionFiles()[0]
@@ -215,6 +234,18 @@ func TestMCPServersThatFail(t *testing.T) {
 	assert.Equal(t, 1, r.code, "a required server that does not start fails the run: %s", r.stderr)
 	assert.Contains(t, r.stderr, "mcp server broken")
 	assert.Contains(t, r.stderr, "it is required")
+}
+
+// server-everything's long-running operation, cut by tool_timeout.
+func TestMCPEverythingLongRunningCallTimesOut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.userMCP(fmt.Sprintf("[mcp.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\ntool_timeout = \"1s\"\n", tomlString(mcptest.NPMServer(t, "server-everything"))))
+	h.ok(append([]string{"-p", `tool:mcp__everything__trigger-long-running-operation {"duration": 30, "steps": 5}`, "--provider", "echo"}, mcpExt()...)...)
+	res := toolResults(t, h.sessionFiles()[0])
+	require.Len(t, res, 1)
+	assert.Equal(t, true, res[0]["is_error"])
+	assert.Equal(t, "mcp server everything: trigger-long-running-operation did not finish within 1s (tool_timeout); the server was told to stop it", res[0]["text"])
 }
 
 func TestMCPToolTimeout(t *testing.T) {
