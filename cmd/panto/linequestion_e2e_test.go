@@ -218,6 +218,11 @@ func TestLineQuestionIgnoresAPaste(t *testing.T) {
 	time.Sleep(2 * lineloop.Grace)
 	p.typeIn(t, "\x1b[200~yes\rplease also update the changelog\r\x1b[201~")
 	p.waitFor(t, "ignored pasted text: a paste never answers a question")
+	// Pasted text that holds an end marker of its own (the fifth
+	// adversary pass's F2) ends nothing: what came with it is the paste's.
+	time.Sleep(2 * lineloop.Grace)
+	p.typeIn(t, "\r\x1b[200~\x1b[201~yes\ryes\r\x1b[201~\r")
+	time.Sleep(4 * lineloop.Grace)
 	require.NotContains(t, p.out.String(), "confirmed=true")
 	p.typeIn(t, "yes\r")
 	p.waitFor(t, "confirmed=true")

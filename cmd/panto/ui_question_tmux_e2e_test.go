@@ -49,6 +49,8 @@ func TestUIGuardQuestionIgnoresKeysTypedAsItAppears(t *testing.T) {
 	require.DirExists(t, victim, "a y typed on answered it")
 
 	time.Sleep(1200 * time.Millisecond) // the user stops typing and reads it
+	u.wait("your message holds text: Tab answers this")
+	u.keys("Tab")
 	u.typ("y")
 	u.wait("yes? Enter runs it")
 	time.Sleep(150 * time.Millisecond) // a person's y and Enter are two presses, not one burst

@@ -45,6 +45,8 @@ type asking struct {
 	// paste's: a paste never answers (a pasted block whose first line was
 	// yes confirmed rm -rf).
 	paste, pasting bool
+	// pasteAt is when the last line with a paste marker came.
+	pasteAt time.Time
 }
 
 // ignoredPaste says a paste was not taken as an answer.
@@ -137,26 +139,26 @@ func (a *asking) lines() {
 			}
 			return
 		}
-		// A paste never answers: its lines are skipped, and what is typed
-		// after its end marker, on the line it ends, is a line of its own.
+		// A paste never answers. A line that holds a paste marker is
+		// skipped whole (pasted text may hold an end marker of its own:
+		// ESC[201~yes), and so is every line that came with it: until
+		// the paste's end, and within Grace of the last marker, since
+		// a person types an answer later than that.
 		raw := l.Text
-		if i := strings.LastIndex(raw, pasteEnd); i >= 0 {
-			if !a.pasting && strings.Contains(raw[:i], pasteStart) {
-				fmt.Fprintln(errw, ignoredPaste) // a paste within one line
-			}
-			a.pasting = false
-			if raw = raw[i+len(pasteEnd):]; strings.TrimSpace(raw) == "" {
+		if strings.Contains(raw, pasteStart) || strings.Contains(raw, pasteEnd) {
+			if !a.pasting && !l.At.Before(a.pasteAt.Add(Grace)) {
+				fmt.Fprintln(errw, ignoredPaste)
 				termtext.Flush(errw)
+			}
+			a.pasteAt = l.At
+			a.pasting = strings.LastIndex(raw, pasteStart) > strings.LastIndex(raw, pasteEnd)
+			if !a.pasting {
 				fmt.Fprint(out, Choice(a.pending[0]))
 				termtext.Flush(out)
-				continue
 			}
-		} else if a.pasting {
 			continue
-		} else if strings.Contains(raw, pasteStart) {
-			a.pasting = true
-			fmt.Fprintln(errw, ignoredPaste)
-			termtext.Flush(errw)
+		}
+		if a.pasting || l.At.Before(a.pasteAt.Add(Grace)) {
 			continue
 		}
 		text := strings.TrimSpace(raw)

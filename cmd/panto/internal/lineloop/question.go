@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -74,19 +75,36 @@ func Text(q host.Question) string {
 				b.WriteString("\n")
 				return
 			}
+			pad := "  " + strings.Repeat(" ", ansi.StringWidth(prefix))
+			if ansi.StringWidth(l) > maxLineCells {
+				writeLongLine(&b, l, prefix, pad, marks)
+				return
+			}
 			b.WriteString("  " + prefix + l + "\n")
 			if c := caretLine(l, marks); c != "" {
-				b.WriteString("  " + strings.Repeat(" ", ansi.StringWidth(prefix)) + c + "\n")
+				b.WriteString(pad + c + "\n")
 			}
 		}
+		// Rows, not lines: one line of 400,000 characters wraps to
+		// thousands of rows and pushed the question out of the
+		// scrollback.
+		rows, cut := 0, false
+		for _, l := range lines {
+			w := ansi.StringWidth(l)
+			rows += max(1, (min(w, maxLineCells)+assumedWidth-1)/assumedWidth)
+			cut = cut || w > maxLineCells
+		}
 		switch {
-		case len(lines) > wholeMessage:
+		case rows > wholeMessage && len(lines) > 2*excerptLines:
 			writeExcerpt(&b, lines, marks, show)
 		default:
 			for _, l := range lines {
 				show(l, "")
 			}
-			if len(lines) > longMessage {
+			switch {
+			case cut:
+				fmt.Fprintf(&b, "  (%d lines; the longest are cut, and every highlighted part of what was cut is shown under its line)\n", len(lines))
+			case len(lines) > longMessage:
 				fmt.Fprintf(&b, "  (%d lines: the whole message is above)\n", len(lines))
 			}
 		}
@@ -104,6 +122,61 @@ func Text(q host.Question) string {
 	}
 	b.WriteString(Choice(q))
 	return b.String()
+}
+
+// A line wider than maxLineCells shows its first maxLineCells cells and,
+// under it, each highlighted part of the rest with some context (at most
+// maxCutParts); rows are counted at assumedWidth columns.
+const (
+	maxLineCells = 1000
+	maxCutParts  = 20
+	assumedWidth = 80
+	cutContext   = 40
+)
+
+// writeLongLine shows a line too long to show whole.
+func writeLongLine(b *strings.Builder, l, prefix, pad string, marks []string) {
+	head := ansi.Truncate(l, maxLineCells, "")
+	rest := l[len(head):]
+	b.WriteString("  " + prefix + head + " …\n")
+	if c := caretLine(head, marks); c != "" {
+		b.WriteString(pad + c + "\n")
+	}
+	fmt.Fprintf(b, "%s(the line goes on for %d more characters, not shown", pad, utf8.RuneCountInString(rest))
+	var parts [][2]int
+	for _, m := range marks {
+		for off := 0; off < len(rest) && len(parts) <= maxCutParts; {
+			i := strings.Index(rest[off:], m)
+			if i < 0 {
+				break
+			}
+			parts = append(parts, [2]int{off + i, off + i + len(m)})
+			off += i + len(m)
+		}
+	}
+	if len(parts) == 0 {
+		b.WriteString("; none of it holds a highlighted part)\n")
+		return
+	}
+	b.WriteString("; the highlighted parts in it:)\n")
+	for k, p := range parts {
+		if k == maxCutParts {
+			b.WriteString(pad + "… and more highlighted parts\n")
+			break
+		}
+		from, to := max(0, p[0]-cutContext), min(len(rest), p[1]+cutContext)
+		for from > 0 && !utf8.RuneStart(rest[from]) {
+			from--
+		}
+		for to < len(rest) && !utf8.RuneStart(rest[to]) {
+			to++
+		}
+		snip := "…" + rest[from:to] + "…"
+		b.WriteString(pad + snip + "\n")
+		if c := caretLine(snip, marks); c != "" {
+			b.WriteString(pad + c + "\n")
+		}
+	}
 }
 
 // writeExcerpt shows a long message's head, its highlighted lines and its

@@ -127,3 +127,20 @@ func FuzzQuestionText(f *testing.F) {
 		}
 	})
 }
+
+// One line of 400,000 characters (the fifth adversary pass's F3) wraps
+// to thousands of rows: it is cut, and its highlighted parts beyond the
+// cut are shown under it, so the question fits a scrollback.
+func TestAVeryLongLineIsCut(t *testing.T) {
+	t.Parallel()
+	line := "python3 -c 'import os' " + strings.Repeat("x", 200000) + " shutil.rmtree(home) " + strings.Repeat("y", 200000)
+	q := host.Question{By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: line, Highlight: []string{"shutil.rmtree"}}
+	text := Text(q)
+	require.Less(t, len(text), 5000, "it fits a scrollback")
+	require.Contains(t, text, "  python3 -c 'import os' xxx")
+	require.Contains(t, text, "(the line goes on for ")
+	require.Contains(t, text, "the highlighted parts in it:)")
+	require.Contains(t, text, "xxxx shutil.rmtree(home) yyyy")
+	require.Contains(t, text, "^^^^^^^^^^^^^", "marked")
+	require.True(t, strings.HasSuffix(text, "type yes to confirm, anything else is no: "))
+}

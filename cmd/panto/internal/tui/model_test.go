@@ -498,6 +498,7 @@ func TestConfirmDialog(t *testing.T) {
 			require.Len(t, h.m.asks, 1)
 			require.Equal(t, "z", h.m.ed.value())
 			h.now = h.now.Add(typingPause)
+			h.key(tea.KeyPressMsg{Code: tea.KeyTab}) // the editor holds "z": Tab takes the question
 			h.key(tc.key)
 			if tc.want == "yes" {
 				require.Contains(t, h.screen(), "yes? Enter runs it")

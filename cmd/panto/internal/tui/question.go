@@ -41,8 +41,10 @@ import (
 //   - An answer takes a key meant for the question: a confirm's yes is y
 //     then Enter (not together, as in a paste); a select chooses with
 //     Enter only after ↑ or ↓ moved its choice; an input's field takes
-//     keys only after Tab. An Enter or the rest of a sentence typed for
-//     the message, after a pause, never answers.
+//     keys only after Tab; and while the editor holds a message being
+//     written, a confirm or a select takes keys only after Tab too. An
+//     Enter or the rest of a sentence typed for the message, after a
+//     pause, never answers.
 //
 // Questions cannot trap the user: Ctrl-C dismisses the question on top
 // and arms the quit, so Ctrl-C twice leaves however many questions are
@@ -287,6 +289,19 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 		// moved or a field taken before counts no more.
 		m.typed = m.now()
 		d.moved, d.focused = false, false
+		return m.screenKey(k)
+	}
+	if d.q.Type != extension.AskInput && !d.focused && !m.ed.empty() {
+		// The editor holds a message being written: its writer's keys
+		// go on there (the end of a sentence, "…librar" then "y⏎",
+		// said yes after a pause). Tab takes the question; the message
+		// is kept.
+		if ks == "tab" {
+			d.focused = true
+			m.list.Changed()
+			return nil
+		}
+		m.typed = m.now()
 		return m.screenKey(k)
 	}
 	switch d.q.Type {
@@ -585,8 +600,11 @@ func (m *Model) questionBox(width, maxRows int) []string {
 	if len(m.asks) > 1 {
 		foot = append(foot, th.Dim.Render(fmt.Sprintf("%d more question(s) waiting", len(m.asks)-1)))
 	}
-	if d.typing(now, m.typed) {
+	switch {
+	case d.typing(now, m.typed):
 		foot = append(foot, th.Warn.Render("typing goes to your message; pause to answer"))
+	case d.q.Type != extension.AskInput && !d.focused && !m.ed.empty():
+		foot = append(foot, th.Warn.Render("your message holds text: Tab answers this (the message is kept)"))
 	}
 
 	// The subject gets what is left; a line says where it is when it

@@ -77,11 +77,19 @@ func TestQuestionTakesKeysOnlyAfterItWasSeen(t *testing.T) {
 
 	h.now = h.now.Add(typingPause) // they stopped to read it
 	require.NotContains(t, h.screen(), "pause to answer")
+	require.Contains(t, h.screen(), "your message holds text: Tab answers this")
+	h.yes()
+	_, ok = answeredNow(answers)
+	require.False(t, ok, "with a message in the editor, y and Enter are the message's")
+	h.wait(func() bool { return slices.Contains(h.sess.sentTexts(), "ryyyyyyyyyyyyyy") }, "they went to the message, and its Enter sent it")
+	h.typ("r")
+	h.now = h.now.Add(typingPause)
+	h.key(tea.KeyPressMsg{Code: tea.KeyTab}) // the editor holds a message: Tab takes the question
 	h.yes()
 	a, ok := answeredNow(answers)
 	require.True(t, ok)
 	require.True(t, a.Yes, "a key after a pause in typing answers")
-	require.Equal(t, "ryyyyyyyyyyyyy", h.m.ed.value())
+	require.Equal(t, "r", h.m.ed.value(), "the message being written is kept")
 	require.Empty(t, h.m.asks)
 }
 
@@ -96,6 +104,7 @@ func TestQuestionAfterAPauseTakesKeysAfterTheGrace(t *testing.T) {
 	h.screen()
 	h.now = h.now.Add(answerGrace)
 	require.NotContains(t, h.screen(), "pause to answer")
+	h.key(tea.KeyPressMsg{Code: tea.KeyTab}) // the editor holds a message: Tab takes the question
 	h.yes()
 	a, ok := answeredNow(answers)
 	require.True(t, ok && a.Yes)
@@ -120,6 +129,7 @@ func TestEachQuestionHasItsOwnGrace(t *testing.T) {
 	_, ok = answeredNow(second)
 	require.False(t, ok, "the second question came up with the first answer: the next key is too soon")
 	h.now = h.now.Add(typingPause) // that key was typing: a pause of its own
+	h.key(tea.KeyPressMsg{Code: tea.KeyTab}) // the editor holds a message: Tab takes the question
 	h.key(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	a, ok = answeredNow(second)
 	require.True(t, ok && !a.Yes && !a.Dismissed)
@@ -388,21 +398,20 @@ func TestYAndEnterTogetherAreNotAYes(t *testing.T) {
 func TestEnterAloneNeverChoosesInASelect(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, newFake())
-	h.typ("and then deploy to staging")
 	answers := h.put(asked{ID: 1, By: "deploy", Type: extension.AskSelect, Title: "Run it?", Options: []string{"Allow: ./deploy.sh --prod --wipe", "Deny"}})
 	h.screen()
-	h.now = h.now.Add(1500 * time.Millisecond) // a pause, then Enter to send
+	h.now = h.now.Add(1500 * time.Millisecond) // a pause, then Enter
 	h.enter()
 	_, ok := answeredNow(answers)
 	require.False(t, ok, "an Enter alone chose")
 	require.Contains(t, h.screen(), "choose with ↑↓ first, then Enter")
 	require.Contains(t, h.screen(), "↑↓ then Enter chooses")
-	require.Equal(t, "and then deploy to staging", h.m.ed.value(), "the message is kept")
 
 	// Typing again takes a move made before back.
 	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
 	h.key(tea.KeyPressMsg{Code: tea.KeyUp})
 	h.typ("!")
+	h.m.ed.reset()
 	h.now = h.now.Add(typingPause)
 	h.enter()
 	_, ok = answeredNow(answers)
@@ -413,6 +422,30 @@ func TestEnterAloneNeverChoosesInASelect(t *testing.T) {
 	a, ok := answeredNow(answers)
 	require.True(t, ok)
 	require.Equal(t, 1, a.Index, "Deny, chosen with ↓ then Enter")
+}
+
+// While the editor holds a message being written, its writer's keys go
+// there, however long they paused: the end of a sentence ("…librar",
+// a pause, "y⏎") never says yes (the fifth adversary pass's F1), and the
+// Enter meant to send it sends it. Tab takes the question.
+func TestAMessageBeingWrittenKeepsItsKeys(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []extension.QuestionKind{extension.AskConfirm, extension.AskSelect} {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, newFake())
+			h.typ("please also update the librar")
+			answers := h.put(asked{ID: 1, By: "guard", Type: kind, Title: "Run this command?", Message: "rm -rf victim", Options: []string{"Allow", "Deny"}})
+			h.screen()
+			h.now = h.now.Add(4500 * time.Millisecond) // a long hesitation
+			h.key(tea.KeyPressMsg{Code: tea.KeyDown})
+			h.yes()
+			_, ok := answeredNow(answers)
+			require.False(t, ok, "the end of the message answered")
+			h.wait(func() bool { return slices.Contains(h.sess.sentTexts(), "please also update the library") }, "the message, whole, was sent")
+			require.Len(t, h.m.asks, 1)
+		})
+	}
 }
 
 // A select's or an input's subject taller than the box scrolls with PgDn,
