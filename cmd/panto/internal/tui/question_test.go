@@ -128,7 +128,7 @@ func TestEachQuestionHasItsOwnGrace(t *testing.T) {
 	h.key(yKey())
 	_, ok = answeredNow(second)
 	require.False(t, ok, "the second question came up with the first answer: the next key is too soon")
-	h.now = h.now.Add(typingPause) // that key was typing: a pause of its own
+	h.now = h.now.Add(typingPause)           // that key was typing: a pause of its own
 	h.key(tea.KeyPressMsg{Code: tea.KeyTab}) // the editor holds a message: Tab takes the question
 	h.key(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	a, ok = answeredNow(second)
