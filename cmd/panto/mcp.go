@@ -67,10 +67,13 @@ auth) and its tools, by the name the model calls them. Nothing is recorded.`,
 			if err != nil {
 				return fmt.Errorf("mcp list: %w", err)
 			}
-			if !asJSON {
-				out = termtext.Sanitize(out)
+			if asJSON {
+				// Made safe for a terminal as --mode json is: escapes
+				// that still decode (a \U000e0041 would not).
+				fmt.Fprintln(e.jsonStdout(), out)
+				return nil
 			}
-			fmt.Fprintln(e.stdout, out)
+			fmt.Fprintln(e.stdout, termtext.Sanitize(out))
 			return nil
 		},
 	}
