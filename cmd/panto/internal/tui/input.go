@@ -173,14 +173,15 @@ func (m *Model) interrupt() tea.Cmd {
 	return nil
 }
 
-// pasteMsg takes a bracketed paste: one block, never sent by itself. A
-// paste as a question comes up is the editor's, as its keys are.
+// pasteMsg takes a bracketed paste: one block, never sent by itself, and
+// never an answer. With a question up it goes to the editor, as typing
+// does (it was dropped: lost text), unless Tab took an input's field.
 func (m *Model) pasteMsg(s string) tea.Cmd {
 	if len(m.asks) > 0 && m.asks[0].ready(m.now(), m.typed) {
-		if q := m.asks[0]; q.input != nil {
+		if q := m.asks[0]; q.input != nil && q.focused {
 			q.input.InsertString(normalise(s))
+			return nil
 		}
-		return nil
 	}
 	m.typed = m.now()
 	if nav, ok := m.ov.(*treeNav); ok && nav.label != nil {

@@ -522,3 +522,18 @@ func TestAnInputTakesKeysOnlyAfterTab(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "bar", a.Text)
 }
+
+// A paste with a question up is the message's, never an answer and never
+// lost (it was dropped: the fourth adversary pass's c41).
+func TestAPasteWithAQuestionUpGoesToTheMessage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run this command?", Message: "rm -rf victim"})
+	h.screen()
+	h.now = h.now.Add(typingPause)
+	h.send(tea.PasteMsg{Content: "y\nmore pasted text"})
+	h.settle()
+	_, ok := answeredNow(answers)
+	require.False(t, ok)
+	require.Contains(t, h.m.ed.value(), "more pasted text", "the paste is in the editor")
+}
