@@ -303,7 +303,13 @@ func (f *authFlow) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*au
 		}
 	})}
 	go func() { _ = srv.Serve(f.listener) }()
-	defer srv.Close()
+	defer func() {
+		// Shutdown, not Close: the page that says "authorized" is still
+		// being written when the code arrives (Close cut it: EOF).
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}()
 	select {
 	case res := <-got:
 		if res.Code == "" {
