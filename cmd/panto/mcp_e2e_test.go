@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -117,27 +116,9 @@ func TestMCPEverythingOverStdio(t *testing.T) {
 
 func TestMCPEverythingOverStreamableHTTP(t *testing.T) {
 	t.Parallel()
-	path := mcptest.NPMServer(t, "server-everything")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	srv := exec.Command("node", path, "streamableHttp")
-	srv.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	srv.Stdout, srv.Stderr = io.Discard, io.Discard
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 20*time.Second, 50*time.Millisecond)
-
+	url := mcptest.EverythingHTTP(t)
 	h := newHarness(t)
-	h.userMCP("[mcp.everything]\nurl = " + tomlString("http://"+addr+"/mcp") + "\n")
+	h.userMCP("[mcp.everything]\nurl = " + tomlString(url) + "\n")
 	r := h.ok(append([]string{"-p", "tool:mcp__everything__echo {\"message\": \"over http\"}\ntool:mcp__everything__get-sum {\"a\": 1, \"b\": 2}", "--provider", "echo"}, mcpExt()...)...)
 	assert.Contains(t, r.stdout, "mcp__everything__echo (ok, 1 line(s)): Echo: over http")
 	assert.Contains(t, r.stdout, "mcp__everything__get-sum (ok, 1 line(s)): The sum of 1 and 2 is 3.")

@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -125,26 +121,7 @@ func checkEverything(t *testing.T, h *sdktest.Harness) {
 }
 
 func TestEverythingOverStreamableHTTP(t *testing.T) {
-	path := everything(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	cmd := exec.Command("node", path, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 20*time.Second, 50*time.Millisecond, "server-everything listens on %s", addr)
-
-	h, _ := started(t, Server{Name: "everything", Source: "test", URL: "http://" + addr + "/mcp"})
+	h, _ := started(t, Server{Name: "everything", Source: "test", URL: mcptest.EverythingHTTP(t)})
 	checkEverything(t, h)
 }
 

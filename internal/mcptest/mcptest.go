@@ -7,6 +7,8 @@ package mcptest
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,4 +113,37 @@ func NPMServer(t testing.TB, pkg string) string {
 		t.Skipf("node or %s is not installed (npm ci --prefix extensions/mcp/testdata/servers)", pkg)
 	}
 	return path
+}
+
+// EverythingHTTP starts server-everything's Streamable HTTP transport on
+// a free loopback port and returns its endpoint (…/mcp) once it listens;
+// the server is killed when the test ends. NPMServer's rules on node and
+// the package apply.
+func EverythingHTTP(t testing.TB) string {
+	t.Helper()
+	path := NPMServer(t, "server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command("node", path, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start server-everything: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return "http://" + addr + "/mcp"
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything does not listen on %s: %v", addr, err)
+		}
+	}
 }
