@@ -63,6 +63,10 @@ type Question struct {
 	Highlight []string
 	// Deadline is when it stops waiting.
 	Deadline time.Time
+	// ToolCallID is the tool call the question is about, when the
+	// extension asked while checking that call alone (a guard before bash
+	// runs; extension.Question.ToolCall); empty otherwise.
+	ToolCallID string
 
 	answer chan<- answer
 }
@@ -70,6 +74,7 @@ type Question struct {
 type answer struct {
 	a         extension.Answer
 	dismissed bool
+	noUser    bool
 }
 
 // Answer answers a confirm (Yes), a select (Index) or an input (Text).
@@ -78,6 +83,11 @@ func (q Question) Answer(a extension.Answer) { q.send(answer{a: a}) }
 
 // Dismiss closes the question without answering it.
 func (q Question) Dismiss() { q.send(answer{dismissed: true}) }
+
+// NoUser closes the question as one nobody can answer here (a front
+// end that cannot show a select or an input): the extension gets
+// ErrNoUser, as in print mode.
+func (q Question) NoUser() { q.send(answer{noUser: true}) }
 
 func (q Question) send(a answer) {
 	select {
@@ -118,15 +128,18 @@ func (s *Session) ask(ctx context.Context, by string, q extension.Question) (ext
 	defer cancel()
 	ch := make(chan answer, 1)
 	ev := Question{ID: questionIDs.Add(1), By: by, Type: q.Kind, Title: q.Title, Message: q.Message,
-		Options: q.Options, Placeholder: q.Placeholder, Highlight: q.Highlight, answer: ch}
+		Options: q.Options, Placeholder: q.Placeholder, Highlight: q.Highlight, ToolCallID: q.ToolCall, answer: ch}
 	if d, ok := ctx.Deadline(); ok {
 		ev.Deadline = d
 	}
 	s.emit(ev)
 	select {
 	case a := <-ch:
-		if a.dismissed {
+		switch {
+		case a.dismissed:
 			return extension.Answer{}, ErrDismissed
+		case a.noUser:
+			return extension.Answer{}, ErrNoUser
 		}
 		return a.a, nil
 	case <-ctx.Done():

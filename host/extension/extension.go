@@ -195,6 +195,10 @@ type Ext struct {
 	// questions are its questions to the user: one on the screen at a
 	// time (see user.go).
 	questions questions
+	// checking are the tool calls its tool_call hook is checking now:
+	// a question it asks meanwhile is about the call when there is one
+	// (Question.ToolCall).
+	checking checks
 
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).

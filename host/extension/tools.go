@@ -169,7 +169,9 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		err := e.Disabled()
 		disabled := err != nil
 		if err == nil {
+			end := e.checking.begin(call.ID)
 			resp, err = m.ask(ctx, e, &pb.EventRequest{Event: protocol.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
+			end()
 		}
 		if ctx.Err() != nil {
 			return fail("not run: interrupted by the user")

@@ -55,6 +55,51 @@ type Question struct {
 	Highlight []string
 	// Timeout bounds the wait; 0 means DefaultQuestionTimeout.
 	Timeout time.Duration
+	// ToolCall is the id of the tool call the question is about: set
+	// when the extension asks while its tool_call hook checks exactly
+	// one call (a guard asking before bash runs), so that a front end can
+	// show the question with the call (an ACP client's permission
+	// request). Empty otherwise.
+	ToolCall string
+}
+
+// checks are the tool calls an extension's tool_call hook is checking.
+// Its zero value is ready.
+type checks struct {
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+// begin counts the call id in; the function returned counts it out.
+func (c *checks) begin(id string) (end func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ids == nil {
+		c.ids = map[string]int{}
+	}
+	c.ids[id]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.ids[id]--; c.ids[id] <= 0 {
+			delete(c.ids, id)
+		}
+	}
+}
+
+// only returns the call being checked when there is exactly one.
+func (c *checks) only() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ids) != 1 {
+		return ""
+	}
+	for id, n := range c.ids {
+		if n == 1 {
+			return id
+		}
+	}
+	return ""
 }
 
 // DefaultQuestionTimeout is how long a question waits for an answer when
@@ -243,6 +288,7 @@ func (h *hostServer) ask(ctx context.Context, q Question) (Answer, error) {
 	if q.Timeout <= 0 {
 		return Answer{}, fmt.Errorf("%w (it waited behind the extension's other questions)", ErrNoAnswer)
 	}
+	q.ToolCall = h.ext.checking.only()
 	return h.rec.Ask(ctx, h.ext.Name(), q)
 }
 

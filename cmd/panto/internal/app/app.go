@@ -84,6 +84,14 @@ type Flags struct {
 	NoExtensions bool
 	// Log says which session log is recorded.
 	Log Pick
+	// Given is a system prompt the front end's peer handed over as text
+	// (an ACP client's _meta.systemPrompt): part of the configured
+	// prompt, as the flags' are.
+	Given *sysprompt.Given
+	// MCPServers are MCP servers the front end's peer gave for the
+	// session (an ACP client's mcpServers), run with the configured ones;
+	// one of the same name as a configured server takes its place.
+	MCPServers []config.MCPServer
 }
 
 // Pick says which log a session records: a new one in this directory's
@@ -97,6 +105,9 @@ type Pick struct {
 	// Resume resumes the session of that id, or a unique prefix of it
 	// (--resume ID).
 	Resume string
+	// Exact takes Resume as a whole id, never a prefix (an ACP client's
+	// session/load).
+	Exact bool
 	// NoSession records nothing (--no-session).
 	NoSession bool
 	// From continues the log picked from that entry, as a new branch
@@ -427,7 +438,7 @@ func (a *App) HostConfig(log host.Log, specs []extension.Spec, prov host.Sender)
 // prompt resolves the configured prompt: the layers' SYSTEM.md and
 // APPEND_SYSTEM.md under the flags, and USER_PROMPT.md.
 func (a *App) prompt(vars rules.Vars) (host.Prompt, error) {
-	blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: a.flags.SystemPrompt, Appends: a.flags.AppendSystem, Vars: vars})
+	blocks, err := sysprompt.Resolve(a.dirs, sysprompt.Flags{System: a.flags.SystemPrompt, Appends: a.flags.AppendSystem, Given: a.flags.Given, Vars: vars})
 	if err != nil {
 		return host.Prompt{}, err
 	}

@@ -73,6 +73,13 @@ func (a *App) mcpServers() ([]config.MCPServer, error) {
 	for _, s := range a.cfg.MCPShadowed {
 		a.env.notify(fmt.Sprintf("ignoring MCP server %s of %s: you configured a server of that name, which a project never replaces", s.Name, s.Source))
 	}
+	for _, s := range a.flags.MCPServers {
+		if i := slices.IndexFunc(servers, func(o config.MCPServer) bool { return o.Name == s.Name }); i >= 0 {
+			servers[i] = s
+			continue
+		}
+		servers = append(servers, s)
+	}
 	p, _, err := LoadProjectMCP(a.dirs)
 	if err != nil {
 		return nil, err

@@ -320,12 +320,18 @@ func (s *Store) Latest() (string, error) {
 // working directory's first, then among every directory's. The error
 // starts with prefix ("3fa2: no session with that id ..."): the caller
 // names what gave it (--resume, /resume).
-func (s *Store) Find(prefix string) (string, error) {
+func (s *Store) Find(prefix string) (string, error) { return s.find(prefix, false) }
+
+// ErrNoSession says no session has the id asked for.
+var ErrNoSession = errors.New("no session with that id (see panto session list)")
+
+// find is Find; exact takes whole ids only.
+func (s *Store) find(prefix string, exact bool) (string, error) {
 	warn := s.once()
 	match := func(list []sessionFile) []string {
 		var hits []string
 		for _, f := range list {
-			if strings.HasPrefix(f.id, prefix) {
+			if f.id == prefix || !exact && strings.HasPrefix(f.id, prefix) {
 				hits = append(hits, f.path)
 			}
 		}
@@ -348,7 +354,7 @@ func (s *Store) Find(prefix string) (string, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return "", fmt.Errorf("%s: no session with that id (see panto session list)", prefix)
+		return "", fmt.Errorf("%s: %w", prefix, ErrNoSession)
 	case 1:
 		return hits[0], nil
 	}
@@ -413,7 +419,7 @@ func (s *Store) Pick(p Pick, now time.Time) (path, id string, err error) {
 		path, err := s.Latest()
 		return path, "", err
 	case p.Resume != "":
-		path, err := s.Find(p.Resume)
+		path, err := s.find(p.Resume, p.Exact)
 		if err != nil {
 			return "", "", fmt.Errorf("--resume %w", err)
 		}

@@ -52,9 +52,24 @@ type Block struct {
 type Flags struct {
 	System  string
 	Appends []string
+	// Given is a prompt a front end was handed as text — never read as a
+	// path, never rendered — such as an ACP client's _meta.systemPrompt;
+	// nil when none.
+	Given *Given
 	// Vars are the {{name}} variables; nil renders nothing (text is kept
 	// as written).
 	Vars rules.Vars
+}
+
+// Given is a system prompt given as text by a front end's peer.
+type Given struct {
+	Text string
+	// Source says who gave it, for people ("ACP client").
+	Source string
+	// Replace makes it the seed, over --system-prompt and SYSTEM.md, as
+	// --system-prompt is over SYSTEM.md; otherwise it is appended right
+	// after the --append-system-prompt blocks.
+	Replace bool
 }
 
 // Resolve returns the system blocks of a fresh session: the seed first,
@@ -89,6 +104,9 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 	if err := f.render(&out[0]); err != nil {
 		return nil, err
 	}
+	if g := f.Given; g != nil && g.Replace {
+		out[0] = Block{Text: g.Text, Source: g.Source}
+	}
 	for _, v := range f.Appends {
 		text, src, err := flagValue("--append-system-prompt", v)
 		if err != nil {
@@ -99,6 +117,9 @@ func Resolve(d layers.Dirs, f Flags) ([]Block, error) {
 			return nil, err
 		}
 		out = append(out, b)
+	}
+	if g := f.Given; g != nil && !g.Replace && strings.TrimSpace(g.Text) != "" {
+		out = append(out, Block{Text: g.Text, Source: g.Source})
 	}
 	files, err := d.Find(AppendFile)
 	if err != nil {

@@ -1,0 +1,472 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// panto acp against a scripted client that validates every frame panto
+// sends against the ACP JSON Schema (acpclient_test.go).
+
+// initialize answers protocol version 1 and advertises what panto does,
+// with its version.
+func TestACPInitialize(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.acpStart("--provider", "echo")
+	got := c.initialize(map[string]any{})
+	require.EqualValues(t, 1, got["protocolVersion"])
+	caps := got["agentCapabilities"].(map[string]any)
+	require.Equal(t, true, caps["loadSession"])
+	require.Equal(t, true, caps["promptCapabilities"].(map[string]any)["embeddedContext"])
+	require.Equal(t, true, caps["mcpCapabilities"].(map[string]any)["http"])
+	require.Contains(t, caps["sessionCapabilities"], "list")
+	info := got["agentInfo"].(map[string]any)
+	require.Equal(t, "panto", info["name"])
+	require.NotEmpty(t, info["version"])
+}
+
+// session/new opens a panto session in the client's cwd, recorded where
+// -c finds it; the client's _meta.systemPrompt — a string replaces, an
+// {append} appends — is recorded with the source "ACP client", and panto
+// prompt shows it. Nothing of the session's comes before the response,
+// and the commands come after it.
+func TestACPNewSessionRecordsTheClientsPrompt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		meta any
+		mode string
+	}{
+		{"replace", "You are the editor's agent.", "replace"},
+		{"append", map[string]any{"append": "You are the editor's agent."}, "append"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			c := h.acpStart("--provider", "echo")
+			c.initialize(map[string]any{})
+			id := c.newSession(h.project, map[string]any{"systemPrompt": tc.meta})
+			frames := c.snapshot()
+			resp := slices.IndexFunc(frames, func(f acpFrame) bool { return f.isResponse() && strings.Contains(string(f.Result), id) })
+			require.GreaterOrEqual(t, resp, 0)
+			for _, f := range frames[:resp] {
+				if s, _ := f.update(); s == id {
+					t.Fatalf("an update of the session came before its session/new response: %s", f.raw)
+				}
+			}
+			cmds := c.waitFor("available_commands_update", func(f acpFrame) bool {
+				s, u := f.update()
+				return s == id && u["sessionUpdate"] == "available_commands_update"
+			})
+			_, u := cmds.update()
+			var names []string
+			for _, cmd := range u["availableCommands"].([]any) {
+				names = append(names, cmd.(map[string]any)["name"].(string))
+			}
+			require.Subset(t, names, []string{"prompt", "compact", "model"})
+
+			resp2, updates := c.prompt(id, "hello from the editor")
+			require.Equal(t, "end_turn", stopReasonOf(t, resp2))
+			require.Contains(t, textOf(updates, "agent_message_chunk"), "hello from the editor")
+
+			logs := h.sessionFiles()
+			require.Len(t, logs, 1)
+			require.Contains(t, logs[0], id, "the session's id is the log's")
+			sys := systemEntries(t, logs[0])
+			if tc.mode == "replace" {
+				// The seed: the first system block of a fresh session.
+				require.Equal(t, []string{"append:You are the editor's agent."}, sys)
+			} else {
+				require.Len(t, sys, 2)
+				require.Equal(t, "append:You are the editor's agent.", sys[1])
+			}
+			lines := logLines(t, logs[0])
+			leaf := lines[len(lines)-1]["id"].(string)
+			shown := h.ok("prompt", "--session", logs[0], "--at", leaf)
+			require.Contains(t, shown.stdout, "ACP client")
+			require.Contains(t, shown.stdout, "You are the editor's agent.")
+			// A client that closes stdin ends panto cleanly; -c finds the
+			// session then.
+			require.Equal(t, 0, c.close(), c.stderr.String())
+			r := h.ok("--provider", "echo", "-c", "-p", "again")
+			require.Contains(t, r.stdout, "again")
+			require.Len(t, h.sessionFiles(), 1)
+		})
+	}
+}
+
+// A streamed turn: the reply's text comes as agent_message_chunks, the
+// usage as usage_update, all before the response, whose stop reason is
+// end_turn.
+func TestACPStreamedTurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	f := newFake(t, anthropicText("Hello from the model."))
+	h.env["ANTHROPIC_API_KEY"] = "sk-test"
+	c := h.acpStart("--provider", "anthropic", "--base-url", f.srv.URL)
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	resp, updates := c.prompt(id, "hi")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Equal(t, "Hello from the model.", textOf(updates, "agent_message_chunk"))
+	require.NotEmpty(t, ofKind(updates, "usage_update"), "usage goes out: %v", kinds(updates))
+	title := ofKind(updates, "session_info_update")
+	require.Len(t, title, 1)
+	require.Equal(t, "hi", title[0]["title"])
+	require.Equal(t, 1, f.count())
+}
+
+// A turn with read, edit and bash: each call is a tool_call of its kind,
+// with absolute locations and its input, then in_progress, then
+// completed with its result; the edit's carries the diff.
+func TestACPToolCalls(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.project, "notes.txt"), "one\ntwo\n")
+	c := h.acpStart(echoTools(h)...)
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	resp, updates := c.prompt(id, strings.Join([]string{
+		`tool:read {"path":"notes.txt"}`,
+		`tool:edit {"path":"notes.txt","edits":[{"old_text":"two","new_text":"deux"}]}`,
+		`tool:bash {"command":"echo ran-in-bash"}`,
+	}, "\n"))
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	calls := ofKind(updates, "tool_call")
+	require.Len(t, calls, 3, "%v", kinds(updates))
+	abs := filepath.Join(h.project, "notes.txt")
+	byKind := map[string]map[string]any{}
+	for _, call := range calls {
+		byKind[call["kind"].(string)] = call
+	}
+	require.Contains(t, byKind, "read")
+	require.Contains(t, byKind, "edit")
+	require.Contains(t, byKind, "execute")
+	require.Equal(t, abs, byKind["read"]["locations"].([]any)[0].(map[string]any)["path"])
+	require.Equal(t, abs, byKind["edit"]["locations"].([]any)[0].(map[string]any)["path"])
+	require.Equal(t, "echo ran-in-bash", byKind["execute"]["title"])
+	require.Equal(t, "echo ran-in-bash", byKind["execute"]["rawInput"].(map[string]any)["command"])
+
+	final := map[string]map[string]any{}
+	var statuses = map[string][]string{}
+	for _, u := range ofKind(updates, "tool_call_update") {
+		tid := u["toolCallId"].(string)
+		if s, ok := u["status"].(string); ok {
+			statuses[tid] = append(statuses[tid], s)
+		}
+		final[tid] = u
+	}
+	for kind, call := range byKind {
+		tid := call["toolCallId"].(string)
+		require.Equal(t, []string{"in_progress", "completed"}, statuses[tid], kind)
+	}
+	editEnd := final[byKind["edit"]["toolCallId"].(string)]
+	var diff map[string]any
+	for _, content := range editEnd["content"].([]any) {
+		if m := content.(map[string]any); m["type"] == "diff" {
+			diff = m
+		}
+	}
+	require.NotNil(t, diff, "the edit's update carries its diff: %s", dump(editEnd))
+	require.Equal(t, abs, diff["path"])
+	require.Equal(t, "one\ntwo\n", diff["oldText"])
+	require.Equal(t, "one\ndeux\n", diff["newText"])
+	bashEnd := final[byKind["execute"]["toolCallId"].(string)]
+	require.Contains(t, dump(bashEnd["content"]), "ran-in-bash")
+}
+
+// The guard's confirm reaches the client as session/request_permission
+// about the very tool call; reject blocks the call, allow runs it.
+func TestACPGuardAsksThePermissionOfTheClient(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		option string
+		ran    bool
+	}{{"reject", false}, {"allow", true}} {
+		t.Run(tc.option, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			victim := h.victim()
+			c := h.acpStart(guardArgs(h)...)
+			asked := make(chan map[string]any, 1)
+			c.answer = func(method string, params json.RawMessage) (any, *acpError) {
+				require.Equal(t, "session/request_permission", method)
+				var p map[string]any
+				require.NoError(t, json.Unmarshal(params, &p))
+				asked <- p
+				return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": tc.option}}, nil
+			}
+			c.initialize(map[string]any{})
+			id := c.newSession(h.project, nil)
+			resp, updates := c.prompt(id, rmVictim)
+			require.Equal(t, "end_turn", stopReasonOf(t, resp))
+			var p map[string]any
+			select {
+			case p = <-asked:
+			default:
+				t.Fatalf("no permission request; updates %v", kinds(updates))
+			}
+			calls := ofKind(updates, "tool_call")
+			require.Len(t, calls, 1)
+			require.Equal(t, calls[0]["toolCallId"], p["toolCall"].(map[string]any)["toolCallId"], "the request is about the call")
+			require.Contains(t, dump(p["toolCall"]), "rm -rf victim", "the client's dialog shows the command")
+			var ids []string
+			for _, o := range p["options"].([]any) {
+				ids = append(ids, o.(map[string]any)["kind"].(string))
+			}
+			require.Equal(t, []string{"allow_once", "allow_always", "reject_once", "reject_always"}, ids)
+			if tc.ran {
+				require.NoDirExists(t, victim)
+				return
+			}
+			require.DirExists(t, victim)
+			require.Contains(t, lastResult(t, h), "declined")
+		})
+	}
+}
+
+// session/cancel mid-stream and mid-tool: the turn stops as Ctrl-C stops
+// it, and the prompt answers cancelled — no error, no hang.
+func TestACPCancel(t *testing.T) {
+	t.Parallel()
+	t.Run("mid-stream", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		rep := anthropicText("never finished")
+		rep.body = strings.Split(rep.body, "event: content_block_stop")[0]
+		rep.hang = true
+		f := newFake(t, rep)
+		h.env["ANTHROPIC_API_KEY"] = "sk-test"
+		c := h.acpStart("--provider", "anthropic", "--base-url", f.srv.URL)
+		c.initialize(map[string]any{})
+		id := c.newSession(h.project, nil)
+		_, ch := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+		c.waitFor("the first chunk", func(f acpFrame) bool {
+			_, u := f.update()
+			return u["sessionUpdate"] == "agent_message_chunk"
+		})
+		start := time.Now()
+		c.notify("session/cancel", map[string]any{"sessionId": id})
+		resp := c.wait("session/prompt", ch)
+		require.Equal(t, "cancelled", stopReasonOf(t, resp))
+		require.Less(t, time.Since(start), 10*time.Second)
+		// The session goes on.
+		f.mu.Lock()
+		f.script = append(f.script, anthropicText("second"))
+		f.mu.Unlock()
+		resp, updates := c.prompt(id, "again")
+		require.Equal(t, "end_turn", stopReasonOf(t, resp))
+		require.Equal(t, "second", textOf(updates, "agent_message_chunk"))
+	})
+	t.Run("mid-tool", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		c := h.acpStart(echoTools(h)...)
+		c.initialize(map[string]any{})
+		id := c.newSession(h.project, nil)
+		_, ch := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": `tool:bash {"command":"sleep 60"}`}}})
+		c.waitFor("the call running", func(f acpFrame) bool {
+			_, u := f.update()
+			return u["sessionUpdate"] == "tool_call_update" && u["status"] == "in_progress"
+		})
+		start := time.Now()
+		c.notify("session/cancel", map[string]any{"sessionId": id})
+		resp := c.wait("session/prompt", ch)
+		require.Equal(t, "cancelled", stopReasonOf(t, resp))
+		require.Less(t, time.Since(start), 15*time.Second)
+		end := c.updatesIn(id, 0, resp)
+		var last map[string]any
+		for _, u := range ofKind(end, "tool_call_update") {
+			last = u
+		}
+		require.Equal(t, "failed", last["status"], "the call cut short ends failed, before the response")
+	})
+	t.Run("cancel_request", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		c := h.acpStart(echoTools(h)...)
+		c.initialize(map[string]any{})
+		id := c.newSession(h.project, nil)
+		req, ch := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": `tool:bash {"command":"sleep 60"}`}}})
+		c.waitFor("the call running", func(f acpFrame) bool {
+			_, u := f.update()
+			return u["sessionUpdate"] == "tool_call_update" && u["status"] == "in_progress"
+		})
+		c.notify("$/cancel_request", map[string]any{"requestId": req})
+		resp := c.wait("session/prompt", ch)
+		require.NotNil(t, resp.Error, "%s", resp.raw)
+		require.Equal(t, -32800, resp.Error.Code)
+	})
+}
+
+// Requests about a session panto does not have are resource-not-found
+// (-32002); a malformed one is invalid params (-32602).
+func TestACPErrors(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.acpStart("--provider", "echo")
+	c.initialize(map[string]any{})
+	f := c.call("session/prompt", map[string]any{"sessionId": "nope", "prompt": []any{map[string]any{"type": "text", "text": "hi"}}})
+	require.NotNil(t, f.Error)
+	require.Equal(t, -32002, f.Error.Code)
+	f = c.call("session/load", map[string]any{"sessionId": "0123456789abcdef", "cwd": h.project, "mcpServers": []any{}})
+	require.NotNil(t, f.Error)
+	require.Equal(t, -32002, f.Error.Code, "%s", f.raw)
+	f = c.call("session/new", map[string]any{"cwd": "relative/dir", "mcpServers": []any{}})
+	require.NotNil(t, f.Error)
+	require.Equal(t, -32602, f.Error.Code)
+	require.Contains(t, f.Error.Message, "absolute")
+	f = c.call("session/new", map[string]any{"cwd": h.project})
+	require.NotNil(t, f.Error)
+	require.Equal(t, -32602, f.Error.Code)
+	f = c.call("session/prompt", map[string]any{"sessionId": "x", "prompt": "not a list"})
+	require.NotNil(t, f.Error)
+	require.Equal(t, -32602, f.Error.Code)
+}
+
+// A second prompt while one runs is refused with a clear error; the
+// first goes on.
+func TestACPSecondPromptIsRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.acpStart(echoTools(h)...)
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	_, first := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": `tool:bash {"command":"sleep 1"}`}}})
+	c.waitFor("the call running", func(f acpFrame) bool {
+		_, u := f.update()
+		return u["sessionUpdate"] == "tool_call_update" && u["status"] == "in_progress"
+	})
+	f := c.call("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "meanwhile"}}})
+	require.NotNil(t, f.Error)
+	require.Contains(t, f.Error.Message, "already running")
+	require.Equal(t, "end_turn", stopReasonOf(t, c.wait("session/prompt", first)))
+}
+
+// session/load replays the active branch only — a branch made with
+// --from leaves the other out — as user, agent and tool call updates
+// under the entries' ids, all before the response; the next prompt goes
+// on from there.
+func TestACPLoadReplaysTheActiveBranch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	args := echoTools(h)
+	r := h.run("", append(args, "-p", "first question")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	logs := h.sessionFiles()
+	require.Len(t, logs, 1)
+	r = h.run("", append(args, "-c", "-p", "abandoned branch\ntool:bash {\"command\":\"echo abandoned\"}")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	// Branch from the first reply.
+	var firstReply string
+	for _, l := range logLines(t, logs[0]) {
+		if m, ok := l["message"].(map[string]any); ok && m["role"] == "assistant" {
+			firstReply = l["id"].(string)
+			break
+		}
+	}
+	require.NotEmpty(t, firstReply)
+	r = h.run("", append(args, "-c", "--from", firstReply, "-p", "kept branch\ntool:bash {\"command\":\"echo kept\"}")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	header := logLines(t, logs[0])[0]
+	sid := header["id"].(string)
+
+	c := h.acpStart(args...)
+	c.initialize(map[string]any{})
+	before := len(c.snapshot())
+	resp := c.call("session/load", map[string]any{"sessionId": sid, "cwd": h.project, "mcpServers": []any{}})
+	require.Nil(t, resp.Error, "%s", resp.raw)
+	replayed := c.updatesIn(sid, before, resp)
+	users := textOf(replayed, "user_message_chunk")
+	require.Contains(t, users, "first question")
+	require.Contains(t, users, "kept branch")
+	require.NotContains(t, users, "abandoned")
+	require.NotContains(t, dump(replayed), "echo abandoned")
+	var toolIDs []string
+	for _, u := range ofKind(replayed, "tool_call") {
+		toolIDs = append(toolIDs, u["toolCallId"].(string))
+		require.Contains(t, dump(u), "echo kept")
+	}
+	require.Len(t, toolIDs, 1)
+	ends := ofKind(replayed, "tool_call_update")
+	require.Len(t, ends, 1)
+	require.Equal(t, "completed", ends[0]["status"])
+	for _, u := range ofKind(replayed, "user_message_chunk") {
+		require.NotEmpty(t, u["messageId"], "each message under its entry's id")
+	}
+	require.Empty(t, ofKind(replayed, "system"), "system entries are not replayed")
+
+	resp, updates := c.prompt(sid, "after the load")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, textOf(updates, "agent_message_chunk"), "after the load")
+	require.Len(t, h.sessionFiles(), 1, "the load goes on in the same log")
+	var last map[string]any
+	for _, l := range logLines(t, logs[0]) {
+		if m, ok := l["message"].(map[string]any); ok && m["role"] == "user" {
+			last = l
+		}
+	}
+	require.Contains(t, dump(last), "after the load")
+}
+
+// session/list lists the sessions of a cwd, titled by their first
+// message.
+func TestACPListSessions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, q := range []string{"first session", "second session"} {
+		r := h.run("", "--provider", "echo", "-p", q)
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	c := h.acpStart("--provider", "echo")
+	c.initialize(map[string]any{})
+	var out struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Cwd       string `json:"cwd"`
+			Title     string `json:"title"`
+			UpdatedAt string `json:"updatedAt"`
+		} `json:"sessions"`
+	}
+	c.ok("session/list", map[string]any{"cwd": h.project}, &out)
+	require.Len(t, out.Sessions, 2)
+	var titles []string
+	for _, s := range out.Sessions {
+		titles = append(titles, s.Title)
+		require.Equal(t, h.project, s.Cwd)
+		require.NotEmpty(t, s.UpdatedAt)
+	}
+	require.ElementsMatch(t, []string{"first session", "second session"}, titles)
+	other := t.TempDir()
+	c.ok("session/list", map[string]any{"cwd": other}, &out)
+	require.Empty(t, out.Sessions)
+}
+
+// stdout carries JSON-RPC only, whatever an extension prints; its
+// notices go to stderr (and, to a client that shows them, as notices).
+func TestACPStdoutIsJSONRPCOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.acpStart("--provider", "echo", "--extension", filepath.Join(pluginDir, "noisy"))
+	c.initialize(map[string]any{"session": map[string]any{"notices": map[string]any{}}})
+	id := c.newSession(h.project, nil)
+	resp, updates := c.prompt(id, "hello")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	notices := ofKind(updates, "notice")
+	c.waitFor("the start's notice", func(f acpFrame) bool {
+		_, u := f.update()
+		return u["sessionUpdate"] == "notice" && strings.Contains(dump(u), "noisy started")
+	})
+	require.NotEmpty(t, notices, "the turn's notice: %v", kinds(updates))
+	for _, f := range c.snapshot() {
+		require.NotContains(t, string(f.raw), "NOISE")
+	}
+	require.Contains(t, c.stderr.String(), "noisy saw a turn")
+}

@@ -1,0 +1,161 @@
+package acp
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/config"
+	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+)
+
+// What a client's requests carry, read into panto's terms.
+
+// clientSource is the source of what the client gave (its prompt, its
+// MCP servers), as panto prompt and /tree show it.
+const clientSource = "ACP client"
+
+// promptMeta is _meta.systemPrompt: a string replaces the seed, an
+// object {append: "..."} is appended, as acpx and the Claude adapter send
+// it.
+type promptMeta struct {
+	text    string
+	replace bool
+}
+
+func (p *promptMeta) given() *sysprompt.Given {
+	if p == nil {
+		return nil
+	}
+	return &sysprompt.Given{Text: p.text, Source: clientSource, Replace: p.replace}
+}
+
+// givenPrompt reads _meta.systemPrompt; nil when there is none.
+func givenPrompt(meta map[string]any) (*promptMeta, error) {
+	v, ok := meta["systemPrompt"]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	switch v := v.(type) {
+	case string:
+		if strings.TrimSpace(v) == "" {
+			return nil, invalidParams("_meta.systemPrompt is empty: give the prompt's text, or {\"append\": TEXT}")
+		}
+		return &promptMeta{text: v, replace: true}, nil
+	case map[string]any:
+		a, ok := v["append"].(string)
+		if !ok {
+			return nil, invalidParams("_meta.systemPrompt: want a string (it replaces the prompt) or {\"append\": TEXT}")
+		}
+		if strings.TrimSpace(a) == "" {
+			return nil, nil
+		}
+		return &promptMeta{text: a}, nil
+	}
+	return nil, invalidParams(fmt.Sprintf("_meta.systemPrompt: want a string or {\"append\": TEXT}, not %T", v))
+}
+
+// promptText is the user's message of a prompt's blocks: text as it is,
+// an embedded resource as the file's content attached, a link as a
+// mention of it. panto does not take images or audio (it does not
+// advertise them).
+func promptText(blocks []acpsdk.ContentBlock) (string, error) {
+	var parts []string
+	for i, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.Resource != nil:
+			r := b.Resource.Resource
+			switch {
+			case r.TextResourceContents != nil:
+				parts = append(parts, attached(r.TextResourceContents.Uri, r.TextResourceContents.Text))
+			case r.BlobResourceContents != nil:
+				parts = append(parts, fmt.Sprintf("[attached: %s (binary content, not shown)]", displayURI(r.BlobResourceContents.Uri)))
+			}
+		case b.ResourceLink != nil:
+			parts = append(parts, fmt.Sprintf("[@%s](%s)", b.ResourceLink.Name, b.ResourceLink.Uri))
+		case b.Image != nil, b.Audio != nil:
+			return "", invalidParams(fmt.Sprintf("prompt[%d]: panto takes text and resources, not images or audio (see its promptCapabilities)", i))
+		default:
+			return "", invalidParams(fmt.Sprintf("prompt[%d]: a content block of no known type", i))
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	if strings.TrimSpace(text) == "" {
+		return "", invalidParams("prompt: nothing to send (no text)")
+	}
+	return text, nil
+}
+
+// attached is a file's content as the user's message carries it.
+func attached(uri, text string) string {
+	return fmt.Sprintf("<file path=%q>\n%s\n</file>", displayURI(uri), strings.TrimRight(text, "\n"))
+}
+
+// displayURI is a file: URI's path, any other URI as it is.
+func displayURI(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
+		return u.Path
+	}
+	return uri
+}
+
+// mcpServers are the client's MCP servers as panto's config has them;
+// stdio and Streamable HTTP ones (the transports panto advertises).
+func mcpServers(in []acpsdk.McpServer) ([]config.MCPServer, error) {
+	var out []config.MCPServer
+	seen := map[string]bool{}
+	for i, m := range in {
+		var s config.MCPServer
+		switch {
+		case m.Stdio != nil:
+			s = config.MCPServer{Name: m.Stdio.Name, Command: m.Stdio.Command, Args: m.Stdio.Args}
+			if len(m.Stdio.Env) > 0 {
+				s.Env = map[string]string{}
+				for _, e := range m.Stdio.Env {
+					s.Env[e.Name] = e.Value
+				}
+			}
+			if s.Command == "" {
+				return nil, invalidParams(fmt.Sprintf("mcpServers[%d] (%s): command is empty", i, s.Name))
+			}
+		case m.Http != nil:
+			s = config.MCPServer{Name: m.Http.Name, URL: m.Http.Url}
+			if len(m.Http.Headers) > 0 {
+				s.Headers = map[string]string{}
+				for _, h := range m.Http.Headers {
+					s.Headers[h.Name] = h.Value
+				}
+			}
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+				return nil, invalidParams(fmt.Sprintf("mcpServers[%d] (%s): url %q: want http or https", i, s.Name, s.URL))
+			}
+		case m.Sse != nil:
+			return nil, invalidParams(fmt.Sprintf("mcpServers[%d] (%s): panto speaks MCP over stdio and Streamable HTTP, not SSE (see its mcpCapabilities)", i, m.Sse.Name))
+		default:
+			return nil, invalidParams(fmt.Sprintf("mcpServers[%d]: a server of no transport panto knows", i))
+		}
+		if s.Name == "" {
+			return nil, invalidParams(fmt.Sprintf("mcpServers[%d]: name is empty", i))
+		}
+		if seen[s.Name] {
+			return nil, invalidParams(fmt.Sprintf("mcpServers[%d]: two servers are named %q", i, s.Name))
+		}
+		seen[s.Name] = true
+		s.Source = clientSource
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// maxTitleRunes bounds a session's title.
+const maxTitleRunes = 80
+
+// title is a session's title: its first typed message's first line.
+func title(first string) string {
+	return cut(termtext.OneLine(firstLine(first), 4*maxTitleRunes), maxTitleRunes)
+}
