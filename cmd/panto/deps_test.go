@@ -61,7 +61,7 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 
 // cmd/panto's own layers, front end → app → what the app resolves with →
 // host: package main chooses a front end; the front ends (the line loop
-// with print and json modes, the full-screen UI) are thin clients of the
+// with print and json modes, the full-screen UI, the ACP agent) are thin clients of the
 // app layer and know nothing of each other; the app knows no front end;
 // what the app builds on (config, layers, trust, the prompt files, the
 // keys) is the app's alone, and knows nothing above it.
@@ -71,7 +71,7 @@ func TestCmdLayersGoDownwards(t *testing.T) {
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list: %s", out)
-	frontEnds := []string{"internal/lineloop", "internal/tui"}
+	frontEnds := []string{"internal/lineloop", "internal/tui", "internal/acp"}
 	appOnly := []string{"internal/config", "internal/layers", "internal/trust", "internal/sysprompt", "internal/keys", "internal/mcpconfig"}
 	layer := func(pkg string) string {
 		switch {
@@ -119,7 +119,7 @@ func TestCmdLayersGoDownwards(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range []string{"main", "app", "below", "internal/lineloop", "internal/tui"} {
+	for _, l := range []string{"main", "app", "below", "internal/lineloop", "internal/tui", "internal/acp"} {
 		require.True(t, seen[l], "go list listed a package of the layer %s", l)
 	}
 	require.Empty(t, broken)

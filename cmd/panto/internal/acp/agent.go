@@ -17,7 +17,6 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
-	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 )
 
 // Options are what panto acp was started with.
@@ -371,11 +370,7 @@ func (a *agent) ListSessions(_ context.Context, p acpsdk.ListSessionsRequest) (a
 		}
 		start = n
 	}
-	dirs, err := layers.Resolve(a.o.Env.Getenv, cwd)
-	if err != nil {
-		return acpsdk.ListSessionsResponse{}, &acpsdk.RequestError{Code: -32603, Message: err.Error()}
-	}
-	items, err := app.NewStore(dirs, nil).List()
+	items, err := app.SessionsOf(a.o.Env.Getenv, cwd)
 	if err != nil {
 		return acpsdk.ListSessionsResponse{}, &acpsdk.RequestError{Code: -32603, Message: err.Error()}
 	}

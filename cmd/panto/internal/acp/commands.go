@@ -10,7 +10,6 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
-	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 )
@@ -103,7 +102,7 @@ func (s *session) cmdPrompt(context.Context, string) (string, error) {
 	var b strings.Builder
 	blocks := app.BlocksOf(s.sess.EffectiveSystem())
 	fmt.Fprintf(&b, "Effective system prompt: %d block(s)\n", len(blocks))
-	lineloop.WriteBlocks(&b, blocks)
+	app.WriteBlocks(&b, blocks)
 	return b.String(), nil
 }
 

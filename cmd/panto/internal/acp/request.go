@@ -7,8 +7,7 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
-	"github.com/panto-dev/panto/cmd/panto/internal/config"
-	"github.com/panto-dev/panto/cmd/panto/internal/sysprompt"
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 )
 
@@ -26,11 +25,11 @@ type promptMeta struct {
 	replace bool
 }
 
-func (p *promptMeta) given() *sysprompt.Given {
+func (p *promptMeta) given() *app.Given {
 	if p == nil {
 		return nil
 	}
-	return &sysprompt.Given{Text: p.text, Source: clientSource, Replace: p.replace}
+	return &app.Given{Text: p.text, Source: clientSource, Replace: p.replace}
 }
 
 // givenPrompt reads _meta.systemPrompt; nil when there is none.
@@ -106,14 +105,14 @@ func displayURI(uri string) string {
 
 // mcpServers are the client's MCP servers as panto's config has them;
 // stdio and Streamable HTTP ones (the transports panto advertises).
-func mcpServers(in []acpsdk.McpServer) ([]config.MCPServer, error) {
-	var out []config.MCPServer
+func mcpServers(in []acpsdk.McpServer) ([]app.MCPServer, error) {
+	var out []app.MCPServer
 	seen := map[string]bool{}
 	for i, m := range in {
-		var s config.MCPServer
+		var s app.MCPServer
 		switch {
 		case m.Stdio != nil:
-			s = config.MCPServer{Name: m.Stdio.Name, Command: m.Stdio.Command, Args: m.Stdio.Args}
+			s = app.MCPServer{Name: m.Stdio.Name, Command: m.Stdio.Command, Args: m.Stdio.Args}
 			if len(m.Stdio.Env) > 0 {
 				s.Env = map[string]string{}
 				for _, e := range m.Stdio.Env {
@@ -124,7 +123,7 @@ func mcpServers(in []acpsdk.McpServer) ([]config.MCPServer, error) {
 				return nil, invalidParams(fmt.Sprintf("mcpServers[%d] (%s): command is empty", i, s.Name))
 			}
 		case m.Http != nil:
-			s = config.MCPServer{Name: m.Http.Name, URL: m.Http.Url}
+			s = app.MCPServer{Name: m.Http.Name, URL: m.Http.Url}
 			if len(m.Http.Headers) > 0 {
 				s.Headers = map[string]string{}
 				for _, h := range m.Http.Headers {

@@ -87,12 +87,19 @@ type Flags struct {
 	// Given is a system prompt the front end's peer handed over as text
 	// (an ACP client's _meta.systemPrompt): part of the configured
 	// prompt, as the flags' are.
-	Given *sysprompt.Given
+	Given *Given
 	// MCPServers are MCP servers the front end's peer gave for the
 	// session (an ACP client's mcpServers), run with the configured ones;
 	// one of the same name as a configured server takes its place.
-	MCPServers []config.MCPServer
+	MCPServers []MCPServer
 }
+
+// Given is a system prompt a front end's peer hands over as text
+// (Flags.Given).
+type Given = sysprompt.Given
+
+// MCPServer is an MCP server as config has it (Flags.MCPServers).
+type MCPServer = config.MCPServer
 
 // Pick says which log a session records: a new one in this directory's
 // sessions folder unless one field says otherwise (at most one of

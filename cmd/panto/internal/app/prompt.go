@@ -2,9 +2,11 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -143,4 +145,28 @@ func PromptAt(path, at string) ([]PromptBlock, error) {
 		out = append(out, pb)
 	}
 	return out, nil
+}
+
+// WriteBlocks shows a system prompt's blocks as text, each with where it
+// came from: /prompt in every front end, and panto prompt.
+func WriteBlocks(w io.Writer, blocks []PromptBlock) {
+	for i, b := range blocks {
+		fmt.Fprintf(w, "--- block %d · %s ---\n%s\n", i+1, blockFrom(b), strings.TrimRight(b.Text, "\n"))
+	}
+}
+
+// blockFrom says where a block came from: its source (or its message, in
+// a log written before sources), and its section key.
+func blockFrom(b PromptBlock) string {
+	from := b.Source
+	if from == "" {
+		from = fmt.Sprintf("message %d", b.Message)
+	}
+	if b.Key != "" {
+		from += " · section " + b.Key
+	}
+	if b.Entry != "" {
+		from += fmt.Sprintf(" · entry %s (message %d)", treeview.Short(b.Entry), b.Message)
+	}
+	return from
 }

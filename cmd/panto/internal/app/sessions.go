@@ -41,6 +41,17 @@ func NewStore(d layers.Dirs, warn func(string)) *Store {
 	return &Store{dirs: d, warn: warn}
 }
 
+// SessionsOf lists the sessions of the directory cwd (absolute), newest
+// first (Store.List), for a front end serving several directories (an
+// ACP client's session/list).
+func SessionsOf(getenv func(string) string, cwd string) ([]SessionItem, error) {
+	d, err := layers.Resolve(getenv, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return NewStore(d, nil).List()
+}
+
 // sessionFile is a session log found on disk.
 type sessionFile struct {
 	path    string

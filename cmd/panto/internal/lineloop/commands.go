@@ -77,7 +77,7 @@ func (c *chat) compact(ctx context.Context, _ string, out io.Writer) error {
 func (c *chat) showPrompt(_ context.Context, _ string, out io.Writer) error {
 	blocks := app.BlocksOf(c.sess.EffectiveSystem())
 	fmt.Fprintf(out, "Effective system prompt: %d block(s)\n", len(blocks))
-	WriteBlocks(out, blocks)
+	app.WriteBlocks(out, blocks)
 	return nil
 }
 
@@ -119,30 +119,6 @@ func (c *chat) model(_ context.Context, args string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "model %s (recorded; a resume goes on with it)\n", name)
 	return nil
-}
-
-// WriteBlocks shows a system prompt's blocks as text, each with where it
-// came from: /prompt, and panto prompt.
-func WriteBlocks(w io.Writer, blocks []app.PromptBlock) {
-	for i, b := range blocks {
-		fmt.Fprintf(w, "--- block %d · %s ---\n%s\n", i+1, blockFrom(b), strings.TrimRight(b.Text, "\n"))
-	}
-}
-
-// blockFrom says where a block came from: its source (or its message, in
-// a log written before sources), and its section key.
-func blockFrom(b app.PromptBlock) string {
-	from := b.Source
-	if from == "" {
-		from = fmt.Sprintf("message %d", b.Message)
-	}
-	if b.Key != "" {
-		from += " · section " + b.Key
-	}
-	if b.Entry != "" {
-		from += fmt.Sprintf(" · entry %s (message %d)", treeview.Short(b.Entry), b.Message)
-	}
-	return from
 }
 
 // The session tree in the line front ends: /tree, /label, /fork, and
