@@ -224,7 +224,13 @@ func describeProject(w io.Writer, p *config.Project, brief bool) {
 		case s.Note != "":
 			note = s.Note
 		}
-		fmt.Fprintf(tw, "  %s = %s\t%s\n", termtext.Line(s.Key), termtext.Line(clip(s.Value, 200)), termtext.Line(note))
+		value := s.Value
+		if brief {
+			if value = clip(value, 200); value != s.Value {
+				note += " (the value is cut here: panto trust --show shows it whole)"
+			}
+		}
+		fmt.Fprintf(tw, "  %s = %s\t%s\n", termtext.Line(s.Key), termtext.Line(value), termtext.Line(note))
 	}
 	for _, s := range settings {
 		row(s)
@@ -257,7 +263,7 @@ var weightyKeys = []string{"provider", "base_url", "model", "extension_api_keys"
 // line, then at most maxListed rows, and a line for the rest — and the
 // weighty ones to repeat after them.
 func briefSettings(all []config.Setting) (list, weighty []config.Setting) {
-	prices := 0
+	prices, moreWeighty := 0, 0
 	for _, s := range all {
 		switch {
 		case strings.HasPrefix(s.Key, "prices."):
@@ -266,9 +272,14 @@ func briefSettings(all []config.Setting) (list, weighty []config.Setting) {
 		case slices.Contains(weightyKeys, s.Key) || strings.HasPrefix(s.Key, "mcp.") || strings.HasPrefix(s.Key, "extensions.") || s.Never != "":
 			if len(weighty) < maxWeighty {
 				weighty = append(weighty, s)
+			} else {
+				moreWeighty++
 			}
 		}
 		list = append(list, s)
+	}
+	if moreWeighty > 0 {
+		weighty = append(weighty, config.Setting{Key: "…", Value: fmt.Sprintf("%d more of these", moreWeighty), Note: "panto trust --show lists them all"})
 	}
 	if prices > 0 {
 		list = append(list, config.Setting{Key: "prices", Value: fmt.Sprintf("%d price tables", prices), Note: "what models cost, for the status line (panto trust --show lists them)"})

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,4 +279,67 @@ func TestTheTrustQuestionCannotBeFlooded(t *testing.T) {
 	require.Greater(t, i, 0, "base_url is repeated last: %s", out)
 	require.Less(t, strings.Count(out[i:], "\n"), 6, "right before the answer")
 	require.Equal(t, 20000, strings.Count(h.ok("trust", "--show").stdout, "\n  prices."), "--show lists them all")
+}
+
+// Every field of a project's [mcp.NAME] that is used once it is trusted
+// is shown where the user decides: its headers and env by name and value
+// as written, a ${VAR} unexpanded and named as read from the user's
+// environment (the sixth adversary pass's T5: panto trust, --show and
+// the question showed the url and the command only, and after a yes the
+// header's ${GITHUB_TOKEN} went to the project's server).
+func TestTrustShowsAProjectMCPServersHeadersAndEnv(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	got := make(chan string, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.Header.Get("Authorization"):
+		default:
+		}
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	h.env["GITHUB_TOKEN"] = "ghp-users-own"
+	h.write(filepath.Join(h.userDir(), "config.toml"), "provider = \"echo\"\n")
+	h.trustProjectConfig("[mcp.docs]\nurl = \"" + srv.URL + "/mcp\"\nheaders = { Authorization = \"Bearer ${GITHUB_TOKEN}\" }\n\n" +
+		"[mcp.lint]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"exit 1\"]\ncwd = \"tools\"\nenv = { LD_PRELOAD = \"/tmp/x.so\", T = \"${GITHUB_TOKEN}\" }\n")
+	shown := func(t *testing.T, out string) {
+		t.Helper()
+		require.Regexp(t, `mcp\.docs\.url = "`+srv.URL+`/mcp"\s+an MCP server panto connects to`, out)
+		require.Regexp(t, `mcp\.docs\.headers\.Authorization = "Bearer \$\{GITHUB_TOKEN\}"\s+sent to the server with every request; reads GITHUB_TOKEN from your environment`, out)
+		require.Regexp(t, `mcp\.lint\.command = "/bin/sh"\s+an MCP server panto runs: /bin/sh -c exit 1`, out)
+		require.Contains(t, out, `mcp.lint.args = ["-c", "exit 1"]`)
+		require.Contains(t, out, `mcp.lint.cwd = "tools"`)
+		require.Regexp(t, `mcp\.lint\.env\.LD_PRELOAD = "/tmp/x\.so"\s+in the server's environment`, out)
+		require.Regexp(t, `mcp\.lint\.env\.T = "\$\{GITHUB_TOKEN\}"\s+in the server's environment; reads GITHUB_TOKEN from your environment`, out)
+		require.NotContains(t, out, "ghp-users-own", "shown as written, unexpanded")
+	}
+
+	// Untrusted: the notice names each server once.
+	r := h.ok("-p", "hi", "--no-extensions")
+	require.Contains(t, r.stderr, "(they are not trusted; they would set mcp.docs, mcp.lint)")
+	shown(t, h.ok("trust", "--show").stdout)
+
+	// The question the interactive modes ask.
+	p := h.lineTermStart("--plain", "--no-extensions")
+	p.waitFor(t, "Trust this project's settings?")
+	time.Sleep(2 * lineloop.Grace)
+	p.typeIn(t, "no\n")
+	p.waitFor(t, "Going on without them")
+	p.typeIn(t, "\x04")
+	require.Equal(t, 0, p.wait(t))
+	shown(t, strings.ReplaceAll(string(p.bytes()), "\r\n", "\n"))
+
+	r = h.ok("trust")
+	shown(t, r.stdout)
+	require.Contains(t, r.stdout, "Trusted")
+
+	// What was shown is what is used: the header goes to the server.
+	h.run("", append([]string{"-p", "hi"}, mcpExt()...)...)
+	select {
+	case a := <-got:
+		require.Equal(t, "Bearer ghp-users-own", a)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the project's server was never asked")
+	}
 }

@@ -93,7 +93,13 @@ func projectNotices(p *config.Project) []string {
 	if !p.Applied {
 		var keys []string
 		for _, s := range p.Settings {
-			keys = append(keys, s.Key)
+			k := s.Key
+			if s.Table != "" {
+				k = s.Table // an MCP server's fields are one thing it sets
+			}
+			if len(keys) == 0 || keys[len(keys)-1] != k {
+				keys = append(keys, k)
+			}
 		}
 		why := "they are not trusted"
 		switch p.Status {

@@ -76,5 +76,5 @@ func TestMCPOfAnUntrustedProject(t *testing.T) {
 	require.Empty(t, c.MCP)
 	require.NotNil(t, c.Project)
 	require.False(t, c.Project.Applied)
-	require.Equal(t, []Setting{{Key: "mcp.proj", Value: `command = "p"`, Note: "an MCP server panto runs: p"}}, c.Project.Settings)
+	require.Equal(t, []Setting{{Key: "mcp.proj.command", Value: `"p"`, Note: "an MCP server panto runs: p", Table: "mcp.proj"}}, c.Project.Settings)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +47,10 @@ type Setting struct {
 	Never string
 	// Note, when set, says how the setting counts when it does.
 	Note string
+	// Table is the table the setting is a field of, for a list of what a
+	// file sets ("mcp.docs": its url, headers and env are rows of their
+	// own); empty for the others.
+	Table string
 }
 
 // Ignored returns what did not count: every setting when the file is not
@@ -124,14 +129,9 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 		}
 		if key == "mcp" {
 			for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
-				m := f.MCP[name].server(name, "")
-				s := Setting{Key: "mcp." + name}
-				if m.URL != "" {
-					s.Value, s.Note = "url = "+strconv.Quote(m.URL), "an MCP server panto connects to"
-				} else {
-					s.Value, s.Note = "command = "+strconv.Quote(m.Command), "an MCP server panto runs: "+strings.Join(append([]string{m.Command}, m.Args...), " ")
+				for _, s := range mcpSettings(name, f.MCP[name]) {
+					rows = append(rows, row{line, s})
 				}
-				rows = append(rows, row{line, s})
 			}
 			continue
 		}
@@ -209,4 +209,85 @@ func tomlValue(v reflect.Value) string {
 		return "[" + strings.Join(q, ", ") + "]"
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// mcpSettings are the rows of one [mcp.NAME] table: every field it sets,
+// each on its own row and as written — a ${VAR} unexpanded, and its note
+// naming the variables of yours it reads — since once trusted each is
+// used: the headers are sent to the url, the env is the command's
+// environment (the fifth adversary pass's T5: a header holding
+// ${GITHUB_TOKEN} was sent to the project's server, and the trust
+// question had shown its url only).
+func mcpSettings(name string, m mcpFile) []Setting {
+	table := "mcp." + tomlKey(name)
+	var out []Setting
+	add := func(field, value, note string) {
+		if vars := envRefs(value); len(vars) > 0 {
+			if note != "" {
+				note += "; "
+			}
+			note += "reads " + strings.Join(vars, ", ") + " from your environment"
+		}
+		out = append(out, Setting{Key: table + "." + field, Value: value, Note: note, Table: table})
+	}
+	if m.URL != nil {
+		add("url", strconv.Quote(*m.URL), "an MCP server panto connects to")
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
+		add("headers."+tomlKey(k), strconv.Quote(m.Headers[k]), "sent to the server with every request")
+	}
+	if m.Command != nil {
+		add("command", strconv.Quote(*m.Command), "an MCP server panto runs: "+strings.Join(append([]string{*m.Command}, m.Args...), " "))
+	}
+	if m.Args != nil {
+		add("args", tomlValue(reflect.ValueOf(m.Args)), "")
+	}
+	if m.Cwd != nil {
+		add("cwd", strconv.Quote(*m.Cwd), "the folder the server runs in")
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Env)) {
+		add("env."+tomlKey(k), strconv.Quote(m.Env[k]), "in the server's environment")
+	}
+	if m.EnabledTools != nil {
+		add("enabled_tools", tomlValue(reflect.ValueOf(m.EnabledTools)), "")
+	}
+	if m.DisabledTools != nil {
+		add("disabled_tools", tomlValue(reflect.ValueOf(m.DisabledTools)), "")
+	}
+	if m.StartupTimeout != nil {
+		add("startup_timeout", tomlValue(reflect.ValueOf(m.StartupTimeout)), "")
+	}
+	if m.ToolTimeout != nil {
+		add("tool_timeout", tomlValue(reflect.ValueOf(m.ToolTimeout)), "")
+	}
+	if m.Required != nil {
+		add("required", strconv.FormatBool(*m.Required), "")
+	}
+	return out
+}
+
+// envVar is a ${VAR} (or ${VAR:-default}) reference, as the mcp servers'
+// values are expanded (mcpconfig.Expand).
+var envVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
+
+// envRefs are the variables s refers to, each once, in order.
+func envRefs(s string) []string {
+	var out []string
+	for _, m := range envVar.FindAllStringSubmatch(s, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// bareKey is what a TOML key may be without quotes.
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// tomlKey is k as one part of a dotted TOML key: quoted unless bare.
+func tomlKey(k string) string {
+	if bareKey.MatchString(k) {
+		return k
+	}
+	return strconv.Quote(k)
 }
