@@ -32,8 +32,10 @@ repository. panto applies them only once you trust them, by their path and
 their sha256: a file that changes is untrusted again. Some settings never
 come from a project, trusted or not: where your API key is sent (provider,
 and base_url while the provider's key is in the environment),
-extension_api_keys, confirm_default = "yes", required = false, and
-disabled_extensions for an extension you installed.
+extension_api_keys, confirm_default = "yes", required = false,
+disabled_extensions for an extension you installed, and a hook_timeout or
+extension_start_timeout shorter than yours (it would stop your
+extensions).
 
 Without flags, panto trust shows what DIR's settings set (DIR defaults to
 the working directory) and trusts them as they are now.

@@ -343,3 +343,37 @@ func TestTrustShowsAProjectMCPServersHeadersAndEnv(t *testing.T) {
 		t.Fatal("the project's server was never asked")
 	}
 }
+
+// A trusted project may lengthen hook_timeout and
+// extension_start_timeout, never shorten them: "1ms" kept the user's
+// tools and guard from starting, or disabled them at their first hook
+// (the sixth adversary pass's T3). The shorter value is ignored with a
+// notice, and the trust display says so beside it.
+func TestTrustProjectCannotShortenTheExtensionsTimeouts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	exts := filepath.Join(h.userDir(), "extensions")
+	require.NoError(t, os.MkdirAll(exts, 0o755))
+	for _, name := range []string{"tools", "guard"} {
+		keysCopy(t, filepath.Join(pluginDir, name), filepath.Join(exts, name))
+	}
+	cfg := h.trustProjectConfig("hook_timeout = \"1ms\"\nextension_start_timeout = \"1ms\"\n")
+	r := h.ok("trust")
+	require.Regexp(t, `hook_timeout = "1ms"\s+NEVER APPLIED: a project may lengthen hook_timeout, never shorten it below yours \(5s\)`, r.stdout)
+	require.Regexp(t, `extension_start_timeout = "1ms"\s+NEVER APPLIED: a project may lengthen extension_start_timeout, never shorten it below yours \(10s\)`, r.stdout)
+
+	r = h.run("", "--provider", "echo", "-p", `tool:bash {"command":"echo ran-ok"}`)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stderr, "panto: ignoring hook_timeout in the project settings "+cfg+": a project may lengthen hook_timeout, never shorten it below yours (5s)")
+	require.Contains(t, r.stderr, "panto: ignoring extension_start_timeout in the project settings "+cfg)
+	require.NotContains(t, r.stderr, "disabled")
+	require.NotContains(t, r.stderr, "did not start")
+	res := toolResults(t, h.sessionFiles()[0])
+	require.Len(t, res, 1)
+	require.Contains(t, fmt.Sprint(res[0]), "ran-ok", "the user's tools and guard ran")
+
+	// Longer counts, and is marked as what a project may only lengthen.
+	h.trustProjectConfig("hook_timeout = \"30s\"\n")
+	r = h.ok("trust")
+	require.Regexp(t, `hook_timeout = "30s"\s+a project may lengthen it, never shorten it below yours \(5s\)`, r.stdout)
+}

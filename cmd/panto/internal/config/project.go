@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 )
@@ -153,6 +154,10 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 			}
 		case "disabled_extensions":
 			s.Note = "for this project's own extensions only (.panto/extensions), never one you installed"
+		case "hook_timeout":
+			s.Never, s.Note = shorter(key, f.HookTimeout.d, cfg.HookTimeout, "disables an extension whose hook runs longer")
+		case "extension_start_timeout":
+			s.Never, s.Note = shorter(key, f.ExtStartTimeout.d, cfg.ExtensionStartTimeout, "stops an extension that starts slower")
 		}
 		rows = append(rows, row{line, s})
 	}
@@ -161,6 +166,20 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 		p.Settings = append(p.Settings, r.s)
 	}
 	return p
+}
+
+// shorter says whether a project's timeout for key, v, may count over
+// the one the lower layers (or the defaults) give, base: a project may
+// lengthen it, never shorten it, since a shorter one stops the
+// extensions you installed (the sixth adversary pass's T3: hook_timeout
+// = "1ms" disabled the user's env and context, extension_start_timeout =
+// "1ms" kept every extension from starting). It returns the Never or
+// the Note of the setting.
+func shorter(key string, v, base time.Duration, what string) (never, note string) {
+	if v < base {
+		return fmt.Sprintf("a project may lengthen %s, never shorten it below yours (%s): a shorter one %s, and so stops the extensions you installed", key, base, what), ""
+	}
+	return "", fmt.Sprintf("a project may lengthen it, never shorten it below yours (%s)", base)
 }
 
 // apply returns f without what a project may never set, and moves its
@@ -176,6 +195,10 @@ func (p *Project) apply(f file, cfg *Config) file {
 			f.ExtAPIKeys = nil
 		case s.Key == "confirm_default":
 			f.ConfirmDefault = nil
+		case s.Key == "hook_timeout":
+			f.HookTimeout = nil
+		case s.Key == "extension_start_timeout":
+			f.ExtStartTimeout = nil
 		case strings.HasPrefix(s.Key, "extensions."):
 			name := strings.TrimSuffix(strings.TrimPrefix(s.Key, "extensions."), ".required")
 			x := f.Extensions[name]
@@ -215,7 +238,7 @@ func tomlValue(v reflect.Value) string {
 // each on its own row and as written — a ${VAR} unexpanded, and its note
 // naming the variables of yours it reads — since once trusted each is
 // used: the headers are sent to the url, the env is the command's
-// environment (the fifth adversary pass's T5: a header holding
+// environment (the sixth adversary pass's T5: a header holding
 // ${GITHUB_TOKEN} was sent to the project's server, and the trust
 // question had shown its url only).
 func mcpSettings(name string, m mcpFile) []Setting {

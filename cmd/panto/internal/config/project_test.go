@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -156,4 +157,51 @@ func TestExtensionsTable(t *testing.T) {
 	put(t, d, layers.User, "[extensions.guard]\nrequired = \"yes\"\n")
 	_, err = load(t, d)
 	require.ErrorContains(t, err, "config "+p+" line 2")
+}
+
+// A trusted project may lengthen hook_timeout and
+// extension_start_timeout, never shorten them below what the lower
+// layers (or the defaults) give: a shorter one stops the extensions the
+// user installed.
+func TestTrustedProjectNeverShortensTheExtensionsTimeouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, user, project string
+		hook, start         time.Duration
+		never               []string
+	}{
+		{"shorter than the defaults", "", "hook_timeout = \"1ms\"\nextension_start_timeout = \"1ms\"\n", 5 * time.Second, 10 * time.Second, []string{"hook_timeout", "extension_start_timeout"}},
+		{"shorter than the user's", "hook_timeout = \"30s\"\n", "hook_timeout = \"10s\"\n", 30 * time.Second, 10 * time.Second, []string{"hook_timeout"}},
+		{"longer", "hook_timeout = \"2s\"\n", "hook_timeout = \"3s\"\nextension_start_timeout = \"1m\"\n", 3 * time.Second, time.Minute, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := dirs(t)
+			if tc.user != "" {
+				put(t, d, layers.User, tc.user)
+			}
+			p := put(t, d, layers.Project, tc.project)
+			store, err := trust.Load(t.TempDir(), trust.ProjectsFile)
+			require.NoError(t, err)
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			store.Trust(p, trust.Sum(data))
+			c, err := Load(d, Options{Trust: store})
+			require.NoError(t, err)
+			require.True(t, c.Project.Applied)
+			require.Equal(t, tc.hook, c.HookTimeout)
+			require.Equal(t, tc.start, c.ExtensionStartTimeout)
+			var never []string
+			for _, s := range c.Project.Never() {
+				never = append(never, s.Key)
+				require.Contains(t, s.Never, "never shorten it below yours")
+			}
+			require.Equal(t, tc.never, never)
+			for _, s := range c.Project.Settings {
+				if s.Never == "" {
+					require.Contains(t, s.Note, "a project may lengthen it, never shorten it below yours", s.Key)
+				}
+			}
+		})
+	}
 }
