@@ -553,3 +553,35 @@ func TestResumeThatFailsFromNoSession(t *testing.T) {
 	require.Contains(t, out, "Still loaded.", "the extensions still run")
 	require.Contains(t, out, `you said "hello"`)
 }
+
+// A label with line breaks — in a hand-made or shared log; panto's own
+// /label and session label keep one line — is shown on one line in the
+// tree, as session list shows it (the sixth adversary pass's S10: panto
+// session tree printed its line breaks, and so a row that does not
+// exist).
+func TestTreeShowsALabelOnOneLine(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "u1", "--provider", "echo")
+	log := h.sessionFiles()[0]
+	lines := logLines(t, log)
+	last := lines[len(lines)-1]["id"].(string)
+	entry, err := json.Marshal(map[string]any{"type": "label", "id": "a00000000000000a", "parent_id": last, "time": "2026-02-01T10:00:09Z",
+		"target": last, "label": "AAA\nCCC\n* 99999999  user       FAKE ROW injected"})
+	require.NoError(t, err)
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(append(entry, '\n'))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	const one = "[AAA CCC * 99999999 user FAKE ROW injected]"
+	tree := h.ok("session", "tree", log).stdout
+	require.Contains(t, tree, one)
+	require.NotContains(t, tree, "\n* 99999999", "no row that is not in the log")
+	require.Contains(t, h.ok("session", "list").stdout, "AAA CCC * 99999999")
+
+	out, _ := h.lineLoop(strings.NewReader("/tree\n"), "--provider", "echo", "-c")
+	require.Contains(t, out, one)
+	require.NotContains(t, out, "\n* 99999999")
+}

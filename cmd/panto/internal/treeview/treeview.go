@@ -10,11 +10,13 @@ package treeview
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/describe"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -516,10 +518,13 @@ func Write(w io.Writer, rows []Row, width int) error {
 		case KindElided:
 			kind = ""
 		}
-		line := fmt.Sprintf("%s %s%s  %-10s %s", mark, r.Indent, Short(r.ID), kind, text)
+		// A row is one line whatever the log holds: a label with line
+		// breaks in a hand-made log drew rows that do not exist (the sixth
+		// adversary pass's S10).
+		line := fmt.Sprintf("%s %s%s  %-10s %s", mark, r.Indent, Short(r.ID), kind, oneLine(text))
 		var tail string
 		if r.Label != "" {
-			tail += "  [" + r.Label + "]"
+			tail += "  [" + oneLine(r.Label) + "]"
 		}
 		if r.Here {
 			tail += "  ← here"
@@ -533,6 +538,10 @@ func Write(w io.Writer, rows []Row, width int) error {
 	}
 	return nil
 }
+
+// oneLine is s on one line, as panto session list shows a label: each
+// run of white space, line breaks included, one space.
+func oneLine(s string) string { return termtext.OneLine(s, math.MaxInt) }
 
 // cut shortens s to n runes, ending it with "…" when cut.
 func cut(s string, n int) string {

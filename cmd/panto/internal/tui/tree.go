@@ -199,7 +199,7 @@ func (nav *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		ti.Single, ti.MaxHeight = true, 1
 		ti.Prompt, ti.Continuation = "label: ", "       "
 		ti.Placeholder = "a name for this entry (empty removes the label)"
-		ti.SetValue(row.Label)
+		ti.SetValue(strings.Join(strings.Fields(row.Label), " ")) // a label is one line
 		nav.label, nav.labelID = ti, row.ID
 		return nil
 	case "f":
