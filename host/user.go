@@ -64,8 +64,8 @@ type Question struct {
 	// Deadline is when it stops waiting.
 	Deadline time.Time
 	// ToolCallID is the tool call the question is about, when the
-	// extension asked while checking that call alone (a guard before bash
-	// runs; extension.Question.ToolCall); empty otherwise.
+	// extension asked while checking or running that call alone (a guard
+	// before bash runs; extension.Question.ToolCall); empty otherwise.
 	ToolCallID string
 
 	answer chan<- answer
@@ -74,6 +74,7 @@ type Question struct {
 type answer struct {
 	a         extension.Answer
 	dismissed bool
+	byUser    bool // dismissed by the user (DismissByUser)
 	noUser    bool
 }
 
@@ -81,8 +82,16 @@ type answer struct {
 // A second answer, or one after the question was withdrawn, is ignored.
 func (q Question) Answer(a extension.Answer) { q.send(answer{a: a}) }
 
-// Dismiss closes the question without answering it.
+// Dismiss closes the question without answering it, for a front end
+// that closes it without the user (it is quitting, or asks nobody
+// between turns).
 func (q Question) Dismiss() { q.send(answer{dismissed: true}) }
+
+// DismissByUser closes the question without answering it because the
+// user said so (Esc, an empty line): the extension gets ErrDismissed, as
+// with Dismiss, and when the user dismisses several of one extension's
+// questions in a row, panto stops showing its questions (mute.go).
+func (q Question) DismissByUser() { q.send(answer{dismissed: true, byUser: true}) }
 
 // NoUser closes the question as one nobody can answer here (a front
 // end that cannot show a select or an input): the extension gets
@@ -124,6 +133,9 @@ func (s *Session) ask(ctx context.Context, by string, q extension.Question) (ext
 		}
 		return extension.Answer{}, ErrNoUser
 	}
+	if s.mutes.muted(by) {
+		return extension.Answer{}, errMuted(by)
+	}
 	ctx, cancel := context.WithTimeout(ctx, q.Timeout)
 	defer cancel()
 	ch := make(chan answer, 1)
@@ -137,10 +149,14 @@ func (s *Session) ask(ctx context.Context, by string, q extension.Question) (ext
 	case a := <-ch:
 		switch {
 		case a.dismissed:
+			if a.byUser && s.mutes.dismissed(by, time.Now()) {
+				s.notice(NoticeWarning, mutedNotice(by))
+			}
 			return extension.Answer{}, ErrDismissed
 		case a.noUser:
 			return extension.Answer{}, ErrNoUser
 		}
+		s.mutes.answered(by)
 		return a.a, nil
 	case <-ctx.Done():
 		err := fmt.Errorf("%w (%v)", ErrNoAnswer, context.Cause(ctx))

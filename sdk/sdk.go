@@ -116,7 +116,10 @@ type Host interface {
 	// ErrNoUser at once (a confirm may get the user's configured default
 	// instead); once the session is closing (session_end) ErrClosing. A
 	// user who closes the question gives ErrDismissed (Confirm: false,
-	// nil — a "no"); no answer in time gives ErrNoAnswer.
+	// nil — a "no"); no answer in time gives ErrNoAnswer. Asked with the
+	// ctx of a tool_call hook or of a tool's Run, a question is about
+	// that call, and the front end shows it with the call (an ACP
+	// editor's permission request).
 	Confirm(ctx context.Context, title, message string, opts ...AskOption) (bool, error)
 	Select(ctx context.Context, title string, options []string, opts ...AskOption) (int, error)
 	Input(ctx context.Context, title, placeholder string, opts ...AskOption) (string, error)

@@ -393,7 +393,7 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 	switch p := req.Payload.(type) {
 	case *pb.EventRequest_ToolCall:
 		if h, ok := s.ext.(ToolCallWatcher); ok {
-			d, err := h.ToolCall(ctx, s.host.Load().Host, toolCall(p.ToolCall))
+			d, err := h.ToolCall(withCall(ctx, p.ToolCall.GetId()), s.host.Load().Host, toolCall(p.ToolCall))
 			return &pb.EventResponse{Error: errMsg(err), Block: d.Block, BlockReason: d.Reason}, nil
 		}
 		return &pb.EventResponse{}, nil
@@ -402,7 +402,7 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 			ev := ToolResultEvent{Call: toolCall(p.ToolResult.GetCall()),
 				Result:    ToolResult{Content: p.ToolResult.GetContent(), IsError: p.ToolResult.GetIsError()},
 				Truncated: p.ToolResult.GetTruncated(), Size: int(p.ToolResult.GetSize())}
-			ch, err := h.ToolResult(ctx, s.host.Load().Host, ev)
+			ch, err := h.ToolResult(withCall(ctx, ev.Call.ID), s.host.Load().Host, ev)
 			return &pb.EventResponse{Error: errMsg(err), Amend: ch.Amend, Content: ch.Result.Content, IsError: ch.Result.IsError}, nil
 		}
 		return &pb.EventResponse{}, nil
@@ -424,6 +424,22 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.EventRequest) (*pb.Eve
 	return &pb.EventResponse{Error: errMsg(err)}, nil
 }
 
+// callKey is the context key of the tool call a hook checks or a tool
+// runs: a question asked with that context is about the call (the
+// requests' tool_call_id).
+type callKey struct{}
+
+// withCall is ctx about the tool call id.
+func withCall(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callKey{}, id)
+}
+
+// callOf is the tool call ctx is about, or "".
+func callOf(ctx context.Context) string {
+	id, _ := ctx.Value(callKey{}).(string)
+	return id
+}
+
 func toolCall(c *pb.ToolCall) ToolCall {
 	return ToolCall{ID: c.GetId(), Name: c.GetName(), Input: c.GetInput()}
 }
@@ -434,7 +450,7 @@ func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.Too
 	if !ok || t.Run == nil {
 		return &pb.ToolCallResponse{Content: "unknown tool " + call.Name, IsError: true}, nil
 	}
-	res, err := t.Run(ctx, s.host.Load().Host, call)
+	res, err := t.Run(withCall(ctx, call.ID), s.host.Load().Host, call)
 	if err != nil {
 		return &pb.ToolCallResponse{Content: err.Error(), IsError: true}, nil
 	}
@@ -603,7 +619,7 @@ func (h *remoteHost) Confirm(ctx context.Context, title, message string, opts ..
 		return false, err
 	}
 	o := ApplyAskOptions(opts...)
-	resp, err := h.client.Confirm(ctx, &pb.ConfirmRequest{Title: title, Message: message, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight})
+	resp, err := h.client.Confirm(ctx, &pb.ConfirmRequest{Title: title, Message: message, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight, ToolCallId: callOf(ctx)})
 	err = userErr("confirm", resp.GetError(), err)
 	if errors.Is(err, ErrDismissed) {
 		return false, nil // closing a yes/no question is a no
@@ -616,7 +632,7 @@ func (h *remoteHost) Select(ctx context.Context, title string, options []string,
 		return 0, err
 	}
 	o := ApplyAskOptions(opts...)
-	resp, err := h.client.Select(ctx, &pb.SelectRequest{Title: title, Options: options, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight})
+	resp, err := h.client.Select(ctx, &pb.SelectRequest{Title: title, Options: options, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight, ToolCallId: callOf(ctx)})
 	if err = userErr("select", resp.GetError(), err); err != nil {
 		return 0, err
 	}
@@ -628,7 +644,7 @@ func (h *remoteHost) Input(ctx context.Context, title, placeholder string, opts 
 		return "", err
 	}
 	o := ApplyAskOptions(opts...)
-	resp, err := h.client.Input(ctx, &pb.InputRequest{Title: title, Placeholder: placeholder, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight})
+	resp, err := h.client.Input(ctx, &pb.InputRequest{Title: title, Placeholder: placeholder, TimeoutMs: timeoutMS(ctx), Highlight: o.Highlight, ToolCallId: callOf(ctx)})
 	if err = userErr("input", resp.GetError(), err); err != nil {
 		return "", err
 	}

@@ -536,3 +536,70 @@ func TestACPWithAcpx(t *testing.T) {
 	require.True(t, asked, "the guard's question reached acpx")
 	require.NoDirExists(t, victim, "acpx approved it")
 }
+
+// An extension's select and input are forms (elicitation/create) about
+// the tool call that asks, for a client that advertises forms; without
+// forms they get "no interactive user".
+func TestACPSelectAndInputAreForms(t *testing.T) {
+	t.Parallel()
+	lineasker := []string{"--provider", "echo", "--extension", filepath.Join(pluginDir, "lineasker")}
+	const ask = `tool:lineask {"what":"select","title":"Which branch?","options":["main","dev"]}` + "\n" +
+		`tool:lineask {"what":"input","title":"Commit message?","message":"one line"}`
+	t.Run("forms", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		c := h.acpStart(lineasker...)
+		asked := make(chan map[string]any, 2)
+		c.answer = func(method string, params json.RawMessage) (any, *acpError) {
+			require.Equal(t, "elicitation/create", method)
+			var p map[string]any
+			require.NoError(t, json.Unmarshal(params, &p))
+			asked <- p
+			props := p["requestedSchema"].(map[string]any)["properties"].(map[string]any)
+			if choice, ok := props["choice"].(map[string]any); ok {
+				opts := choice["oneOf"].([]any)
+				return map[string]any{"action": "accept", "content": map[string]any{"choice": opts[1].(map[string]any)["const"]}}, nil
+			}
+			return map[string]any{"action": "accept", "content": map[string]any{"text": "fix the tests"}}, nil
+		}
+		c.initialize(map[string]any{"elicitation": map[string]any{"form": map[string]any{}}})
+		id := c.newSession(h.project, nil)
+		resp, updates := c.prompt(id, ask)
+		require.Equal(t, "end_turn", stopReasonOf(t, resp))
+		results := resultsOf(updates)
+		require.Contains(t, results, "selected=1 err=<nil>")
+		require.Contains(t, results, `input="fix the tests" err=<nil>`)
+		calls := map[string]bool{}
+		for _, call := range ofKind(updates, "tool_call") {
+			calls[call["toolCallId"].(string)] = true
+		}
+		for range 2 {
+			p := <-asked
+			require.Equal(t, id, p["sessionId"])
+			require.True(t, calls[p["toolCallId"].(string)], "the form is about the call that asks: %s", dump(p))
+		}
+	})
+	t.Run("no forms", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		c := h.acpStart(lineasker...)
+		c.initialize(map[string]any{})
+		id := c.newSession(h.project, nil)
+		resp, updates := c.prompt(id, ask)
+		require.Equal(t, "end_turn", stopReasonOf(t, resp))
+		results := resultsOf(updates)
+		require.Contains(t, results, "selected=0 err=panto host: no interactive user to ask")
+		require.Contains(t, results, `input="" err=panto host: no interactive user to ask`)
+	})
+}
+
+// resultsOf are the results of the calls the updates ended, one a line.
+func resultsOf(updates []map[string]any) string {
+	var out []string
+	for _, u := range ofKind(updates, "tool_call_update") {
+		if raw, ok := u["rawOutput"].(map[string]any); ok {
+			out = append(out, raw["result"].(string))
+		}
+	}
+	return strings.Join(out, "\n")
+}

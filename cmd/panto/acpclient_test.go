@@ -93,7 +93,7 @@ var (
 	acpAgentDefs = map[string]string{
 		"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
 		"fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
-		"terminal/create": "CreateTerminalRequest",
+		"terminal/create": "CreateTerminalRequest", "elicitation/create": "CreateElicitationRequest",
 	}
 )
 

@@ -195,9 +195,9 @@ type Ext struct {
 	// questions are its questions to the user: one on the screen at a
 	// time (see user.go).
 	questions questions
-	// checking are the tool calls its tool_call hook is checking now:
-	// a question it asks meanwhile is about the call when there is one
-	// (Question.ToolCall).
+	// checking are the tool calls it is checking (its tool_call hook) or
+	// running (its tool) now: a question it asks meanwhile is about the
+	// call when there is one (Question.ToolCall).
 	checking checks
 
 	// ready is set once Init has returned and info is final; the Host

@@ -208,7 +208,9 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 	if err := checkSend("the call's input", req); err != nil {
 		return fail("%s not run: %v", call.Name, err)
 	}
+	end := e.checking.begin(call.ID)
 	resp, c, err := m.callTool(ctx, e, req)
+	end()
 	var result conversation.Block
 	truncated, size := false, 0
 	switch {

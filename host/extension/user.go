@@ -55,15 +55,17 @@ type Question struct {
 	Highlight []string
 	// Timeout bounds the wait; 0 means DefaultQuestionTimeout.
 	Timeout time.Duration
-	// ToolCall is the id of the tool call the question is about: set
-	// when the extension asks while its tool_call hook checks exactly
-	// one call (a guard asking before bash runs), so that a front end can
-	// show the question with the call (an ACP client's permission
-	// request). Empty otherwise.
+	// ToolCall is the id of the tool call the question is about, so that
+	// a front end can show the question with the call (an ACP client's
+	// permission request): the call the extension names (the Go SDK
+	// names the call of the hook or tool that asks), when it is checking
+	// (its tool_call hook) or running (its tool) that call; else the one
+	// call it is checking or running, when there is exactly one. Empty
+	// otherwise.
 	ToolCall string
 }
 
-// checks are the tool calls an extension's tool_call hook is checking.
+// checks are the tool calls an extension is checking or running.
 // Its zero value is ready.
 type checks struct {
 	mu  sync.Mutex
@@ -87,10 +89,15 @@ func (c *checks) begin(id string) (end func()) {
 	}
 }
 
-// only returns the call being checked when there is exactly one.
-func (c *checks) only() string {
+// about is the call a question is about: claimed, when the extension
+// names one it is checking or running; else the one it is checking or
+// running, when there is exactly one; else none.
+func (c *checks) about(claimed string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if claimed != "" && c.ids[claimed] > 0 {
+		return claimed
+	}
 	if len(c.ids) != 1 {
 		return ""
 	}
@@ -288,7 +295,7 @@ func (h *hostServer) ask(ctx context.Context, q Question) (Answer, error) {
 	if q.Timeout <= 0 {
 		return Answer{}, fmt.Errorf("%w (it waited behind the extension's other questions)", ErrNoAnswer)
 	}
-	q.ToolCall = h.ext.checking.only()
+	q.ToolCall = h.ext.checking.about(q.ToolCall)
 	return h.rec.Ask(ctx, h.ext.Name(), q)
 }
 
@@ -296,7 +303,7 @@ func timeoutOf(ms uint32) time.Duration { return time.Duration(ms) * time.Millis
 
 func (h *hostServer) Confirm(ctx context.Context, req *pb.ConfirmRequest) (*pb.ConfirmResponse, error) {
 	a, err := h.ask(ctx, Question{Kind: AskConfirm, Title: req.GetTitle(), Message: req.GetMessage(),
-		Highlight: highlights(req.GetHighlight(), req.GetTitle(), req.GetMessage()), Timeout: timeoutOf(req.GetTimeoutMs())})
+		Highlight: highlights(req.GetHighlight(), req.GetTitle(), req.GetMessage()), Timeout: timeoutOf(req.GetTimeoutMs()), ToolCall: req.GetToolCallId()})
 	return &pb.ConfirmResponse{Yes: err == nil && a.Yes, Error: questionErr(err)}, nil
 }
 
@@ -305,7 +312,7 @@ func (h *hostServer) Select(ctx context.Context, req *pb.SelectRequest) (*pb.Sel
 		return &pb.SelectResponse{Error: &pb.Error{Message: "select: no options to choose from"}}, nil
 	}
 	a, err := h.ask(ctx, Question{Kind: AskSelect, Title: req.GetTitle(), Options: req.GetOptions(),
-		Highlight: highlights(req.GetHighlight(), append([]string{req.GetTitle()}, req.GetOptions()...)...), Timeout: timeoutOf(req.GetTimeoutMs())})
+		Highlight: highlights(req.GetHighlight(), append([]string{req.GetTitle()}, req.GetOptions()...)...), Timeout: timeoutOf(req.GetTimeoutMs()), ToolCall: req.GetToolCallId()})
 	if err == nil && (a.Index < 0 || a.Index >= len(req.GetOptions())) {
 		err = fmt.Errorf("select: the answer %d is not an option", a.Index)
 	}
@@ -314,7 +321,7 @@ func (h *hostServer) Select(ctx context.Context, req *pb.SelectRequest) (*pb.Sel
 
 func (h *hostServer) Input(ctx context.Context, req *pb.InputRequest) (*pb.InputResponse, error) {
 	a, err := h.ask(ctx, Question{Kind: AskInput, Title: req.GetTitle(), Placeholder: req.GetPlaceholder(),
-		Highlight: highlights(req.GetHighlight(), req.GetTitle()), Timeout: timeoutOf(req.GetTimeoutMs())})
+		Highlight: highlights(req.GetHighlight(), req.GetTitle()), Timeout: timeoutOf(req.GetTimeoutMs()), ToolCall: req.GetToolCallId()})
 	return &pb.InputResponse{Text: a.Text, Error: questionErr(err)}, nil
 }
 

@@ -2480,7 +2480,14 @@ type ConfirmRequest struct {
 	// title) that it is about — the part of a command a guard matched — for
 	// the front end to highlight wherever they occur. Optional; a panto
 	// older than this field ignores it.
-	Highlight     []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
+	Highlight []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
+	// tool_call_id is the tool call the question is about: the id of the
+	// call a tool_call hook checks or a tool runs when it asks (the Go SDK
+	// sets it from the hook's or the call's context). panto shows the
+	// question with that call where the front end can (an ACP client's
+	// permission request); an id of no call the extension is checking or
+	// running now is ignored. Optional.
+	ToolCallId    string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2543,6 +2550,13 @@ func (x *ConfirmRequest) GetHighlight() []string {
 	return nil
 }
 
+func (x *ConfirmRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
 type ConfirmResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// yes is the user's answer; false when they said no or on an error.
@@ -2602,7 +2616,9 @@ type SelectRequest struct {
 	Options   []string               `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
 	TimeoutMs uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
 	// highlight: as ConfirmRequest's.
-	Highlight     []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
+	Highlight []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
+	// tool_call_id: as ConfirmRequest's.
+	ToolCallId    string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2665,6 +2681,13 @@ func (x *SelectRequest) GetHighlight() []string {
 	return nil
 }
 
+func (x *SelectRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
 type SelectResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// index of the option chosen.
@@ -2724,7 +2747,9 @@ type InputRequest struct {
 	Placeholder string                 `protobuf:"bytes,2,opt,name=placeholder,proto3" json:"placeholder,omitempty"`
 	TimeoutMs   uint32                 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
 	// highlight: as ConfirmRequest's.
-	Highlight     []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
+	Highlight []string `protobuf:"bytes,4,rep,name=highlight,proto3" json:"highlight,omitempty"`
+	// tool_call_id: as ConfirmRequest's.
+	ToolCallId    string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2785,6 +2810,13 @@ func (x *InputRequest) GetHighlight() []string {
 		return x.Highlight
 	}
 	return nil
+}
+
+func (x *InputRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
 }
 
 type InputResponse struct {
@@ -3287,31 +3319,37 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\r\n" +
-	"\vLogResponse\"}\n" +
+	"\vLogResponse\"\x9f\x01\n" +
 	"\x0eConfirmRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12\x1c\n" +
-	"\thighlight\x18\x04 \x03(\tR\thighlight\"T\n" +
+	"\thighlight\x18\x04 \x03(\tR\thighlight\x12 \n" +
+	"\ftool_call_id\x18\x05 \x01(\tR\n" +
+	"toolCallId\"T\n" +
 	"\x0fConfirmResponse\x12\x10\n" +
 	"\x03yes\x18\x01 \x01(\bR\x03yes\x12/\n" +
-	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"|\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\x9e\x01\n" +
 	"\rSelectRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12\x1c\n" +
-	"\thighlight\x18\x04 \x03(\tR\thighlight\"W\n" +
+	"\thighlight\x18\x04 \x03(\tR\thighlight\x12 \n" +
+	"\ftool_call_id\x18\x05 \x01(\tR\n" +
+	"toolCallId\"W\n" +
 	"\x0eSelectResponse\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12/\n" +
-	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\x83\x01\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\xa5\x01\n" +
 	"\fInputRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12 \n" +
 	"\vplaceholder\x18\x02 \x01(\tR\vplaceholder\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12\x1c\n" +
-	"\thighlight\x18\x04 \x03(\tR\thighlight\"T\n" +
+	"\thighlight\x18\x04 \x03(\tR\thighlight\x12 \n" +
+	"\ftool_call_id\x18\x05 \x01(\tR\n" +
+	"toolCallId\"T\n" +
 	"\rInputResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12/\n" +
 	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"9\n" +

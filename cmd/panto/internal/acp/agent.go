@@ -40,7 +40,7 @@ type Options struct {
 // then: an editor ending its agent is no failure.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	a := newAgent(o, out)
-	conn := acpsdk.NewAgentSideConnection(a, a.wire, &peek{r: in, seen: a.peeked})
+	conn := acpsdk.NewAgentSideConnection(a, a.wire, &peek{r: in, seen: a.peeked, answer: a.wire.answer})
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -2,6 +2,8 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -14,8 +16,8 @@ import (
 // session/request_permission, with the tool call it is about; the
 // answer is the user's, in the editor's own dialog. "Always" answers are
 // kept for the session: the same question of the same extension is
-// answered so again without asking. A select or an input has no
-// permission form: it gets "no interactive user", as in print mode.
+// answered so again without asking. A select or an input is a form
+// (elicit).
 
 // The permission options panto offers.
 const (
@@ -38,7 +40,7 @@ func asks(q host.Question) string { return q.By + "\x00" + q.Title + "\x00" + q.
 // ask puts q to the client; the pump goes on meanwhile.
 func (s *session) ask(q host.Question) {
 	if q.Type != extension.AskConfirm {
-		q.NoUser()
+		s.elicit(q)
 		return
 	}
 	s.mu.Lock()
@@ -48,14 +50,8 @@ func (s *session) ask(q host.Question) {
 		q.Answer(extension.Answer{Yes: yes})
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if !q.Deadline.IsZero() {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), q.Deadline)
-	}
-	s.mu.Lock()
-	s.asked[q.ID] = cancel
-	s.mu.Unlock()
+	ctx, cancel := questionContext(q)
+	s.asking(q.ID, cancel)
 	go func() {
 		defer s.withdraw(q.ID)
 		resp, err := s.a.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{
@@ -79,6 +75,100 @@ func (s *session) ask(q host.Question) {
 		default:
 			q.Answer(extension.Answer{Yes: false})
 		}
+	}()
+}
+
+// questionContext bounds asking the client by the question's deadline.
+func questionContext(q host.Question) (context.Context, context.CancelFunc) {
+	if q.Deadline.IsZero() {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), q.Deadline)
+}
+
+// asking records a request of the client's for question id, cancelled
+// when the question is withdrawn.
+func (s *session) asking(id int64, cancel context.CancelFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked[id] = cancel
+}
+
+// A select or an input goes to the client as a form (elicitation/create)
+// when it advertises forms: a select's options as a single-select field,
+// an input as a text field. Without forms it gets "no interactive user",
+// as in print mode. acp-go-sdk v0.13.5's form request lacks the session
+// scope the schema requires, so panto sends its own (wire.request).
+
+// The form fields panto asks for.
+const (
+	fieldChoice = "choice"
+	fieldText   = "text"
+)
+
+// elicit asks the client for a select's choice or an input's text.
+func (s *session) elicit(q host.Question) {
+	s.a.mu.Lock()
+	forms := s.a.caps.Elicitation != nil && s.a.caps.Elicitation.Form != nil
+	s.a.mu.Unlock()
+	if !forms {
+		q.NoUser()
+		return
+	}
+	field, prop := fieldText, map[string]any{"type": "string", "title": strings.TrimSpace(q.Title)}
+	if q.Placeholder != "" {
+		prop["description"] = q.Placeholder
+	}
+	if q.Type == extension.AskSelect {
+		field = fieldChoice
+		opts := make([]map[string]any, len(q.Options))
+		for i, o := range q.Options {
+			opts[i] = map[string]any{"const": strconv.Itoa(i), "title": o}
+		}
+		prop["oneOf"] = opts
+	}
+	message := strings.TrimSpace(q.Title)
+	if q.Message != "" {
+		message += "\n\n" + q.Message
+	}
+	if q.By != "" {
+		message += "\n\n(asked by the " + q.By + " extension)"
+	}
+	params := map[string]any{
+		"sessionId": s.id, "mode": "form", "message": strings.TrimSpace(message),
+		"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{field: prop}, "required": []string{field}},
+	}
+	if q.ToolCallID != "" {
+		params["toolCallId"] = q.ToolCallID
+	}
+	ctx, cancel := questionContext(q)
+	s.asking(q.ID, cancel)
+	go func() {
+		defer s.withdraw(q.ID)
+		raw, err := s.a.wire.request(ctx, "elicitation/create", params)
+		if err != nil {
+			q.Dismiss()
+			return
+		}
+		var resp struct {
+			Action  string         `json:"action"`
+			Content map[string]any `json:"content"`
+		}
+		if json.Unmarshal(raw, &resp) != nil || resp.Action != "accept" {
+			q.Dismiss()
+			return
+		}
+		v, _ := resp.Content[field].(string)
+		if q.Type != extension.AskSelect {
+			q.Answer(extension.Answer{Text: v})
+			return
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= len(q.Options) {
+			q.Dismiss() // not one of the choices offered
+			return
+		}
+		q.Answer(extension.Answer{Index: i})
 	}()
 }
 

@@ -2,8 +2,11 @@ package acp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -21,10 +24,25 @@ type wire struct {
 	// for those of the requests under way (answered).
 	answered int
 	changed  chan struct{}
+
+	// Requests of panto's the SDK does not model (request): their ids
+	// are strings of panto's own ("panto-N"), never the SDK's numbers,
+	// and peek hands their responses back here (answer).
+	nextID  int
+	waiting map[string]chan rawResponse
+}
+
+// rawResponse is the response to a request sent with request.
+type rawResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 func newWire(w io.Writer) *wire {
-	return &wire{w: w, gates: map[string]chan struct{}{}, changed: make(chan struct{})}
+	return &wire{w: w, gates: map[string]chan struct{}{}, changed: make(chan struct{}), waiting: map[string]chan rawResponse{}}
 }
 
 // Write writes one message, and opens the gate of the session whose
@@ -86,6 +104,71 @@ func (w *wire) gate(id string) <-chan struct{} {
 	return ch
 }
 
+// rawIDPrefix starts the ids of panto's own requests.
+const rawIDPrefix = "panto-"
+
+// request sends a request the SDK does not model and waits for its
+// response, or for ctx; a cancelled request is withdrawn with
+// $/cancel_request.
+func (w *wire) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	w.mu.Lock()
+	w.nextID++
+	id := fmt.Sprintf("%s%d", rawIDPrefix, w.nextID)
+	ch := make(chan rawResponse, 1)
+	w.waiting[id] = ch
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.waiting, id)
+		w.mu.Unlock()
+	}()
+	b, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      string `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", id, method, params})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			return nil, fmt.Errorf("%s: %s (code %d)", method, r.Error.Message, r.Error.Code)
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		_ = w.notify("$/cancel_request", map[string]any{"requestId": id})
+		return nil, context.Cause(ctx)
+	}
+}
+
+// answer hands back the response to one of panto's own requests; false
+// when line is no such response.
+func (w *wire) answer(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"`+rawIDPrefix)) {
+		return false
+	}
+	var m struct {
+		ID     string `json:"id"`
+		Method string `json:"method"`
+		rawResponse
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "" || !strings.HasPrefix(m.ID, rawIDPrefix) {
+		return false
+	}
+	w.mu.Lock()
+	ch := w.waiting[m.ID]
+	w.mu.Unlock()
+	if ch != nil {
+		ch <- m.rawResponse
+	}
+	return true
+}
+
 // notify writes a JSON-RPC notification the SDK does not model.
 func (w *wire) notify(method string, params any) error {
 	b, err := json.Marshal(struct {
@@ -113,6 +196,9 @@ type peek struct {
 	long bool
 	// seen is told each message looked at, in the order they came.
 	seen func(method string, params json.RawMessage)
+	// answer is offered each line first: the responses to panto's own
+	// requests (wire.answer).
+	answer func(line []byte) bool
 }
 
 // maxPeek bounds the line peek keeps to look at.
@@ -154,6 +240,9 @@ func (p *peek) keep(b []byte) {
 }
 
 func (p *peek) message(line []byte) {
+	if p.answer != nil && p.answer(line) {
+		return
+	}
 	found := false
 	for _, m := range peeked {
 		if bytes.Contains(line, m) {
