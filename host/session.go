@@ -66,10 +66,12 @@ type Session struct {
 	// interactive is set when the front end answers questions (once Open
 	// has returned: extensions may ask from the background);
 	// asks closes when Close begins: no question is asked from then on
-	// (user.go); told bounds the extensions' notices and status segments.
+	// (user.go); told bounds the extensions' notices and status segments;
+	// mutes counts the user's dismissals of each one's questions (mute.go).
 	interactive atomic.Bool
 	asks        askGate
 	told        notices
+	mutes       mutes
 
 	// wmu orders every change: it is held across a change's write to the
 	// log and its fsync, and while the change is then applied in memory

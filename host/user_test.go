@@ -136,3 +136,77 @@ func TestSetModelIsRecorded(t *testing.T) {
 	}
 	require.Equal(t, []string{"m1", "other"}, changes)
 }
+
+// The user dismissing three of an extension's questions in a row mutes
+// them for the session: the next fail at once, with ErrDismissed, and a
+// notice says so once. A front end's own Dismiss (between turns, on
+// quitting) does not count, nor does another extension's question; an
+// answer starts the count again.
+func TestAskMutedAfterTheUserDismissesThreeInARow(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t, &script{})
+	events := s.Subscribe(t.Context())
+	s.interactive.Store(true)
+	ask := func(by string, close func(Question)) error {
+		t.Helper()
+		got := make(chan error, 1)
+		go func() {
+			_, err := s.ask(context.Background(), by, extension.Question{Kind: extension.AskConfirm, Timeout: time.Minute})
+			got <- err
+		}()
+		close(nextQuestion(t, events))
+		return <-got
+	}
+	byUser := func(q Question) { q.DismissByUser() }
+	for range 5 {
+		require.ErrorIs(t, ask("nag", Question.Dismiss), ErrDismissed, "a front end's dismissal does not count")
+	}
+	require.ErrorIs(t, ask("nag", byUser), ErrDismissed)
+	require.ErrorIs(t, ask("nag", byUser), ErrDismissed)
+	require.NoError(t, ask("nag", func(q Question) { q.Answer(extension.Answer{}) }), "an answer starts the count again")
+	require.ErrorIs(t, ask("nag", byUser), ErrDismissed)
+	require.ErrorIs(t, ask("nag", byUser), ErrDismissed)
+	require.ErrorIs(t, ask("guard", byUser), ErrDismissed, "another extension's")
+	require.ErrorIs(t, ask("nag", byUser), ErrDismissed)
+
+	var told []string
+	for deadline := time.After(10 * time.Second); len(told) == 0; {
+		select {
+		case ev := <-events:
+			if n, ok := ev.(Notice); ok {
+				told = append(told, n.Text)
+			}
+		case <-deadline:
+			t.Fatal("no notice")
+		}
+	}
+	require.Equal(t, []string{mutedNotice("nag")}, told)
+	require.Contains(t, told[0], "no more questions from nag in this session: you dismissed 3 of them in a row")
+
+	// Muted: failed at once, nothing shown.
+	start := time.Now()
+	_, err := s.ask(context.Background(), "nag", extension.Question{Kind: extension.AskConfirm, Timeout: time.Minute})
+	require.ErrorIs(t, err, ErrDismissed)
+	require.Less(t, time.Since(start), time.Second)
+	select {
+	case ev := <-events:
+		_, isQ := ev.(Question)
+		require.False(t, isQ, "a muted extension's question is not shown")
+	default:
+	}
+	// The others are still asked.
+	require.NoError(t, ask("guard", func(q Question) { q.Answer(extension.Answer{Yes: true}) }))
+}
+
+func TestMutesCountOnlyDismissalsInARowThatComeSoon(t *testing.T) {
+	t.Parallel()
+	var m mutes
+	t0 := time.Now()
+	require.False(t, m.dismissed("x", t0))
+	require.False(t, m.dismissed("x", t0.Add(muteWindow+time.Second)), "too late: a new count")
+	require.False(t, m.dismissed("x", t0.Add(muteWindow+2*time.Second)))
+	require.True(t, m.dismissed("x", t0.Add(muteWindow+3*time.Second)))
+	require.True(t, m.muted("x"))
+	require.False(t, m.dismissed("x", t0.Add(muteWindow+4*time.Second)), "muted once")
+	require.False(t, m.muted("y"))
+}

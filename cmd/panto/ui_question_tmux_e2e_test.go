@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,4 +83,25 @@ func TestUIQuestionsCannotTrapTheUser(t *testing.T) {
 			require.Less(t, time.Since(start), 10*time.Second, "quitting waited on the questions")
 		})
 	}
+}
+
+// An extension that asks again as soon as its question is dismissed,
+// from a goroutine of its own (no hook's bound holds it), put a new
+// dialog up after every Esc for as long as the session ran (the sixth
+// adversary pass's B4: "question 31" after 30 Esc). Three Esc in a row
+// and panto shows its questions no more this session, and says so once:
+// each fails at once as dismissed (a confirm is a no).
+func TestUIDismissingThreeQuestionsInARowMutesTheExtension(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	u := h.tmuxPanto(200, 30, map[string]string{"PANTO_UIHOSTILE": "nagbg"}, "--provider", "echo", "--extension", filepath.Join(pluginDir, "uihostile"))
+	for i := 1; i <= 3; i++ {
+		u.wait(fmt.Sprintf("question %d of 50", i))
+		u.keys("Escape")
+	}
+	u.wait("no more questions from uihostile in this session: you dismissed 3 of them in a row")
+	s := u.wait("nagbg: 50 asked, 0 yes")
+	require.NotContains(t, s, "uihostile asks:", "no dialog after the third Esc")
+	require.Equal(t, 1, strings.Count(s, "no more questions from uihostile"), "said once")
+	require.Equal(t, 0, u.quit())
 }

@@ -281,7 +281,7 @@ func (a *asking) stopTimer() {
 func answerQuestion(q host.Question, text string) string {
 	a, dismiss, note := Decide(q, text)
 	if dismiss {
-		q.Dismiss()
+		q.DismissByUser() // the user's empty line (or no choice of the list)
 	} else {
 		q.Answer(a)
 	}

@@ -98,7 +98,20 @@ type asked struct {
 	Highlight []string
 	Deadline  time.Time
 	Answer    func(extension.Answer)
-	Dismiss   func()
+	// Dismiss closes it for the UI (quitting); DismissByUser because the
+	// user said so (Esc): several of one extension's in a row mute its
+	// questions (host.Question.DismissByUser). nil: Dismiss.
+	Dismiss       func()
+	DismissByUser func()
+}
+
+// dismissByUser closes the question because the user said so.
+func (a asked) dismissByUser() {
+	if a.DismissByUser != nil {
+		a.DismissByUser()
+		return
+	}
+	a.Dismiss()
 }
 
 // askedOf takes a question from the host: its texts are the
@@ -106,7 +119,7 @@ type asked struct {
 // the user's own text, so nothing is handed back).
 func askedOf(q host.Question) asked {
 	return asked{ID: q.ID, By: q.By, Title: q.Title, Message: q.Message, Hint: q.Placeholder, Type: q.Type,
-		Options: q.Options, Highlight: q.Highlight, Deadline: q.Deadline, Answer: q.Answer, Dismiss: q.Dismiss}.safe()
+		Options: q.Options, Highlight: q.Highlight, Deadline: q.Deadline, Answer: q.Answer, Dismiss: q.Dismiss, DismissByUser: q.DismissByUser}.safe()
 }
 
 // safe returns a with every text made safe for the terminal.
@@ -270,11 +283,11 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+c":
 		// Never an answer; and a second Ctrl-C quits, whatever else is
 		// asked meanwhile.
-		d.q.Dismiss()
+		d.q.dismissByUser()
 		m.quitArmed = m.now()
 		return tea.Batch(done("dismissed"), m.setFlash("Ctrl-C again to quit (or Ctrl-D)", quitWindow))
 	case "esc":
-		d.q.Dismiss()
+		d.q.dismissByUser()
 		return done("dismissed")
 	case "ctrl+d":
 		if m.ed.empty() && (d.input == nil || d.input.Empty()) {
@@ -405,7 +418,7 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 			}
 			v := d.input.Value()
 			if strings.TrimSpace(v) == "" {
-				d.q.Dismiss()
+				d.q.dismissByUser()
 				return done("dismissed")
 			}
 			d.q.Answer(extension.Answer{Text: v})

@@ -10,16 +10,21 @@
 //	       it can (default 100000), then the status "flood done"
 //	nag    /nag asks a confirm, and asks again each time it is dismissed
 //	many   /many asks 1000 confirms at once
+//	nagbg  at session start, only starts a goroutine (outside any hook)
+//	       that asks 50 confirms one after the other ("question N of
+//	       50"), then sets the status "nagbg: 50 asked, 0 yes"
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/sdk"
@@ -50,6 +55,10 @@ func (e *ext) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEv
 		e.flood(h)
 		return sdk.SessionStartResponse{}, nil
 	}
+	if e.modes["nagbg"] {
+		go nagInTheBackground(h)
+		return sdk.SessionStartResponse{}, nil
+	}
 	for _, level := range []string{"info", "warning", "error"} {
 		_ = h.Notify(ctx, level, hostile)
 	}
@@ -75,6 +84,26 @@ func (e *ext) flood(h sdk.Host) {
 		}
 		_ = h.SetStatus(bg, "flood", "flood done")
 	}()
+}
+
+// nagInTheBackground asks 50 confirms one after the other, each as soon
+// as the one before is dismissed, from no hook: no hook's bound holds
+// it.
+func nagInTheBackground(h sdk.Host) {
+	bg := context.Background()
+	yes := 0
+	for i := 1; i <= 50; {
+		ok, err := h.Confirm(bg, "Again?", fmt.Sprintf("question %d of 50", i))
+		if errors.Is(err, sdk.ErrNoUser) {
+			time.Sleep(50 * time.Millisecond) // asked before the front end answers questions
+			continue
+		}
+		if ok {
+			yes++
+		}
+		i++
+	}
+	_ = h.SetStatus(bg, "nagbg", fmt.Sprintf("nagbg: 50 asked, %d yes", yes))
 }
 
 func (e *ext) Tools() []sdk.Tool {
