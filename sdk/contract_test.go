@@ -337,10 +337,12 @@ func TestUnknownCommandIsADomainError(t *testing.T) {
 func TestInitRefusesAnotherAPIVersion(t *testing.T) {
 	t.Parallel()
 	p := serve(t, &ext{})
-	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: 5, MinApiVersion: 4, HostBrokerId: p.hostID})
+	newer := uint32(sdk.APIVersion + 1)
+	resp, err := p.client.Init(context.Background(), &pb.InitRequest{ApiVersion: newer + 1, MinApiVersion: newer, HostBrokerId: p.hostID})
 	require.NoError(t, err, "a refusal is a domain error")
-	require.Equal(t, uint32(3), resp.ApiVersion, "the extension still says which version it speaks")
-	require.Equal(t, "extension contract speaks panto API v1 to v3; this panto speaks v4 to v5 (upgrade the one that is older)", resp.GetError().GetMessage())
+	require.Equal(t, uint32(sdk.APIVersion), resp.ApiVersion, "the extension still says which version it speaks")
+	require.Equal(t, fmt.Sprintf("extension contract speaks panto API v1 to v%d; this panto speaks v%d to v%d (upgrade the one that is older)",
+		sdk.APIVersion, newer, newer+1), resp.GetError().GetMessage())
 }
 
 // With a panto that speaks only version 1, the SDK speaks 1 too, and the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -137,7 +138,59 @@ type Host interface {
 	// keep serving its calls. The SDK dispatches the new tools' calls to
 	// their Run.
 	SetTools(ctx context.Context, tools []Tool, reason string) error
+
+	// The workspace (API v4): where the user works, when the front end
+	// offers it — panto acp, for an editor that lends its file system and
+	// terminal (Info().Workspace says which). ReadTextFile reads a file
+	// as the editor's buffer holds it, unsaved changes included, from
+	// line (1-based; 0: the first) at most limit lines (0: all);
+	// WriteTextFile writes it through the editor; RunInTerminal runs a
+	// command line in the editor's terminal and waits for it. Without
+	// them each returns ErrUnavailable at once: use the machine's files
+	// and processes. Paths are absolute. Called with a tool's ctx, they
+	// are for that call (the editor shows its terminal with the call).
+	ReadTextFile(ctx context.Context, path string, line, limit int) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+	RunInTerminal(ctx context.Context, c TerminalCommand) (TerminalResult, error)
 }
+
+// Workspace says what of the user's workspace the front end offers
+// (HostInfo.Workspace).
+type Workspace struct {
+	// Files: ReadTextFile and WriteTextFile. Terminal: RunInTerminal.
+	Files, Terminal bool
+}
+
+// TerminalCommand is a command for Host.RunInTerminal.
+type TerminalCommand struct {
+	// Command is a shell command line, run as bash -c Command.
+	Command string
+	// Dir is where it runs (absolute); empty: the session's directory.
+	Dir string
+	// Timeout bounds the run (0: only ctx does); past it the command is
+	// killed and TimedOut is set.
+	Timeout time.Duration
+	// OutputLimit is the most output kept, in bytes (0: the front end's
+	// default); the front end keeps the end and sets Truncated.
+	OutputLimit int
+}
+
+// TerminalResult is what a command run in the terminal did.
+type TerminalResult struct {
+	// Output is what it wrote, stdout and stderr as the terminal shows
+	// them.
+	Output    string
+	Truncated bool
+	// ExitCode is its exit status when it exited; Signal the signal that
+	// ended it, else "".
+	ExitCode int
+	Signal   string
+	TimedOut bool
+}
+
+// ErrUnavailable: the front end offers no workspace (or not that part of
+// it); use the machine's files and processes.
+var ErrUnavailable = errors.New("panto host: the front end offers no workspace here")
 
 // The errors of the user calls (Host.Confirm, Select, Input).
 var (
@@ -256,6 +309,9 @@ type HostInfo struct {
 	// JSON (API v3); nil when nothing. The first-party mcp extension gets
 	// its servers this way.
 	Config json.RawMessage
+	// Workspace is what of the user's workspace the front end offers
+	// (API v4; see Host.ReadTextFile).
+	Workspace Workspace
 }
 
 // Initializer prepares an extension when panto starts it, after the host

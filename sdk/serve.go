@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/pb"
@@ -352,7 +355,8 @@ func (s *server) Init(ctx context.Context, req *pb.InitRequest) (*pb.InitRespons
 		return resp, nil
 	}
 	resp.ApiVersion = v
-	info := HostInfo{Version: req.GetHostVersion(), APIVersion: int(v), SessionID: req.GetSessionId(), CWD: req.GetCwd()}
+	info := HostInfo{Version: req.GetHostVersion(), APIVersion: int(v), SessionID: req.GetSessionId(), CWD: req.GetCwd(),
+		Workspace: Workspace{Files: req.GetWorkspace().GetFiles(), Terminal: req.GetWorkspace().GetTerminal()}}
 	if c := req.GetConfig(); len(c) > 0 {
 		info.Config = json.RawMessage(c)
 	}
@@ -677,6 +681,48 @@ func (h *remoteHost) SetTools(ctx context.Context, tools []Tool, reason string) 
 	return hostErr("set tools", resp.GetError(), err)
 }
 
+func workspaceErr(op string, e *pb.Error, err error) error {
+	if e != nil && e.GetCode() == "unavailable" {
+		return ErrUnavailable
+	}
+	if status.Code(err) == codes.Unimplemented {
+		return ErrUnavailable
+	}
+	return hostErr(op, e, err)
+}
+
+func (h *remoteHost) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	if !h.info.Workspace.Files || h.needs("read text file", 4) != nil {
+		return "", ErrUnavailable
+	}
+	resp, err := h.client.ReadTextFile(ctx, &pb.ReadTextFileRequest{Path: path, Line: uint32(max(line, 0)), Limit: uint32(max(limit, 0)), ToolCallId: callOf(ctx)})
+	if err := workspaceErr("read "+path, resp.GetError(), err); err != nil {
+		return "", err
+	}
+	return resp.GetContent(), nil
+}
+
+func (h *remoteHost) WriteTextFile(ctx context.Context, path, content string) error {
+	if !h.info.Workspace.Files || h.needs("write text file", 4) != nil {
+		return ErrUnavailable
+	}
+	resp, err := h.client.WriteTextFile(ctx, &pb.WriteTextFileRequest{Path: path, Content: content, ToolCallId: callOf(ctx)})
+	return workspaceErr("write "+path, resp.GetError(), err)
+}
+
+func (h *remoteHost) RunInTerminal(ctx context.Context, c TerminalCommand) (TerminalResult, error) {
+	if !h.info.Workspace.Terminal || h.needs("run in terminal", 4) != nil {
+		return TerminalResult{}, ErrUnavailable
+	}
+	resp, err := h.client.RunInTerminal(ctx, &pb.RunInTerminalRequest{Command: c.Command, Cwd: c.Dir,
+		TimeoutMs: uint32(min(c.Timeout.Milliseconds(), math.MaxUint32)), OutputByteLimit: uint64(max(c.OutputLimit, 0)), ToolCallId: callOf(ctx)})
+	if err := workspaceErr("run in terminal", resp.GetError(), err); err != nil {
+		return TerminalResult{}, err
+	}
+	return TerminalResult{Output: resp.GetOutput(), Truncated: resp.GetTruncated(), ExitCode: int(resp.GetExitCode()),
+		Signal: resp.GetSignal(), TimedOut: resp.GetTimedOut()}, nil
+}
+
 func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
 	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
 	if err != nil {
@@ -723,8 +769,17 @@ func hostErr(op string, domain *pb.Error, err error) error {
 // call back.
 var ErrNoHost = errors.New("panto host: no host connection")
 
-// noHost answers every call with ErrNoHost.
+// noHost answers every call with ErrNoHost (the workspace calls with
+// ErrUnavailable: use the machine's).
 type noHost struct{ logger hclog.Logger }
+
+func (noHost) ReadTextFile(context.Context, string, int, int) (string, error) {
+	return "", ErrUnavailable
+}
+func (noHost) WriteTextFile(context.Context, string, string) error { return ErrUnavailable }
+func (noHost) RunInTerminal(context.Context, TerminalCommand) (TerminalResult, error) {
+	return TerminalResult{}, ErrUnavailable
+}
 
 func (noHost) AddSystemMessage(context.Context, string) error { return ErrNoHost }
 func (noHost) ReplaceSystemMessage(context.Context, string, ...ReplaceOption) error {

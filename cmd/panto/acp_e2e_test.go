@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -602,4 +604,205 @@ func resultsOf(updates []map[string]any) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// editorClient is a scripted editor that lends its file system (buffers
+// in memory, never saved) and its terminal (commands run here), and
+// records what panto asked of them, in order.
+type editorClient struct {
+	mu      sync.Mutex
+	buffers map[string]string
+	asked   []string
+	terms   map[string]*editorTerm
+	n       int
+}
+
+type editorTerm struct {
+	out  *syncBuffer
+	cmd  *exec.Cmd
+	done chan struct{}
+	code int
+}
+
+func newEditorClient(buffers map[string]string) *editorClient {
+	return &editorClient{buffers: buffers, terms: map[string]*editorTerm{}}
+}
+
+func (e *editorClient) answer(t *testing.T) func(string, json.RawMessage) (any, *acpError) {
+	return func(method string, params json.RawMessage) (any, *acpError) {
+		var p map[string]any
+		require.NoError(t, json.Unmarshal(params, &p))
+		e.mu.Lock()
+		e.asked = append(e.asked, method)
+		e.mu.Unlock()
+		switch method {
+		case "fs/read_text_file":
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			text, ok := e.buffers[p["path"].(string)]
+			if !ok {
+				return nil, &acpError{Code: -32002, Message: "no such buffer"}
+			}
+			return map[string]any{"content": text}, nil
+		case "fs/write_text_file":
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.buffers[p["path"].(string)] = p["content"].(string)
+			return map[string]any{}, nil
+		case "terminal/create":
+			var args []string
+			for _, a := range p["args"].([]any) {
+				args = append(args, a.(string))
+			}
+			cmd := exec.Command(p["command"].(string), args...)
+			cmd.Dir, _ = p["cwd"].(string)
+			term := &editorTerm{out: &syncBuffer{}, cmd: cmd, done: make(chan struct{})}
+			cmd.Stdout, cmd.Stderr = term.out, term.out
+			require.NoError(t, cmd.Start())
+			go func() {
+				_ = cmd.Wait()
+				term.code = cmd.ProcessState.ExitCode()
+				close(term.done)
+			}()
+			e.mu.Lock()
+			e.n++
+			id := fmt.Sprintf("term-%d", e.n)
+			e.terms[id] = term
+			e.mu.Unlock()
+			return map[string]any{"terminalId": id}, nil
+		}
+		e.mu.Lock()
+		term := e.terms[p["terminalId"].(string)]
+		e.mu.Unlock()
+		switch method {
+		case "terminal/wait_for_exit":
+			<-term.done
+			return map[string]any{"exitCode": term.code}, nil
+		case "terminal/kill":
+			_ = term.cmd.Process.Kill()
+			return map[string]any{}, nil
+		case "terminal/output":
+			out := map[string]any{"output": term.out.String(), "truncated": false}
+			select {
+			case <-term.done:
+				out["exitStatus"] = map[string]any{"exitCode": term.code}
+			default:
+			}
+			return out, nil
+		case "terminal/release":
+			return map[string]any{}, nil
+		}
+		return nil, &acpError{Code: -32601, Message: method}
+	}
+}
+
+// With a client that lends its file system and terminal, read, edit and
+// write go through the editor's buffers (unsaved content is what the
+// model reads; the disk is untouched), and bash runs in its terminal,
+// shown with the call and released after the call's last update.
+func TestACPClientFileSystemAndTerminal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	notes := filepath.Join(h.project, "notes.txt")
+	h.write(notes, "on disk\n")
+	editor := newEditorClient(map[string]string{notes: "unsaved one\nunsaved two\n"})
+	c := h.acpStart(echoTools(h)...)
+	c.answer = editor.answer(t)
+	c.initialize(map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true})
+	id := c.newSession(h.project, nil)
+
+	resp, updates := c.prompt(id, `tool:read {"path":"notes.txt"}`)
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, resultsOf(updates), "unsaved two", "the model reads the editor's buffer")
+
+	resp, updates = c.prompt(id, `tool:edit {"path":"notes.txt","edits":[{"old_text":"unsaved two","new_text":"edited two"}]}`+"\n"+
+		`tool:write {"path":"new.txt","content":"brand new\n"}`)
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	editor.mu.Lock()
+	require.Equal(t, "unsaved one\nedited two\n", editor.buffers[notes])
+	require.Equal(t, "brand new\n", editor.buffers[filepath.Join(h.project, "new.txt")])
+	editor.mu.Unlock()
+	disk, err := os.ReadFile(notes)
+	require.NoError(t, err)
+	require.Equal(t, "on disk\n", string(disk), "the editor saves, not panto")
+	require.NoFileExists(t, filepath.Join(h.project, "new.txt"))
+	var diffs []map[string]any
+	for _, u := range ofKind(updates, "tool_call_update") {
+		if content, ok := u["content"].([]any); ok {
+			for _, item := range content {
+				if m := item.(map[string]any); m["type"] == "diff" {
+					diffs = append(diffs, m)
+				}
+			}
+		}
+	}
+	require.Len(t, diffs, 2, "%s", dump(updates))
+	for _, d := range diffs {
+		if d["path"] == notes {
+			require.Equal(t, "unsaved one\nunsaved two\n", d["oldText"], "the diff is of the buffer")
+			require.Equal(t, "unsaved one\nedited two\n", d["newText"])
+		} else {
+			require.Nil(t, d["oldText"], "a new file has no old text")
+		}
+	}
+
+	before := len(c.snapshot())
+	resp, updates = c.prompt(id, `tool:bash {"command":"echo in-the-terminal; exit 3"}`)
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, resultsOf(updates), "in-the-terminal\n[exit code 3]")
+	var final map[string]any
+	refs := 0
+	for _, u := range ofKind(updates, "tool_call_update") {
+		if content, ok := u["content"].([]any); ok {
+			for _, item := range content {
+				if item.(map[string]any)["type"] == "terminal" {
+					refs++
+				}
+			}
+		}
+		if u["status"] == "failed" {
+			final = u
+		}
+	}
+	require.NotNil(t, final)
+	require.GreaterOrEqual(t, refs, 2, "the terminal is shown with the call, and stays in its last update")
+	// terminal/release comes after the call's last update.
+	frames := c.snapshot()[before:]
+	last, released := -1, -1
+	for i, f := range frames {
+		if f.Method == "session/update" {
+			if _, u := f.update(); u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed" {
+				last = i
+			}
+		}
+		if f.Method == "terminal/release" {
+			released = i
+		}
+	}
+	require.Greater(t, released, last, "released after the final update")
+	require.Greater(t, last, -1)
+}
+
+// session/cancel while bash runs in the client's terminal kills it there
+// (terminal/kill) and the prompt answers cancelled.
+func TestACPCancelKillsTheClientsTerminal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	editor := newEditorClient(map[string]string{})
+	c := h.acpStart(echoTools(h)...)
+	c.answer = editor.answer(t)
+	c.initialize(map[string]any{"terminal": true})
+	id := c.newSession(h.project, nil)
+	_, ch := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": `tool:bash {"command":"sleep 60"}`}}})
+	c.waitFor("the terminal shown with the call", func(f acpFrame) bool {
+		_, u := f.update()
+		return u["sessionUpdate"] == "tool_call_update" && strings.Contains(dump(u["content"]), `"terminal"`)
+	})
+	start := time.Now()
+	c.notify("session/cancel", map[string]any{"sessionId": id})
+	require.Equal(t, "cancelled", stopReasonOf(t, c.wait("session/prompt", ch)))
+	require.Less(t, time.Since(start), 15*time.Second)
+	editor.mu.Lock()
+	defer editor.mu.Unlock()
+	require.Contains(t, editor.asked, "terminal/kill")
 }

@@ -93,7 +93,9 @@ var (
 	acpAgentDefs = map[string]string{
 		"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
 		"fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
-		"terminal/create": "CreateTerminalRequest", "elicitation/create": "CreateElicitationRequest",
+		"terminal/create": "CreateTerminalRequest", "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+		"terminal/output": "TerminalOutputRequest", "terminal/kill": "KillTerminalRequest", "terminal/release": "ReleaseTerminalRequest",
+		"elicitation/create": "CreateElicitationRequest",
 	}
 )
 

@@ -79,6 +79,9 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		return sdk.ToolResult{Content: fmt.Sprintf("invalid input: field \"command\" holds a NUL byte (\\u0000) at byte offset %d; "+
 			"a command line cannot contain NUL, so nothing was run. To pass a NUL byte to a program, write it as printf '\\0'.", i), IsError: true}
 	}
+	if res, ok := runInTerminal(ctx, dir, command, timeout); ok {
+		return res
+	}
 	return runUnderReaper(ctx, dir, command, timeout)
 }
 

@@ -72,6 +72,15 @@ func readFile(ctx context.Context, dir string, in readInput) (string, error) {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("read %s: is a directory; list it with ls", p)
 	}
+	if text, ok, err := readWorkspace(ctx, "read", p); ok {
+		if err != nil {
+			return "", err
+		}
+		if isBinary([]byte(text[:min(len(text), binarySniff)])) {
+			return "", fmt.Errorf("read %s: binary file (%d bytes); read shows text files only", p, len(text))
+		}
+		return numberLines(ctx, p, bufio.NewReader(strings.NewReader(text)), offset, limit)
+	}
 	f, fi, err := openRegular("read", p, "read only reads regular files")
 	if err != nil {
 		return "", err
@@ -81,6 +90,13 @@ func readFile(ctx context.Context, dir string, in readInput) (string, error) {
 	if head, _ := r.Peek(binarySniff); isBinary(head) {
 		return "", fmt.Errorf("read %s: binary file (%d bytes); read shows text files only", p, fi.Size())
 	}
+	return numberLines(ctx, p, r, offset, limit)
+}
+
+// numberLines returns the lines of r (the file p) from offset, numbered
+// like cat -n, cut to limit lines and maxBytes with a note on how to go
+// on. A line is held only up to maxLineLen, however long it is.
+func numberLines(ctx context.Context, p string, r *bufio.Reader, offset, limit int) (string, error) {
 
 	var b strings.Builder
 	// A line is kept up to maxLineLen, plus room to end on a whole
@@ -209,6 +225,12 @@ func writeFile(ctx context.Context, dir string, in writeInput) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("write %s: %w", p, errInterrupted)
 	}
+	if ok, err := writeWorkspace(ctx, "write", target, in.Content); ok {
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s %s%s: wrote %s (through the editor).", verb, p, through(p, target), plural(len(in.Content), "byte")), nil
+	}
 	if err := writeAtomic(ctx, target, old, in.Content); err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
@@ -332,9 +354,18 @@ func editFile(ctx context.Context, dir string, in editInput) (string, error) {
 		return "", fmt.Errorf("edit %s: %w", p, cause(err))
 	}
 	defer lockFile(target)()
-	data, fi, err := readForEdit(p, target)
-	if err != nil {
+	data, viaEditor, err := readWorkspace(ctx, "edit", target)
+	var fi fs.FileInfo
+	switch {
+	case viaEditor && err != nil:
 		return "", err
+	case viaEditor && len(data) > maxEditSize:
+		return "", fmt.Errorf("edit %s: the file is %s; edit changes files up to 64 MiB; use bash (sed) for larger ones", p, plural(len(data), "byte"))
+	case !viaEditor:
+		data, fi, err = readForEdit(p, target)
+		if err != nil {
+			return "", err
+		}
 	}
 	if isBinary(data) {
 		return "", fmt.Errorf("edit %s: binary file; edit changes text files only", p)
@@ -349,12 +380,19 @@ func editFile(ctx context.Context, dir string, in editInput) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("edit %s: %w", p, errInterrupted)
 	}
-	if err := writeAtomic(ctx, target, fi, out); err != nil {
-		return "", fmt.Errorf("edit %s: %w", target, err)
-	}
 	at := make([]string, len(lines))
 	for i, l := range lines {
 		at[i] = fmt.Sprint(l)
+	}
+	if viaEditor {
+		if _, err := writeWorkspace(ctx, "edit", target, out); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Edited %s%s: applied %s (at line %s), through the editor.", p, through(p, target), plural(len(edits), "edit"),
+			strings.Join(at, ", ")), nil
+	}
+	if err := writeAtomic(ctx, target, fi, out); err != nil {
+		return "", fmt.Errorf("edit %s: %w", target, err)
 	}
 	return fmt.Sprintf("Edited %s%s: applied %s (at line %s).%s%s", p, through(p, target), plural(len(edits), "edit"),
 		strings.Join(at, ", "), linksNote(fi), lateCancel(ctx, target)), nil

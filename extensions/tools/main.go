@@ -65,12 +65,12 @@ type runFunc[T any] func(ctx context.Context, in T) (sdk.ToolResult, error)
 // UTF-8 (invalid bytes read as U+FFFD), since file contents, file names
 // and command output may hold any bytes and a proto3 string must not.
 func bind[T any](params json.RawMessage, fn runFunc[T]) func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
-	return func(ctx context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
+	return func(ctx context.Context, h sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
 		var in T
 		err := decodeInput(call.Input, params, &in)
 		var res sdk.ToolResult
 		if err == nil {
-			res, err = fn(ctx, in)
+			res, err = fn(withHost(ctx, h), in)
 		}
 		if err != nil {
 			res = sdk.ToolResult{Content: err.Error(), IsError: true}

@@ -154,6 +154,9 @@ type Options struct {
 	// folder in (OpenSocketDir's, so that a SIGKILLed panto's are found
 	// and removed); empty: the system's temporary folder.
 	SocketDir string
+	// Workspace is the user's workspace the front end offers (an ACP
+	// editor's files and terminal); nil: none.
+	Workspace Workspace
 
 	// questionTime caps a question's wait and the time a hook's deadline
 	// stands still for questions (MaxQuestionTimeout; tests shorten it).
@@ -565,7 +568,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	// Serve the Host service once, on one broker connection the extension
 	// dials during Init and keeps (go-plugin's Dial waits at most 5 s).
 	id := conn.Broker.NextId()
-	hs := &hostServer{ext: ext, rec: rec, logger: logger, report: report}
+	hs := &hostServer{ext: ext, rec: rec, logger: logger, report: report, ws: opts.Workspace}
 	peers := ext.ownProcess()
 	go conn.Broker.AcceptAndServe(id, func(o []grpc.ServerOption) *grpc.Server {
 		s := grpc.NewServer(append(append(o, protocol.ServerOptions()...), grpc.Creds(protocol.PeerCredentials(peers, nil)))...)
@@ -581,6 +584,7 @@ func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report fu
 	info, err := conn.Extension.Init(ictx, &pb.InitRequest{
 		ApiVersion: APIVersion, MinApiVersion: MinAPIVersion, HostBrokerId: id,
 		HostVersion: opts.HostVersion, SessionId: opts.SessionID, Cwd: opts.CWD, Config: spec.Config,
+		Workspace: initWorkspace(opts.Workspace),
 	})
 	if err != nil {
 		return fail(ext.initErr(err, ictx, opts.StartTimeout), true)

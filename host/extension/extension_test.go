@@ -153,7 +153,7 @@ func TestIncompatibleAPIVersion(t *testing.T) {
 	msg := h.errs.String()
 	require.Contains(t, msg, ErrStart.Error())
 	require.Contains(t, msg, pluginPath("v9"))
-	require.Contains(t, msg, "it speaks panto API v9; this panto speaks v1 to v3")
+	require.Contains(t, msg, fmt.Sprintf("it speaks panto API v9; this panto speaks v1 to v%d", APIVersion))
 }
 
 // An extension built for API version 1 (rawplug answers as one would)

@@ -415,6 +415,8 @@ type hostServer struct {
 	rec    Recorder
 	logger hclog.Logger
 	report func(error)
+	// ws is the front end's workspace; nil: none.
+	ws Workspace
 }
 
 // errNotReady answers a Host call made before Init returned.

@@ -128,7 +128,10 @@ type InitRequest struct {
 	// config is what panto's configuration holds for this extension, as
 	// JSON (API v3); empty when nothing. panto gives the first-party mcp
 	// extension its [mcp.NAME] servers this way (docs/mcp.md).
-	Config        []byte `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
+	Config []byte `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
+	// workspace is what of the user's workspace the front end offers
+	// (API v4; see the Host service's ReadTextFile).
+	Workspace     *Workspace `protobuf:"bytes,8,opt,name=workspace,proto3" json:"workspace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -208,6 +211,13 @@ func (x *InitRequest) GetCwd() string {
 func (x *InitRequest) GetConfig() []byte {
 	if x != nil {
 		return x.Config
+	}
+	return nil
+}
+
+func (x *InitRequest) GetWorkspace() *Workspace {
+	if x != nil {
+		return x.Workspace
 	}
 	return nil
 }
@@ -3146,6 +3156,459 @@ func (x *SetToolsResponse) GetError() *Error {
 	return nil
 }
 
+// Workspace says what of the user's workspace the front end offers.
+type Workspace struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// files: ReadTextFile and WriteTextFile.
+	Files bool `protobuf:"varint,1,opt,name=files,proto3" json:"files,omitempty"`
+	// terminal: RunInTerminal.
+	Terminal      bool `protobuf:"varint,2,opt,name=terminal,proto3" json:"terminal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Workspace) Reset() {
+	*x = Workspace{}
+	mi := &file_sdk_extension_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Workspace) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Workspace) ProtoMessage() {}
+
+func (x *Workspace) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Workspace.ProtoReflect.Descriptor instead.
+func (*Workspace) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *Workspace) GetFiles() bool {
+	if x != nil {
+		return x.Files
+	}
+	return false
+}
+
+func (x *Workspace) GetTerminal() bool {
+	if x != nil {
+		return x.Terminal
+	}
+	return false
+}
+
+type ReadTextFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// line is the first line to read (1-based; 0: the first); limit the
+	// most lines (0: all).
+	Line          uint32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	ToolCallId    string `protobuf:"bytes,4,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadTextFileRequest) Reset() {
+	*x = ReadTextFileRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadTextFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadTextFileRequest) ProtoMessage() {}
+
+func (x *ReadTextFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadTextFileRequest.ProtoReflect.Descriptor instead.
+func (*ReadTextFileRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ReadTextFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ReadTextFileRequest) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *ReadTextFileRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ReadTextFileRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+type ReadTextFileResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Content string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	// error's code is "unavailable" without the workspace's files.
+	Error         *Error `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadTextFileResponse) Reset() {
+	*x = ReadTextFileResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadTextFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadTextFileResponse) ProtoMessage() {}
+
+func (x *ReadTextFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadTextFileResponse.ProtoReflect.Descriptor instead.
+func (*ReadTextFileResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ReadTextFileResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ReadTextFileResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type WriteTextFileRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Content       string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	ToolCallId    string                 `protobuf:"bytes,3,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteTextFileRequest) Reset() {
+	*x = WriteTextFileRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteTextFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteTextFileRequest) ProtoMessage() {}
+
+func (x *WriteTextFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteTextFileRequest.ProtoReflect.Descriptor instead.
+func (*WriteTextFileRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *WriteTextFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *WriteTextFileRequest) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *WriteTextFileRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+type WriteTextFileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Error         *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteTextFileResponse) Reset() {
+	*x = WriteTextFileResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteTextFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteTextFileResponse) ProtoMessage() {}
+
+func (x *WriteTextFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteTextFileResponse.ProtoReflect.Descriptor instead.
+func (*WriteTextFileResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *WriteTextFileResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type RunInTerminalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// command is a shell command line, run as bash -c COMMAND.
+	Command string `protobuf:"bytes,1,opt,name=command,proto3" json:"command,omitempty"`
+	// cwd is where it runs (absolute); empty: the session's directory.
+	Cwd string `protobuf:"bytes,2,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// timeout_ms bounds the run (0: no bound but the call's); past it the
+	// command is killed and timed_out is set.
+	TimeoutMs uint32 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// output_byte_limit is the most output kept (0: the front end's
+	// default); the front end keeps the end, and sets truncated.
+	OutputByteLimit uint64 `protobuf:"varint,4,opt,name=output_byte_limit,json=outputByteLimit,proto3" json:"output_byte_limit,omitempty"`
+	ToolCallId      string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *RunInTerminalRequest) Reset() {
+	*x = RunInTerminalRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunInTerminalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunInTerminalRequest) ProtoMessage() {}
+
+func (x *RunInTerminalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunInTerminalRequest.ProtoReflect.Descriptor instead.
+func (*RunInTerminalRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *RunInTerminalRequest) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *RunInTerminalRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *RunInTerminalRequest) GetTimeoutMs() uint32 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *RunInTerminalRequest) GetOutputByteLimit() uint64 {
+	if x != nil {
+		return x.OutputByteLimit
+	}
+	return 0
+}
+
+func (x *RunInTerminalRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+type RunInTerminalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// output is what the command wrote (stdout and stderr, as the terminal
+	// shows them).
+	Output    string `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	Truncated bool   `protobuf:"varint,2,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// exit_code is its exit status when it exited; signal the signal that
+	// ended it, else empty.
+	ExitCode int32  `protobuf:"varint,3,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	Signal   string `protobuf:"bytes,4,opt,name=signal,proto3" json:"signal,omitempty"`
+	TimedOut bool   `protobuf:"varint,5,opt,name=timed_out,json=timedOut,proto3" json:"timed_out,omitempty"`
+	// error's code is "unavailable" without the workspace's terminal.
+	Error         *Error `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunInTerminalResponse) Reset() {
+	*x = RunInTerminalResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunInTerminalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunInTerminalResponse) ProtoMessage() {}
+
+func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunInTerminalResponse.ProtoReflect.Descriptor instead.
+func (*RunInTerminalResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *RunInTerminalResponse) GetOutput() string {
+	if x != nil {
+		return x.Output
+	}
+	return ""
+}
+
+func (x *RunInTerminalResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *RunInTerminalResponse) GetExitCode() int32 {
+	if x != nil {
+		return x.ExitCode
+	}
+	return 0
+}
+
+func (x *RunInTerminalResponse) GetSignal() string {
+	if x != nil {
+		return x.Signal
+	}
+	return ""
+}
+
+func (x *RunInTerminalResponse) GetTimedOut() bool {
+	if x != nil {
+		return x.TimedOut
+	}
+	return false
+}
+
+func (x *RunInTerminalResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_sdk_extension_proto protoreflect.FileDescriptor
 
 const file_sdk_extension_proto_rawDesc = "" +
@@ -3153,7 +3616,7 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x13sdk/extension.proto\x12\x12panto.extension.v1\"5\n" +
 	"\x05Error\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\tR\x04code\"\xe8\x01\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\xa5\x02\n" +
 	"\vInitRequest\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12&\n" +
@@ -3163,7 +3626,8 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x05 \x01(\tR\tsessionId\x12\x10\n" +
 	"\x03cwd\x18\x06 \x01(\tR\x03cwd\x12\x16\n" +
-	"\x06config\x18\a \x01(\fR\x06config\"\xbe\x03\n" +
+	"\x06config\x18\a \x01(\fR\x06config\x12;\n" +
+	"\tworkspace\x18\b \x01(\v2\x1d.panto.extension.v1.WorkspaceR\tworkspace\"\xbe\x03\n" +
 	"\fInitResponse\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\rR\n" +
 	"apiVersion\x12\x12\n" +
@@ -3365,14 +3829,48 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x05tools\x18\x01 \x03(\v2\x18.panto.extension.v1.ToolR\x05tools\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"C\n" +
 	"\x10SetToolsResponse\x12/\n" +
-	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error2\xaf\x03\n" +
+	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"=\n" +
+	"\tWorkspace\x12\x14\n" +
+	"\x05files\x18\x01 \x01(\bR\x05files\x12\x1a\n" +
+	"\bterminal\x18\x02 \x01(\bR\bterminal\"u\n" +
+	"\x13ReadTextFileRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\rR\x04line\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\x12 \n" +
+	"\ftool_call_id\x18\x04 \x01(\tR\n" +
+	"toolCallId\"a\n" +
+	"\x14ReadTextFileResponse\x12\x18\n" +
+	"\acontent\x18\x01 \x01(\tR\acontent\x12/\n" +
+	"\x05error\x18\x02 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"f\n" +
+	"\x14WriteTextFileRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\x12 \n" +
+	"\ftool_call_id\x18\x03 \x01(\tR\n" +
+	"toolCallId\"H\n" +
+	"\x15WriteTextFileResponse\x12/\n" +
+	"\x05error\x18\x01 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error\"\xaf\x01\n" +
+	"\x14RunInTerminalRequest\x12\x18\n" +
+	"\acommand\x18\x01 \x01(\tR\acommand\x12\x10\n" +
+	"\x03cwd\x18\x02 \x01(\tR\x03cwd\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12*\n" +
+	"\x11output_byte_limit\x18\x04 \x01(\x04R\x0foutputByteLimit\x12 \n" +
+	"\ftool_call_id\x18\x05 \x01(\tR\n" +
+	"toolCallId\"\xd0\x01\n" +
+	"\x15RunInTerminalResponse\x12\x16\n" +
+	"\x06output\x18\x01 \x01(\tR\x06output\x12\x1c\n" +
+	"\ttruncated\x18\x02 \x01(\bR\ttruncated\x12\x1b\n" +
+	"\texit_code\x18\x03 \x01(\x05R\bexitCode\x12\x16\n" +
+	"\x06signal\x18\x04 \x01(\tR\x06signal\x12\x1b\n" +
+	"\ttimed_out\x18\x05 \x01(\bR\btimedOut\x12/\n" +
+	"\x05error\x18\x06 \x01(\v2\x19.panto.extension.v1.ErrorR\x05error2\xaf\x03\n" +
 	"\tExtension\x12I\n" +
 	"\x04Init\x12\x1f.panto.extension.v1.InitRequest\x1a .panto.extension.v1.InitResponse\x12R\n" +
 	"\vHandleEvent\x12 .panto.extension.v1.EventRequest\x1a!.panto.extension.v1.EventResponse\x12U\n" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
 	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
-	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xf6\t\n" +
+	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xa5\f\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
 	"\x14ReplaceSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12j\n" +
@@ -3389,7 +3887,10 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x05Input\x12 .panto.extension.v1.InputRequest\x1a!.panto.extension.v1.InputResponse\x12O\n" +
 	"\x06Notify\x12!.panto.extension.v1.NotifyRequest\x1a\".panto.extension.v1.NotifyResponse\x12X\n" +
 	"\tSetStatus\x12$.panto.extension.v1.SetStatusRequest\x1a%.panto.extension.v1.SetStatusResponse\x12U\n" +
-	"\bSetTools\x12#.panto.extension.v1.SetToolsRequest\x1a$.panto.extension.v1.SetToolsResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
+	"\bSetTools\x12#.panto.extension.v1.SetToolsRequest\x1a$.panto.extension.v1.SetToolsResponse\x12a\n" +
+	"\fReadTextFile\x12'.panto.extension.v1.ReadTextFileRequest\x1a(.panto.extension.v1.ReadTextFileResponse\x12d\n" +
+	"\rWriteTextFile\x12(.panto.extension.v1.WriteTextFileRequest\x1a).panto.extension.v1.WriteTextFileResponse\x12d\n" +
+	"\rRunInTerminal\x12(.panto.extension.v1.RunInTerminalRequest\x1a).panto.extension.v1.RunInTerminalResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
 
 var (
 	file_sdk_extension_proto_rawDescOnce sync.Once
@@ -3403,7 +3904,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -3455,81 +3956,98 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*SetStatusResponse)(nil),       // 47: panto.extension.v1.SetStatusResponse
 	(*SetToolsRequest)(nil),         // 48: panto.extension.v1.SetToolsRequest
 	(*SetToolsResponse)(nil),        // 49: panto.extension.v1.SetToolsResponse
-	nil,                             // 50: panto.extension.v1.InitResponse.VariablesEntry
+	(*Workspace)(nil),               // 50: panto.extension.v1.Workspace
+	(*ReadTextFileRequest)(nil),     // 51: panto.extension.v1.ReadTextFileRequest
+	(*ReadTextFileResponse)(nil),    // 52: panto.extension.v1.ReadTextFileResponse
+	(*WriteTextFileRequest)(nil),    // 53: panto.extension.v1.WriteTextFileRequest
+	(*WriteTextFileResponse)(nil),   // 54: panto.extension.v1.WriteTextFileResponse
+	(*RunInTerminalRequest)(nil),    // 55: panto.extension.v1.RunInTerminalRequest
+	(*RunInTerminalResponse)(nil),   // 56: panto.extension.v1.RunInTerminalResponse
+	nil,                             // 57: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
-	4,  // 0: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
-	0,  // 1: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
-	3,  // 2: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	50, // 3: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
-	9,  // 4: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
-	10, // 5: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
-	11, // 6: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
-	12, // 7: panto.extension.v1.EventRequest.system_prompt_changed:type_name -> panto.extension.v1.SystemPromptChanged
-	13, // 8: panto.extension.v1.EventRequest.session_end:type_name -> panto.extension.v1.SessionEnd
-	6,  // 9: panto.extension.v1.EventRequest.tool_call:type_name -> panto.extension.v1.ToolCall
-	7,  // 10: panto.extension.v1.EventRequest.tool_result:type_name -> panto.extension.v1.ToolResult
-	8,  // 11: panto.extension.v1.EventRequest.before_request:type_name -> panto.extension.v1.BeforeRequest
-	14, // 12: panto.extension.v1.EventRequest.before_move:type_name -> panto.extension.v1.BeforeMove
-	15, // 13: panto.extension.v1.EventRequest.after_move:type_name -> panto.extension.v1.AfterMove
-	6,  // 14: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
-	0,  // 15: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
-	20, // 16: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	6,  // 17: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
-	19, // 18: panto.extension.v1.ToolCallResponse.images:type_name -> panto.extension.v1.Image
-	0,  // 19: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
-	20, // 20: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 21: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	29, // 22: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
-	0,  // 23: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 24: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 25: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 26: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
-	3,  // 27: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
-	0,  // 28: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 29: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 30: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	21, // 31: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	17, // 32: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	23, // 33: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	25, // 34: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	25, // 35: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	27, // 36: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	30, // 37: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
-	31, // 38: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
-	32, // 39: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	34, // 40: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	36, // 41: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	38, // 42: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
-	40, // 43: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
-	42, // 44: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
-	44, // 45: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
-	46, // 46: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
-	48, // 47: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
-	2,  // 48: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	16, // 49: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	22, // 50: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	18, // 51: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	24, // 52: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	26, // 53: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	26, // 54: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	28, // 55: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	26, // 56: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	26, // 57: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	33, // 58: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	35, // 59: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	37, // 60: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	39, // 61: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	41, // 62: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	43, // 63: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	45, // 64: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	47, // 65: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	49, // 66: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
-	48, // [48:67] is the sub-list for method output_type
-	29, // [29:48] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	50, // 0: panto.extension.v1.InitRequest.workspace:type_name -> panto.extension.v1.Workspace
+	4,  // 1: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
+	0,  // 2: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
+	3,  // 3: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
+	57, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	9,  // 5: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
+	10, // 6: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
+	11, // 7: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
+	12, // 8: panto.extension.v1.EventRequest.system_prompt_changed:type_name -> panto.extension.v1.SystemPromptChanged
+	13, // 9: panto.extension.v1.EventRequest.session_end:type_name -> panto.extension.v1.SessionEnd
+	6,  // 10: panto.extension.v1.EventRequest.tool_call:type_name -> panto.extension.v1.ToolCall
+	7,  // 11: panto.extension.v1.EventRequest.tool_result:type_name -> panto.extension.v1.ToolResult
+	8,  // 12: panto.extension.v1.EventRequest.before_request:type_name -> panto.extension.v1.BeforeRequest
+	14, // 13: panto.extension.v1.EventRequest.before_move:type_name -> panto.extension.v1.BeforeMove
+	15, // 14: panto.extension.v1.EventRequest.after_move:type_name -> panto.extension.v1.AfterMove
+	6,  // 15: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
+	0,  // 16: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
+	20, // 17: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	6,  // 18: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
+	19, // 19: panto.extension.v1.ToolCallResponse.images:type_name -> panto.extension.v1.Image
+	0,  // 20: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
+	20, // 21: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	0,  // 22: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
+	29, // 23: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
+	0,  // 24: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 25: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 26: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 27: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
+	3,  // 28: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
+	0,  // 29: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 30: panto.extension.v1.ReadTextFileResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 31: panto.extension.v1.WriteTextFileResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 32: panto.extension.v1.RunInTerminalResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 33: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 34: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	21, // 35: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	17, // 36: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	23, // 37: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	25, // 38: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	25, // 39: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	27, // 40: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	30, // 41: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	31, // 42: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	32, // 43: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	34, // 44: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	36, // 45: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	38, // 46: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
+	40, // 47: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
+	42, // 48: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
+	44, // 49: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
+	46, // 50: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
+	48, // 51: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
+	51, // 52: panto.extension.v1.Host.ReadTextFile:input_type -> panto.extension.v1.ReadTextFileRequest
+	53, // 53: panto.extension.v1.Host.WriteTextFile:input_type -> panto.extension.v1.WriteTextFileRequest
+	55, // 54: panto.extension.v1.Host.RunInTerminal:input_type -> panto.extension.v1.RunInTerminalRequest
+	2,  // 55: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 56: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	22, // 57: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	18, // 58: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	24, // 59: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	26, // 60: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	26, // 61: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	28, // 62: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	26, // 63: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	26, // 64: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	33, // 65: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	35, // 66: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	37, // 67: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	39, // 68: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	41, // 69: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	43, // 70: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	45, // 71: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	47, // 72: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	49, // 73: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
+	52, // 74: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
+	54, // 75: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
+	56, // 76: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
+	55, // [55:77] is the sub-list for method output_type
+	33, // [33:55] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_sdk_extension_proto_init() }
@@ -3555,7 +4073,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   51,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -337,6 +337,9 @@ const (
 	Host_Notify_FullMethodName               = "/panto.extension.v1.Host/Notify"
 	Host_SetStatus_FullMethodName            = "/panto.extension.v1.Host/SetStatus"
 	Host_SetTools_FullMethodName             = "/panto.extension.v1.Host/SetTools"
+	Host_ReadTextFile_FullMethodName         = "/panto.extension.v1.Host/ReadTextFile"
+	Host_WriteTextFile_FullMethodName        = "/panto.extension.v1.Host/WriteTextFile"
+	Host_RunInTerminal_FullMethodName        = "/panto.extension.v1.Host/RunInTerminal"
 )
 
 // HostClient is the client API for Host service.
@@ -398,6 +401,19 @@ type HostClient interface {
 	// turn; panto then records what changed (a "tools" entry in the session
 	// log). reason says why, for people ("mcp server docs: tools changed").
 	SetTools(ctx context.Context, in *SetToolsRequest, opts ...grpc.CallOption) (*SetToolsResponse, error)
+	// The workspace (API v4): where the user works, when the front end
+	// offers it — panto acp, for an editor that lends its file system and
+	// terminal. ReadTextFile reads a file as the editor's buffer holds it
+	// (unsaved changes included), WriteTextFile writes it through the
+	// editor, RunInTerminal runs a command in the editor's terminal and
+	// waits for it. InitRequest.workspace says which are offered; without
+	// them each answers the error code "unavailable", and the extension
+	// uses the machine's files and processes. Paths are absolute;
+	// tool_call_id names the call they are for (the Go SDK sets it from a
+	// tool's context), so the front end shows the terminal with the call.
+	ReadTextFile(ctx context.Context, in *ReadTextFileRequest, opts ...grpc.CallOption) (*ReadTextFileResponse, error)
+	WriteTextFile(ctx context.Context, in *WriteTextFileRequest, opts ...grpc.CallOption) (*WriteTextFileResponse, error)
+	RunInTerminal(ctx context.Context, in *RunInTerminalRequest, opts ...grpc.CallOption) (*RunInTerminalResponse, error)
 }
 
 type hostClient struct {
@@ -548,6 +564,36 @@ func (c *hostClient) SetTools(ctx context.Context, in *SetToolsRequest, opts ...
 	return out, nil
 }
 
+func (c *hostClient) ReadTextFile(ctx context.Context, in *ReadTextFileRequest, opts ...grpc.CallOption) (*ReadTextFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadTextFileResponse)
+	err := c.cc.Invoke(ctx, Host_ReadTextFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) WriteTextFile(ctx context.Context, in *WriteTextFileRequest, opts ...grpc.CallOption) (*WriteTextFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WriteTextFileResponse)
+	err := c.cc.Invoke(ctx, Host_WriteTextFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) RunInTerminal(ctx context.Context, in *RunInTerminalRequest, opts ...grpc.CallOption) (*RunInTerminalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunInTerminalResponse)
+	err := c.cc.Invoke(ctx, Host_RunInTerminal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -607,6 +653,19 @@ type HostServer interface {
 	// turn; panto then records what changed (a "tools" entry in the session
 	// log). reason says why, for people ("mcp server docs: tools changed").
 	SetTools(context.Context, *SetToolsRequest) (*SetToolsResponse, error)
+	// The workspace (API v4): where the user works, when the front end
+	// offers it — panto acp, for an editor that lends its file system and
+	// terminal. ReadTextFile reads a file as the editor's buffer holds it
+	// (unsaved changes included), WriteTextFile writes it through the
+	// editor, RunInTerminal runs a command in the editor's terminal and
+	// waits for it. InitRequest.workspace says which are offered; without
+	// them each answers the error code "unavailable", and the extension
+	// uses the machine's files and processes. Paths are absolute;
+	// tool_call_id names the call they are for (the Go SDK sets it from a
+	// tool's context), so the front end shows the terminal with the call.
+	ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error)
+	WriteTextFile(context.Context, *WriteTextFileRequest) (*WriteTextFileResponse, error)
+	RunInTerminal(context.Context, *RunInTerminalRequest) (*RunInTerminalResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -658,6 +717,15 @@ func (UnimplementedHostServer) SetStatus(context.Context, *SetStatusRequest) (*S
 }
 func (UnimplementedHostServer) SetTools(context.Context, *SetToolsRequest) (*SetToolsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetTools not implemented")
+}
+func (UnimplementedHostServer) ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadTextFile not implemented")
+}
+func (UnimplementedHostServer) WriteTextFile(context.Context, *WriteTextFileRequest) (*WriteTextFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WriteTextFile not implemented")
+}
+func (UnimplementedHostServer) RunInTerminal(context.Context, *RunInTerminalRequest) (*RunInTerminalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunInTerminal not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -932,6 +1000,60 @@ func _Host_SetTools_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_ReadTextFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadTextFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).ReadTextFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_ReadTextFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).ReadTextFile(ctx, req.(*ReadTextFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_WriteTextFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WriteTextFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).WriteTextFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_WriteTextFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).WriteTextFile(ctx, req.(*WriteTextFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_RunInTerminal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunInTerminalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).RunInTerminal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_RunInTerminal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).RunInTerminal(ctx, req.(*RunInTerminalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -994,6 +1116,18 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetTools",
 			Handler:    _Host_SetTools_Handler,
+		},
+		{
+			MethodName: "ReadTextFile",
+			Handler:    _Host_ReadTextFile_Handler,
+		},
+		{
+			MethodName: "WriteTextFile",
+			Handler:    _Host_WriteTextFile_Handler,
+		},
+		{
+			MethodName: "RunInTerminal",
+			Handler:    _Host_RunInTerminal_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -31,10 +31,11 @@ const PluginName = "extension"
 
 // The panto API versions: the newest this module speaks, and the oldest
 // panto still loads. Each version only adds fields and calls to the wire
-// (2: sections and the user calls; 3: InitRequest.config and SetTools),
-// so an extension built for an older one runs as it did.
+// (2: sections and the user calls; 3: InitRequest.config and SetTools;
+// 4: the workspace calls), so an extension built for an older one runs
+// as it did.
 const (
-	APIVersion    = 3
+	APIVersion    = 4
 	MinAPIVersion = 1
 )
 

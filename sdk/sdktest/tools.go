@@ -181,3 +181,17 @@ func (h *Harness) BeforeRequest(ev sdk.BeforeRequestEvent) (sdk.BeforeRequestRes
 	})
 	return r, err
 }
+
+// The workspace calls: sdktest's panto offers no workspace (HostInfo's
+// Workspace is empty), so each answers sdk.ErrUnavailable, as panto does
+// outside an editor.
+
+func (f *fakeHost) ReadTextFile(context.Context, string, int, int) (string, error) {
+	return "", sdk.ErrUnavailable
+}
+
+func (f *fakeHost) WriteTextFile(context.Context, string, string) error { return sdk.ErrUnavailable }
+
+func (f *fakeHost) RunInTerminal(context.Context, sdk.TerminalCommand) (sdk.TerminalResult, error) {
+	return sdk.TerminalResult{}, sdk.ErrUnavailable
+}

@@ -256,6 +256,12 @@ func (a *agent) open(ctx context.Context, cwd string, servers []acpsdk.McpServer
 	f.Log = pick
 	f.Given = prompt.given()
 	f.MCPServers = mcp
+	a.mu.Lock()
+	caps := a.caps
+	a.mu.Unlock()
+	if ws := newWorkspace(s, caps); ws != nil {
+		s.ws, f.Workspace = ws, ws
+	}
 	ap, err := app.Load(env, f)
 	if err != nil {
 		return nil, openErr(err, pick)

@@ -154,8 +154,12 @@ func (s *session) elicit(q host.Question) {
 			Action  string         `json:"action"`
 			Content map[string]any `json:"content"`
 		}
-		if json.Unmarshal(raw, &resp) != nil || resp.Action != "accept" {
+		switch {
+		case json.Unmarshal(raw, &resp) != nil:
 			q.Dismiss()
+			return
+		case resp.Action != "accept":
+			q.DismissByUser() // the user declined or closed the form
 			return
 		}
 		v, _ := resp.Content[field].(string)

@@ -50,6 +50,14 @@ type session struct {
 	edits map[string]before
 	// titled says the client was given the session's title.
 	titled bool
+	// started are closed once a call's tool_call has gone out, by call
+	// id (a terminal is shown with the call only after it); terminals are
+	// the client's terminals a call ran in, released after its last
+	// update.
+	started   map[string]chan struct{}
+	terminals map[string][]string
+	// ws is the client's workspace the session's tools use; nil: none.
+	ws *workspace
 	// cost is what the session's requests cost so far, when the model's
 	// price is known.
 	cost      float64
@@ -86,6 +94,7 @@ func newSession(a *agent) *session {
 	return &session{
 		a: a, gate: make(chan (<-chan struct{}), 1), stop: make(chan struct{}), pumped: make(chan struct{}),
 		asked: map[int64]context.CancelFunc{}, always: map[string]bool{}, edits: map[string]before{},
+		started: map[string]chan struct{}{}, terminals: map[string][]string{},
 	}
 }
 
@@ -99,6 +108,9 @@ func (s *session) start(ctx context.Context, ap *app.App) error {
 	info := sess.Info()
 	s.app, s.sess, s.id, s.cwd = ap, sess, info.ID, ap.Dirs().CWD
 	s.titled = info.Resumed
+	if s.ws != nil {
+		s.ws.ready.Store(true)
+	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s.events, s.unsubscribe = sess.Subscribe(sctx), cancel
 	go s.pump()
@@ -246,6 +258,34 @@ func (s *session) toolStart(ev host.ToolStart) {
 		acpsdk.WithStartKind(v.kind), acpsdk.WithStartStatus(acpsdk.ToolCallStatusPending),
 		acpsdk.WithStartLocations(v.locations), acpsdk.WithStartRawInput(v.raw)))
 	s.update(acpsdk.UpdateToolCall(id, acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusInProgress)))
+	close(s.callStarted(ev.ID))
+}
+
+// callStarted is closed once the call's tool_call has gone out.
+func (s *session) callStarted(id string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, ok := s.started[id]
+	if !ok {
+		ch = make(chan struct{})
+		s.started[id] = ch
+	}
+	return ch
+}
+
+// terminalOf records that call runs in the client's terminal tid.
+func (s *session) terminalOf(call, tid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.terminals[call] = append(s.terminals[call], tid)
+}
+
+// releaseTerminal releases a terminal of the client's.
+func (s *session) releaseTerminal(tid string) {
+	_, err := s.a.conn.ReleaseTerminal(context.Background(), acpsdk.ReleaseTerminalRequest{SessionId: acpsdk.SessionId(s.id), TerminalId: tid})
+	if err != nil {
+		s.app.Logger().Debug("acp: terminal not released", "terminal", tid, "error", err)
+	}
 }
 
 // toolEnd sends a call's end: completed or failed, with its result and,
@@ -254,13 +294,31 @@ func (s *session) toolEnd(ev host.ToolEnd) {
 	s.mu.Lock()
 	b, isEdit := s.edits[ev.ID]
 	delete(s.edits, ev.ID)
+	terms := s.terminals[ev.ID]
+	delete(s.terminals, ev.ID)
+	delete(s.started, ev.ID)
 	s.mu.Unlock()
 	status := acpsdk.ToolCallStatusCompleted
 	if ev.IsError {
 		status = acpsdk.ToolCallStatusFailed
 	}
 	var content []acpsdk.ToolCallContent
-	if isEdit && !ev.IsError {
+	for _, tid := range terms {
+		content = append(content, acpsdk.ToolTerminalRef(tid))
+	}
+	// Written through the client: the diff of what the call read and
+	// wrote there, exact; else the file before and after the call.
+	var through []acpsdk.ToolCallContent
+	if s.ws != nil && s.ws.files {
+		through = s.ws.diffs(ev.ID, func(path string) (string, bool) {
+			return b.text, isEdit && b.ok && b.exists && b.path == path
+		})
+	}
+	switch {
+	case ev.IsError:
+	case len(through) > 0:
+		content = append(content, through...)
+	case isEdit:
 		content = append(content, b.diff()...)
 	}
 	content = append(content, resultContent(ev.Result)...)
@@ -269,6 +327,10 @@ func (s *session) toolEnd(ev host.ToolEnd) {
 		opts = append(opts, acpsdk.WithUpdateContent(content))
 	}
 	s.update(acpsdk.UpdateToolCall(acpsdk.ToolCallId(ev.ID), opts...))
+	// The terminals go once the last update that shows them has.
+	for _, tid := range terms {
+		go s.releaseTerminal(tid)
+	}
 }
 
 // usage sends the context's size and, when the model's price is known,
@@ -448,6 +510,15 @@ func (s *session) close(ctx context.Context) {
 		s.stopOnce.Do(func() { close(s.stop) })
 		<-s.pumped
 		s.unsubscribe()
+		s.mu.Lock()
+		left := s.terminals
+		s.terminals = map[string][]string{}
+		s.mu.Unlock()
+		for _, terms := range left {
+			for _, tid := range terms {
+				s.releaseTerminal(tid)
+			}
+		}
 		s.app.Close()
 	})
 }

@@ -92,6 +92,10 @@ type Flags struct {
 	// session (an ACP client's mcpServers), run with the configured ones;
 	// one of the same name as a configured server takes its place.
 	MCPServers []MCPServer
+	// Workspace is the user's workspace the front end's peer lends (an
+	// ACP editor's files and terminal), for the tools to use; nil: the
+	// machine's.
+	Workspace extension.Workspace
 }
 
 // Given is a system prompt a front end's peer hands over as text

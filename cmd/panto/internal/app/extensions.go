@@ -259,6 +259,7 @@ func (a *App) ExtensionOptions() extension.Options {
 		ToolTimeout:  a.cfg.ToolTimeout,
 		HostVersion:  a.env.Version,
 		SocketDir:    a.sockets,
+		Workspace:    a.flags.Workspace,
 	}
 }
 
