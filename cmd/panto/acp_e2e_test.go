@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -802,7 +803,121 @@ func TestACPCancelKillsTheClientsTerminal(t *testing.T) {
 	c.notify("session/cancel", map[string]any{"sessionId": id})
 	require.Equal(t, "cancelled", stopReasonOf(t, c.wait("session/prompt", ch)))
 	require.Less(t, time.Since(start), 15*time.Second)
-	editor.mu.Lock()
-	defer editor.mu.Unlock()
-	require.Contains(t, editor.asked, "terminal/kill")
+	c.waitFor("terminal/kill", func(f acpFrame) bool { return f.Method == "terminal/kill" })
+}
+
+// session/load after a compaction replays from it: the summary as the
+// agent's message, under the compaction's id, then what it kept and
+// what came after; what it summarised is not replayed.
+func TestACPLoadReplaysFromTheLatestCompaction(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.userDir(), "config.toml"), "compaction_keep_tokens = 0\n")
+	for _, p := range []string{"summarised away", "kept after", "/compact", "said after the compaction"} {
+		args := []string{"--provider", "echo", "-p", p}
+		if p != "summarised away" {
+			args = append(args, "-c")
+		}
+		r := h.run("", args...)
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	logs := h.sessionFiles()
+	require.Len(t, logs, 1)
+	compactions := entriesOfType(t, logs[0], "compaction")
+	require.Len(t, compactions, 1)
+	sid := logLines(t, logs[0])[0]["id"].(string)
+
+	c := h.acpStart("--provider", "echo")
+	c.initialize(map[string]any{})
+	before := len(c.snapshot())
+	resp := c.call("session/load", map[string]any{"sessionId": sid, "cwd": h.project, "mcpServers": []any{}})
+	require.Nil(t, resp.Error, "%s", resp.raw)
+	replayed := c.updatesIn(sid, before, resp)
+	replayed = slices.DeleteFunc(replayed, func(u map[string]any) bool { return u["sessionUpdate"] == "available_commands_update" })
+	require.NotEmpty(t, replayed)
+	require.Equal(t, "agent_message_chunk", replayed[0]["sessionUpdate"], "the summary first")
+	require.Equal(t, compactions[0]["id"], replayed[0]["messageId"])
+	require.Contains(t, dump(replayed[0]), "Summarise this conversation")
+	users := textOf(replayed, "user_message_chunk")
+	require.NotContains(t, users, "summarised away")
+	require.Contains(t, users, "kept after")
+	require.Contains(t, users, "said after the compaction")
+}
+
+// The model is a config option from config's models; setting it records
+// a model_change as /model does, and a config_option_update follows.
+func TestACPSetModel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.userDir(), "config.toml"), "provider = \"echo\"\nmodels = [\"echo\", \"echo-2\"]\n")
+	c := h.acpStart()
+	c.initialize(map[string]any{})
+	var created struct {
+		SessionID     string           `json:"sessionId"`
+		ConfigOptions []map[string]any `json:"configOptions"`
+	}
+	c.ok("session/new", map[string]any{"cwd": h.project, "mcpServers": []any{}}, &created)
+	require.Len(t, created.ConfigOptions, 1)
+	model := created.ConfigOptions[0]
+	require.Equal(t, "model", model["id"])
+	require.Equal(t, "model", model["category"])
+	require.Equal(t, "echo", model["currentValue"])
+	require.Contains(t, dump(model["options"]), "echo-2")
+	var set struct {
+		ConfigOptions []map[string]any `json:"configOptions"`
+	}
+	c.ok("session/set_config_option", map[string]any{"sessionId": created.SessionID, "configId": "model", "value": "echo-2"}, &set)
+	require.Equal(t, "echo-2", set.ConfigOptions[0]["currentValue"])
+	f := c.call("session/set_config_option", map[string]any{"sessionId": created.SessionID, "configId": "mode", "value": "x"})
+	require.NotNil(t, f.Error)
+	require.Equal(t, -32602, f.Error.Code)
+	c.waitFor("config_option_update", func(f acpFrame) bool {
+		_, u := f.update()
+		return u["sessionUpdate"] == "config_option_update"
+	})
+	resp, _ := c.prompt(created.SessionID, "hi")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	changes := entriesOfType(t, h.sessionFiles()[0], "model_change")
+	require.Equal(t, "echo-2", changes[len(changes)-1]["model"], "recorded as /model records it")
+}
+
+// "Allow for this session" answers the same question of the same
+// extension again without asking; a cancel while the client is asked
+// withdraws the request and answers cancelled.
+func TestACPPermissionAlwaysAndCancel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.acpStart(guardArgs(h)...)
+	var asks atomic.Int32
+	hold := make(chan struct{})
+	c.answer = func(method string, _ json.RawMessage) (any, *acpError) {
+		if asks.Add(1) == 1 {
+			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_always"}}, nil
+		}
+		<-hold // the second question: never answered
+		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+	}
+	defer close(hold)
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	for range 2 {
+		h.victim()
+		resp, _ := c.prompt(id, rmVictim)
+		require.Equal(t, "end_turn", stopReasonOf(t, resp))
+		require.NoDirExists(t, filepath.Join(h.project, "victim"))
+	}
+	require.EqualValues(t, 1, asks.Load(), "asked once, allowed for the session")
+
+	h.victim()
+	_, ch := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": `tool:bash {"command":"rm -rf victim/f"}`}}})
+	seen := 0
+	c.waitFor("the second permission request", func(f acpFrame) bool {
+		if f.Method == "session/request_permission" {
+			seen++
+		}
+		return seen == 2
+	})
+	c.notify("session/cancel", map[string]any{"sessionId": id})
+	require.Equal(t, "cancelled", stopReasonOf(t, c.wait("session/prompt", ch)))
+	require.FileExists(t, filepath.Join(h.project, "victim", "f"), "not allowed: not run")
 }

@@ -95,7 +95,7 @@ var (
 		"fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
 		"terminal/create": "CreateTerminalRequest", "terminal/wait_for_exit": "WaitForTerminalExitRequest",
 		"terminal/output": "TerminalOutputRequest", "terminal/kill": "KillTerminalRequest", "terminal/release": "ReleaseTerminalRequest",
-		"elicitation/create": "CreateElicitationRequest",
+		"elicitation/create": "CreateElicitationRequest", "$/cancel_request": "CancelRequestNotification",
 	}
 )
 
