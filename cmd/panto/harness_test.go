@@ -346,3 +346,6 @@ func anthropicTools(calls ...toolCall) reply {
 		"message_stop", `{"type":"message_stop"}`)
 	return reply{headers: map[string]string{"content-type": "text/event-stream"}, body: sse(pairs...)}
 }
+
+// mcpExt is the --extension flag that loads the mcp extension.
+func mcpExt() []string { return []string{"--extension", filepath.Join(pluginDir, "mcp")} }

@@ -27,8 +27,6 @@ import (
 // server-filesystem, and internal/mcptest's server built as
 // testdata/mcpserver.
 
-// mcpExt is the --extension flag that loads the mcp extension.
-func mcpExt() []string { return []string{"--extension", filepath.Join(pluginDir, "mcp")} }
 
 // tomlString quotes s for TOML.
 func tomlString(s string) string { return strconv.Quote(s) }
