@@ -27,7 +27,6 @@ import (
 // server-filesystem, and internal/mcptest's server built as
 // testdata/mcpserver.
 
-
 // tomlString quotes s for TOML.
 func tomlString(s string) string { return strconv.Quote(s) }
 
