@@ -921,3 +921,22 @@ func TestACPPermissionAlwaysAndCancel(t *testing.T) {
 	require.Equal(t, "cancelled", stopReasonOf(t, c.wait("session/prompt", ch)))
 	require.FileExists(t, filepath.Join(h.project, "victim", "f"), "not allowed: not run")
 }
+
+// What a session's start says — a project's settings ignored until
+// trusted — reaches a client that shows notices, after the session/new
+// response, and stderr.
+func TestACPTellsTheClientWhatTheStartIgnored(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.projectDir(), "config.toml"), "max_steps = 3\n")
+	c := h.acpStart("--provider", "echo")
+	c.initialize(map[string]any{"session": map[string]any{"notices": map[string]any{}}})
+	id := c.newSession(h.project, nil)
+	f := c.waitFor("the notice of the untrusted settings", func(f acpFrame) bool {
+		s, u := f.update()
+		return s == id && u["sessionUpdate"] == "notice" && strings.Contains(dump(u), "panto trust")
+	})
+	_, u := f.update()
+	require.NotEmpty(t, u["title"])
+	require.Contains(t, c.stderr.String(), "panto trust")
+}

@@ -58,6 +58,8 @@ type session struct {
 	terminals map[string][]string
 	// ws is the client's workspace the session's tools use; nil: none.
 	ws *workspace
+	// early are the notices of the session's start, for the client.
+	early []string
 	// cost is what the session's requests cost so far, when the model's
 	// price is known.
 	cost      float64
@@ -140,6 +142,7 @@ func (s *session) pump() {
 	case <-s.stop:
 	}
 	s.offerCommands()
+	s.tellEarly()
 	for {
 		ev, ok := <-s.events
 		if !ok {
@@ -364,6 +367,11 @@ func (s *session) tell(level host.NoticeLevel, text, by string) {
 		s.app.Logger().Info("acp: notice", "session", s.id, "by", who, "level", string(level), "text", text)
 	}
 	fmt.Fprintf(s.a.o.Stderr, "panto: %s: %s\n", who, text)
+	s.tellClient(level, text, by)
+}
+
+// tellClient sends a notice to a client that shows them.
+func (s *session) tellClient(level host.NoticeLevel, text, by string) {
 	if !s.a.notices.Load() {
 		return
 	}
@@ -388,11 +396,34 @@ func (s *session) tell(level host.NoticeLevel, text, by string) {
 }
 
 // notice is the app layer's Env.Notify: what the session's start tells
-// (a setting ignored, an extension skipped). Until the session has an
-// id it can only go to stderr and the log; after, the pump sends the
-// session's own notices.
+// (a project's settings ignored until trusted, an extension skipped). It
+// goes to stderr at once, and to the client once the session's
+// session/new response has gone out (the pump sends them first).
 func (s *session) notice(n string) {
 	fmt.Fprintf(s.a.o.Stderr, "panto: %s\n", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.early) < maxEarly {
+		s.early = append(s.early, n)
+	}
+}
+
+// maxEarly bounds the start's notices kept for the client.
+const maxEarly = 32
+
+// tellEarly sends the client the start's notices.
+func (s *session) tellEarly() {
+	s.mu.Lock()
+	early := s.early
+	s.early = nil
+	s.mu.Unlock()
+	for _, n := range early {
+		level := host.NoticeInfo
+		if strings.HasPrefix(n, "warning: ") {
+			level, n = host.NoticeWarning, strings.TrimPrefix(n, "warning: ")
+		}
+		s.tellClient(level, n, "")
+	}
 }
 
 // prompt runs one turn: the client's message, streamed as updates, all
