@@ -328,6 +328,10 @@ func TestACPErrors(t *testing.T) {
 	require.NotNil(t, f.Error)
 	require.Equal(t, -32602, f.Error.Code)
 	require.Contains(t, f.Error.Message, "absolute")
+	f = c.call("session/new", map[string]any{"cwd": filepath.Join(h.project, "gone"), "mcpServers": []any{}})
+	require.NotNil(t, f.Error, "a cwd that is not there is refused, not a session whose extensions cannot start")
+	require.Equal(t, -32602, f.Error.Code)
+	require.Contains(t, f.Error.Message, "not a directory")
 	f = c.call("session/new", map[string]any{"cwd": h.project})
 	require.NotNil(t, f.Error)
 	require.Equal(t, -32602, f.Error.Code)
@@ -939,4 +943,20 @@ func TestACPTellsTheClientWhatTheStartIgnored(t *testing.T) {
 	_, u := f.update()
 	require.NotEmpty(t, u["title"])
 	require.Contains(t, c.stderr.String(), "panto trust")
+}
+
+// A client that refuses to open a terminal (its user said no) is told to
+// the model as a refusal, not as an internal error.
+func TestACPClientRefusingTheTerminal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.acpStart(echoTools(h)...)
+	c.answer = func(method string, _ json.RawMessage) (any, *acpError) {
+		return nil, &acpError{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"details":"Permission denied for terminal/create"}`)}
+	}
+	c.initialize(map[string]any{"terminal": true})
+	id := c.newSession(h.project, nil)
+	resp, updates := c.prompt(id, `tool:bash {"command":"ls"}`)
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, resultsOf(updates), "the editor's user declined it (Permission denied for terminal/create); do not retry it")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -238,6 +239,11 @@ func (a *agent) open(ctx context.Context, cwd string, servers []acpsdk.McpServer
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams(fmt.Sprintf("cwd %q: want an absolute path", cwd))
 	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		// Else the session would start, and every extension fail to
+		// start in a directory that is not there.
+		return nil, invalidParams(fmt.Sprintf("cwd %q: not a directory panto can work in", cwd))
+	}
 	mcp, err := mcpServers(servers)
 	if err != nil {
 		return nil, err
@@ -289,7 +295,7 @@ func (a *agent) open(ctx context.Context, cwd string, servers []acpsdk.McpServer
 // that names no session of the directory is resource-not-found.
 func openErr(err error, pick app.Pick) error {
 	if pick.Resume != "" && errors.Is(err, app.ErrNoSession) {
-		return notFound(fmt.Sprintf("session %s: %v", pick.Resume, err))
+		return notFound(fmt.Sprintf("no session %s in this directory or any other (session/list lists them)", pick.Resume))
 	}
 	if errors.Is(err, app.ErrUsage) {
 		return invalidParams(err.Error())

@@ -205,6 +205,10 @@ func permissionCall(q host.Question) acpsdk.ToolCallUpdate {
 	if title == "" {
 		title = q.By + " asks"
 	}
+	if subject := firstLine(q.Message); subject != "" {
+		// A client may show the title alone: the subject goes in it too.
+		title += " " + subject
+	}
 	text := q.Message
 	if q.By != "" {
 		text += "\n\n(asked by the " + q.By + " extension)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,10 +119,22 @@ func (w *workspace) id() (acpsdk.SessionId, error) {
 // clientErr names the client in an error of its.
 func clientErr(op string, err error) error {
 	var re *acpsdk.RequestError
-	if errors.As(err, &re) {
-		return fmt.Errorf("the editor could not %s: %s", op, re.Message)
+	if !errors.As(err, &re) {
+		return fmt.Errorf("the editor could not %s: %w", op, err)
 	}
-	return fmt.Errorf("the editor could not %s: %w", op, err)
+	msg := re.Message
+	if d, ok := re.Data.(map[string]any); ok {
+		for _, k := range []string{"details", "error", "message"} {
+			if v, ok := d[k].(string); ok && v != "" {
+				msg = v
+				break
+			}
+		}
+	}
+	if strings.Contains(strings.ToLower(msg), "permission denied") || strings.Contains(strings.ToLower(msg), "denied") {
+		return fmt.Errorf("the editor's user declined it (%s); do not retry it, ask the user how to proceed", msg)
+	}
+	return fmt.Errorf("the editor could not %s: %s", op, msg)
 }
 
 func (w *workspace) ReadTextFile(ctx context.Context, call, path string, line, limit int) (string, error) {
