@@ -366,7 +366,11 @@ func (s *session) tell(level host.NoticeLevel, text, by string) {
 	if s.app != nil {
 		s.app.Logger().Info("acp: notice", "session", s.id, "by", who, "level", string(level), "text", text)
 	}
-	fmt.Fprintf(s.a.o.Stderr, "panto: %s: %s\n", who, text)
+	if by == "" {
+		fmt.Fprintf(s.a.o.Stderr, "panto: %s\n", text)
+	} else {
+		fmt.Fprintf(s.a.o.Stderr, "panto: %s: %s\n", by, text)
+	}
 	s.tellClient(level, text, by)
 }
 
