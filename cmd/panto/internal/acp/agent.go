@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -451,7 +450,6 @@ func (a *agent) closeAll(ctx context.Context) {
 	}
 	a.sessions = map[string]*session{}
 	a.mu.Unlock()
-	slices.SortFunc(all, func(x, y *session) int { return cmpString(x.id, y.id) })
 	var wg sync.WaitGroup
 	for _, s := range all {
 		wg.Go(func() {
@@ -460,16 +458,6 @@ func (a *agent) closeAll(ctx context.Context) {
 		})
 	}
 	wg.Wait()
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func invalidParams(msg string) error {
