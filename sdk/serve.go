@@ -444,8 +444,17 @@ func toolCall(c *pb.ToolCall) ToolCall {
 	return ToolCall{ID: c.GetId(), Name: c.GetName(), Input: c.GetInput()}
 }
 
+func sandboxOf(b *pb.Sandbox) *Sandbox {
+	if b == nil {
+		return nil
+	}
+	return &Sandbox{Mode: SandboxMode(b.GetMode()), Network: b.GetNetwork(), WritableRoots: b.GetWritableRoots(),
+		TmpDir: b.GetTmpdir(), Required: b.GetRequired(), UnixSockets: b.GetUnixSockets()}
+}
+
 func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.ToolCallResponse, error) {
 	call := toolCall(req.GetCall())
+	call.Sandbox = sandboxOf(req.GetSandbox())
 	t, ok := s.tool(call.Name)
 	if !ok || t.Run == nil {
 		return &pb.ToolCallResponse{Content: "unknown tool " + call.Name, IsError: true}, nil
@@ -454,7 +463,7 @@ func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.Too
 	if err != nil {
 		return &pb.ToolCallResponse{Content: err.Error(), IsError: true}, nil
 	}
-	resp := &pb.ToolCallResponse{Content: res.Content, IsError: res.IsError}
+	resp := &pb.ToolCallResponse{Content: res.Content, IsError: res.IsError, SandboxBlocked: res.SandboxBlocked}
 	for _, img := range res.Images {
 		resp.Images = append(resp.Images, &pb.Image{MediaType: img.MediaType, Data: img.Data})
 	}

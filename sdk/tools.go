@@ -28,7 +28,42 @@ type ToolCall struct {
 	Name string
 	// Input is the JSON object the model sent.
 	Input json.RawMessage
+	// Sandbox is the boundary the user chose for this call (API v5), nil
+	// when the sandbox is off: a tool that starts processes or writes
+	// files keeps to it (package sdk/sandbox applies it to a process).
+	Sandbox *Sandbox
 }
+
+// Sandbox is the OS boundary a tool call's processes and writes keep to
+// (the [sandbox] table of panto's config, resolved for one call).
+type Sandbox struct {
+	// Mode is SandboxReadOnly or SandboxWorkspaceWrite.
+	Mode SandboxMode
+	// Network allows sockets other than unix ones.
+	Network bool
+	// WritableRoots are absolute, cleaned paths written in
+	// workspace-write mode: the project, its git directories and the
+	// roots the user added.
+	WritableRoots []string
+	// TmpDir is the session's temporary directory, writable in every
+	// mode; processes get it as TMPDIR.
+	TmpDir string
+	// Required: a call that cannot be sandboxed here (no Landlock or
+	// seccomp) must not run.
+	Required bool
+	// UnixSockets are socket paths a process may connect to with the
+	// network off.
+	UnixSockets []string
+}
+
+// SandboxMode is what a sandboxed process may write.
+type SandboxMode string
+
+// The sandbox modes a call carries (off is a nil Sandbox).
+const (
+	SandboxReadOnly       SandboxMode = "read-only"
+	SandboxWorkspaceWrite SandboxMode = "workspace-write"
+)
 
 // ToolResult is what a tool answers.
 type ToolResult struct {
@@ -37,6 +72,10 @@ type ToolResult struct {
 	// Images follow Content (API v3), for a provider that takes images in
 	// a tool result; another is sent "[image omitted]" in their place.
 	Images []Image
+	// SandboxBlocked says, in words, what the sandbox refused that the
+	// call needed ("network is off (sandbox.network = false)"), so panto
+	// can offer the user to run the call again with more room (API v5).
+	SandboxBlocked string
 }
 
 // Image is an image of a tool result.

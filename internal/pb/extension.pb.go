@@ -1450,8 +1450,13 @@ func (x *EventResponse) GetSummary() string {
 }
 
 type ToolCallRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Call          *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Call  *ToolCall              `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	// sandbox (API v5) is the boundary the user chose for this call: a tool
+	// that starts processes or writes files keeps to it (the tools
+	// extension applies it with Landlock and seccomp on Linux). Absent: the
+	// sandbox is off for this call.
+	Sandbox       *Sandbox `protobuf:"bytes,2,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1493,6 +1498,110 @@ func (x *ToolCallRequest) GetCall() *ToolCall {
 	return nil
 }
 
+func (x *ToolCallRequest) GetSandbox() *Sandbox {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
+// Sandbox is the OS boundary a tool's processes and writes keep to.
+type Sandbox struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// mode is read-only (nothing is written but tmpdir) or workspace-write
+	// (writable_roots and tmpdir are written; the rest is read).
+	Mode string `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
+	// network: sockets other than unix ones may be opened and connected.
+	Network bool `protobuf:"varint,2,opt,name=network,proto3" json:"network,omitempty"`
+	// writable_roots are absolute, cleaned directories (or files) that may
+	// be written in workspace-write mode: the project, its git directories
+	// and what the user added.
+	WritableRoots []string `protobuf:"bytes,3,rep,name=writable_roots,json=writableRoots,proto3" json:"writable_roots,omitempty"`
+	// tmpdir is the session's own temporary directory, writable in every
+	// mode; processes get it as TMPDIR.
+	Tmpdir string `protobuf:"bytes,4,opt,name=tmpdir,proto3" json:"tmpdir,omitempty"`
+	// required: a call that cannot be sandboxed (the kernel lacks Landlock
+	// or seccomp) must not run at all.
+	Required bool `protobuf:"varint,5,opt,name=required,proto3" json:"required,omitempty"`
+	// unix_sockets are socket paths that may be connected to with the
+	// network off (an SSH agent the user allowed, say).
+	UnixSockets   []string `protobuf:"bytes,6,rep,name=unix_sockets,json=unixSockets,proto3" json:"unix_sockets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Sandbox) Reset() {
+	*x = Sandbox{}
+	mi := &file_sdk_extension_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Sandbox) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Sandbox) ProtoMessage() {}
+
+func (x *Sandbox) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Sandbox.ProtoReflect.Descriptor instead.
+func (*Sandbox) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *Sandbox) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *Sandbox) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *Sandbox) GetWritableRoots() []string {
+	if x != nil {
+		return x.WritableRoots
+	}
+	return nil
+}
+
+func (x *Sandbox) GetTmpdir() string {
+	if x != nil {
+		return x.Tmpdir
+	}
+	return ""
+}
+
+func (x *Sandbox) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *Sandbox) GetUnixSockets() []string {
+	if x != nil {
+		return x.UnixSockets
+	}
+	return nil
+}
+
 type ToolCallResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// content is the result the model reads; is_error marks a failed call.
@@ -1502,14 +1611,18 @@ type ToolCallResponse struct {
 	// a tool result (Anthropic's does; OpenAI's chat tool message does
 	// not, and gets "[image omitted]"). A tool_result watcher that amends
 	// the result replaces them too.
-	Images        []*Image `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Images []*Image `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
+	// sandbox_blocked (API v5) says the sandbox refused something the call
+	// needed, in words (network is off; a write outside the roots): the
+	// host may offer the user to run the call again with more room.
+	SandboxBlocked string `protobuf:"bytes,4,opt,name=sandbox_blocked,json=sandboxBlocked,proto3" json:"sandbox_blocked,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ToolCallResponse) Reset() {
 	*x = ToolCallResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[18]
+	mi := &file_sdk_extension_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1521,7 +1634,7 @@ func (x *ToolCallResponse) String() string {
 func (*ToolCallResponse) ProtoMessage() {}
 
 func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[18]
+	mi := &file_sdk_extension_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1534,7 +1647,7 @@ func (x *ToolCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallResponse.ProtoReflect.Descriptor instead.
 func (*ToolCallResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{18}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ToolCallResponse) GetContent() string {
@@ -1558,6 +1671,13 @@ func (x *ToolCallResponse) GetImages() []*Image {
 	return nil
 }
 
+func (x *ToolCallResponse) GetSandboxBlocked() string {
+	if x != nil {
+		return x.SandboxBlocked
+	}
+	return ""
+}
+
 type Image struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// media_type is image/png, image/jpeg, image/gif or image/webp.
@@ -1570,7 +1690,7 @@ type Image struct {
 
 func (x *Image) Reset() {
 	*x = Image{}
-	mi := &file_sdk_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1702,7 @@ func (x *Image) String() string {
 func (*Image) ProtoMessage() {}
 
 func (x *Image) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[19]
+	mi := &file_sdk_extension_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1715,7 @@ func (x *Image) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Image.ProtoReflect.Descriptor instead.
 func (*Image) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{19}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Image) GetMediaType() string {
@@ -1629,7 +1749,7 @@ type SystemEdit struct {
 
 func (x *SystemEdit) Reset() {
 	*x = SystemEdit{}
-	mi := &file_sdk_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1641,7 +1761,7 @@ func (x *SystemEdit) String() string {
 func (*SystemEdit) ProtoMessage() {}
 
 func (x *SystemEdit) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[20]
+	mi := &file_sdk_extension_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1654,7 +1774,7 @@ func (x *SystemEdit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEdit.ProtoReflect.Descriptor instead.
 func (*SystemEdit) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{20}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SystemEdit) GetMode() string {
@@ -1696,7 +1816,7 @@ type CommandRequest struct {
 
 func (x *CommandRequest) Reset() {
 	*x = CommandRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1708,7 +1828,7 @@ func (x *CommandRequest) String() string {
 func (*CommandRequest) ProtoMessage() {}
 
 func (x *CommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[21]
+	mi := &file_sdk_extension_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1721,7 +1841,7 @@ func (x *CommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
 func (*CommandRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{21}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CommandRequest) GetName() string {
@@ -1750,7 +1870,7 @@ type CommandResponse struct {
 
 func (x *CommandResponse) Reset() {
 	*x = CommandResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1882,7 @@ func (x *CommandResponse) String() string {
 func (*CommandResponse) ProtoMessage() {}
 
 func (x *CommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[22]
+	mi := &file_sdk_extension_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1895,7 @@ func (x *CommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
 func (*CommandResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{22}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CommandResponse) GetOutput() string {
@@ -1807,7 +1927,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1819,7 +1939,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[23]
+	mi := &file_sdk_extension_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1832,7 +1952,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{23}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
 }
 
 type ShutdownResponse struct {
@@ -1843,7 +1963,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1855,7 +1975,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[24]
+	mi := &file_sdk_extension_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1868,7 +1988,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{24}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
 }
 
 type SystemEditRequest struct {
@@ -1889,7 +2009,7 @@ type SystemEditRequest struct {
 
 func (x *SystemEditRequest) Reset() {
 	*x = SystemEditRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1901,7 +2021,7 @@ func (x *SystemEditRequest) String() string {
 func (*SystemEditRequest) ProtoMessage() {}
 
 func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[25]
+	mi := &file_sdk_extension_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1914,7 +2034,7 @@ func (x *SystemEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditRequest.ProtoReflect.Descriptor instead.
 func (*SystemEditRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{25}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SystemEditRequest) GetText() string {
@@ -1940,7 +2060,7 @@ type SystemEditResponse struct {
 
 func (x *SystemEditResponse) Reset() {
 	*x = SystemEditResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1952,7 +2072,7 @@ func (x *SystemEditResponse) String() string {
 func (*SystemEditResponse) ProtoMessage() {}
 
 func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[26]
+	mi := &file_sdk_extension_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1965,7 +2085,7 @@ func (x *SystemEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemEditResponse.ProtoReflect.Descriptor instead.
 func (*SystemEditResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{26}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SystemEditResponse) GetError() *Error {
@@ -1983,7 +2103,7 @@ type GetSystemPromptRequest struct {
 
 func (x *GetSystemPromptRequest) Reset() {
 	*x = GetSystemPromptRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1995,7 +2115,7 @@ func (x *GetSystemPromptRequest) String() string {
 func (*GetSystemPromptRequest) ProtoMessage() {}
 
 func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[27]
+	mi := &file_sdk_extension_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2008,7 +2128,7 @@ func (x *GetSystemPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{27}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
 }
 
 type GetSystemPromptResponse struct {
@@ -2024,7 +2144,7 @@ type GetSystemPromptResponse struct {
 
 func (x *GetSystemPromptResponse) Reset() {
 	*x = GetSystemPromptResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2036,7 +2156,7 @@ func (x *GetSystemPromptResponse) String() string {
 func (*GetSystemPromptResponse) ProtoMessage() {}
 
 func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[28]
+	mi := &file_sdk_extension_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2049,7 +2169,7 @@ func (x *GetSystemPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetSystemPromptResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{28}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetSystemPromptResponse) GetBlocks() []string {
@@ -2077,7 +2197,7 @@ type Section struct {
 
 func (x *Section) Reset() {
 	*x = Section{}
-	mi := &file_sdk_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2089,7 +2209,7 @@ func (x *Section) String() string {
 func (*Section) ProtoMessage() {}
 
 func (x *Section) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[29]
+	mi := &file_sdk_extension_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2102,7 +2222,7 @@ func (x *Section) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Section.ProtoReflect.Descriptor instead.
 func (*Section) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{29}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Section) GetKey() string {
@@ -2136,7 +2256,7 @@ type SetSectionRequest struct {
 
 func (x *SetSectionRequest) Reset() {
 	*x = SetSectionRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2148,7 +2268,7 @@ func (x *SetSectionRequest) String() string {
 func (*SetSectionRequest) ProtoMessage() {}
 
 func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[30]
+	mi := &file_sdk_extension_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2161,7 +2281,7 @@ func (x *SetSectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSectionRequest.ProtoReflect.Descriptor instead.
 func (*SetSectionRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{30}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetSectionRequest) GetKey() string {
@@ -2187,7 +2307,7 @@ type RemoveSectionRequest struct {
 
 func (x *RemoveSectionRequest) Reset() {
 	*x = RemoveSectionRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2199,7 +2319,7 @@ func (x *RemoveSectionRequest) String() string {
 func (*RemoveSectionRequest) ProtoMessage() {}
 
 func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[31]
+	mi := &file_sdk_extension_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2212,7 +2332,7 @@ func (x *RemoveSectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSectionRequest.ProtoReflect.Descriptor instead.
 func (*RemoveSectionRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{31}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RemoveSectionRequest) GetKey() string {
@@ -2230,7 +2350,7 @@ type GetMessagesRequest struct {
 
 func (x *GetMessagesRequest) Reset() {
 	*x = GetMessagesRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[32]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2242,7 +2362,7 @@ func (x *GetMessagesRequest) String() string {
 func (*GetMessagesRequest) ProtoMessage() {}
 
 func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[32]
+	mi := &file_sdk_extension_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2255,7 +2375,7 @@ func (x *GetMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesRequest.ProtoReflect.Descriptor instead.
 func (*GetMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{32}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
 }
 
 type GetMessagesResponse struct {
@@ -2268,7 +2388,7 @@ type GetMessagesResponse struct {
 
 func (x *GetMessagesResponse) Reset() {
 	*x = GetMessagesResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[33]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2280,7 +2400,7 @@ func (x *GetMessagesResponse) String() string {
 func (*GetMessagesResponse) ProtoMessage() {}
 
 func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[33]
+	mi := &file_sdk_extension_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2293,7 +2413,7 @@ func (x *GetMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessagesResponse.ProtoReflect.Descriptor instead.
 func (*GetMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{33}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetMessagesResponse) GetMessages() []byte {
@@ -2313,7 +2433,7 @@ type AppendDataRequest struct {
 
 func (x *AppendDataRequest) Reset() {
 	*x = AppendDataRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[34]
+	mi := &file_sdk_extension_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2325,7 +2445,7 @@ func (x *AppendDataRequest) String() string {
 func (*AppendDataRequest) ProtoMessage() {}
 
 func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[34]
+	mi := &file_sdk_extension_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2338,7 +2458,7 @@ func (x *AppendDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataRequest.ProtoReflect.Descriptor instead.
 func (*AppendDataRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{34}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AppendDataRequest) GetData() []byte {
@@ -2357,7 +2477,7 @@ type AppendDataResponse struct {
 
 func (x *AppendDataResponse) Reset() {
 	*x = AppendDataResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[35]
+	mi := &file_sdk_extension_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2489,7 @@ func (x *AppendDataResponse) String() string {
 func (*AppendDataResponse) ProtoMessage() {}
 
 func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[35]
+	mi := &file_sdk_extension_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2502,7 @@ func (x *AppendDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendDataResponse.ProtoReflect.Descriptor instead.
 func (*AppendDataResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{35}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AppendDataResponse) GetError() *Error {
@@ -2403,7 +2523,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[36]
+	mi := &file_sdk_extension_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2535,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[36]
+	mi := &file_sdk_extension_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2548,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{36}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -2453,7 +2573,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[37]
+	mi := &file_sdk_extension_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2465,7 +2585,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[37]
+	mi := &file_sdk_extension_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2478,7 +2598,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{37}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
 }
 
 type ConfirmRequest struct {
@@ -2504,7 +2624,7 @@ type ConfirmRequest struct {
 
 func (x *ConfirmRequest) Reset() {
 	*x = ConfirmRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[38]
+	mi := &file_sdk_extension_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2516,7 +2636,7 @@ func (x *ConfirmRequest) String() string {
 func (*ConfirmRequest) ProtoMessage() {}
 
 func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[38]
+	mi := &file_sdk_extension_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2529,7 +2649,7 @@ func (x *ConfirmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{38}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ConfirmRequest) GetTitle() string {
@@ -2578,7 +2698,7 @@ type ConfirmResponse struct {
 
 func (x *ConfirmResponse) Reset() {
 	*x = ConfirmResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[39]
+	mi := &file_sdk_extension_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2590,7 +2710,7 @@ func (x *ConfirmResponse) String() string {
 func (*ConfirmResponse) ProtoMessage() {}
 
 func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[39]
+	mi := &file_sdk_extension_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2603,7 +2723,7 @@ func (x *ConfirmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{39}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ConfirmResponse) GetYes() bool {
@@ -2635,7 +2755,7 @@ type SelectRequest struct {
 
 func (x *SelectRequest) Reset() {
 	*x = SelectRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[40]
+	mi := &file_sdk_extension_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2647,7 +2767,7 @@ func (x *SelectRequest) String() string {
 func (*SelectRequest) ProtoMessage() {}
 
 func (x *SelectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[40]
+	mi := &file_sdk_extension_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2660,7 +2780,7 @@ func (x *SelectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectRequest.ProtoReflect.Descriptor instead.
 func (*SelectRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{40}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SelectRequest) GetTitle() string {
@@ -2709,7 +2829,7 @@ type SelectResponse struct {
 
 func (x *SelectResponse) Reset() {
 	*x = SelectResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[41]
+	mi := &file_sdk_extension_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2721,7 +2841,7 @@ func (x *SelectResponse) String() string {
 func (*SelectResponse) ProtoMessage() {}
 
 func (x *SelectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[41]
+	mi := &file_sdk_extension_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2734,7 +2854,7 @@ func (x *SelectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectResponse.ProtoReflect.Descriptor instead.
 func (*SelectResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{41}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SelectResponse) GetIndex() int32 {
@@ -2766,7 +2886,7 @@ type InputRequest struct {
 
 func (x *InputRequest) Reset() {
 	*x = InputRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[42]
+	mi := &file_sdk_extension_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2898,7 @@ func (x *InputRequest) String() string {
 func (*InputRequest) ProtoMessage() {}
 
 func (x *InputRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[42]
+	mi := &file_sdk_extension_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2911,7 @@ func (x *InputRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputRequest.ProtoReflect.Descriptor instead.
 func (*InputRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{42}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *InputRequest) GetTitle() string {
@@ -2839,7 +2959,7 @@ type InputResponse struct {
 
 func (x *InputResponse) Reset() {
 	*x = InputResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[43]
+	mi := &file_sdk_extension_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2851,7 +2971,7 @@ func (x *InputResponse) String() string {
 func (*InputResponse) ProtoMessage() {}
 
 func (x *InputResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[43]
+	mi := &file_sdk_extension_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2864,7 +2984,7 @@ func (x *InputResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputResponse.ProtoReflect.Descriptor instead.
 func (*InputResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{43}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *InputResponse) GetText() string {
@@ -2892,7 +3012,7 @@ type NotifyRequest struct {
 
 func (x *NotifyRequest) Reset() {
 	*x = NotifyRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[44]
+	mi := &file_sdk_extension_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2904,7 +3024,7 @@ func (x *NotifyRequest) String() string {
 func (*NotifyRequest) ProtoMessage() {}
 
 func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[44]
+	mi := &file_sdk_extension_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2917,7 +3037,7 @@ func (x *NotifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyRequest.ProtoReflect.Descriptor instead.
 func (*NotifyRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{44}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NotifyRequest) GetLevel() string {
@@ -2942,7 +3062,7 @@ type NotifyResponse struct {
 
 func (x *NotifyResponse) Reset() {
 	*x = NotifyResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[45]
+	mi := &file_sdk_extension_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2954,7 +3074,7 @@ func (x *NotifyResponse) String() string {
 func (*NotifyResponse) ProtoMessage() {}
 
 func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[45]
+	mi := &file_sdk_extension_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2967,7 +3087,7 @@ func (x *NotifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyResponse.ProtoReflect.Descriptor instead.
 func (*NotifyResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{45}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{46}
 }
 
 type SetStatusRequest struct {
@@ -2982,7 +3102,7 @@ type SetStatusRequest struct {
 
 func (x *SetStatusRequest) Reset() {
 	*x = SetStatusRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[46]
+	mi := &file_sdk_extension_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2994,7 +3114,7 @@ func (x *SetStatusRequest) String() string {
 func (*SetStatusRequest) ProtoMessage() {}
 
 func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[46]
+	mi := &file_sdk_extension_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3007,7 +3127,7 @@ func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{46}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SetStatusRequest) GetKey() string {
@@ -3032,7 +3152,7 @@ type SetStatusResponse struct {
 
 func (x *SetStatusResponse) Reset() {
 	*x = SetStatusResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[47]
+	mi := &file_sdk_extension_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3044,7 +3164,7 @@ func (x *SetStatusResponse) String() string {
 func (*SetStatusResponse) ProtoMessage() {}
 
 func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[47]
+	mi := &file_sdk_extension_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3057,7 +3177,7 @@ func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
 func (*SetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{47}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{48}
 }
 
 type SetToolsRequest struct {
@@ -3070,7 +3190,7 @@ type SetToolsRequest struct {
 
 func (x *SetToolsRequest) Reset() {
 	*x = SetToolsRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[48]
+	mi := &file_sdk_extension_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3082,7 +3202,7 @@ func (x *SetToolsRequest) String() string {
 func (*SetToolsRequest) ProtoMessage() {}
 
 func (x *SetToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[48]
+	mi := &file_sdk_extension_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3095,7 +3215,7 @@ func (x *SetToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetToolsRequest.ProtoReflect.Descriptor instead.
 func (*SetToolsRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{48}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SetToolsRequest) GetTools() []*Tool {
@@ -3121,7 +3241,7 @@ type SetToolsResponse struct {
 
 func (x *SetToolsResponse) Reset() {
 	*x = SetToolsResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[49]
+	mi := &file_sdk_extension_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3133,7 +3253,7 @@ func (x *SetToolsResponse) String() string {
 func (*SetToolsResponse) ProtoMessage() {}
 
 func (x *SetToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[49]
+	mi := &file_sdk_extension_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3146,7 +3266,7 @@ func (x *SetToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetToolsResponse.ProtoReflect.Descriptor instead.
 func (*SetToolsResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{49}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SetToolsResponse) GetError() *Error {
@@ -3169,7 +3289,7 @@ type Workspace struct {
 
 func (x *Workspace) Reset() {
 	*x = Workspace{}
-	mi := &file_sdk_extension_proto_msgTypes[50]
+	mi := &file_sdk_extension_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3181,7 +3301,7 @@ func (x *Workspace) String() string {
 func (*Workspace) ProtoMessage() {}
 
 func (x *Workspace) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[50]
+	mi := &file_sdk_extension_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3194,7 +3314,7 @@ func (x *Workspace) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Workspace.ProtoReflect.Descriptor instead.
 func (*Workspace) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{50}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *Workspace) GetFiles() bool {
@@ -3225,7 +3345,7 @@ type ReadTextFileRequest struct {
 
 func (x *ReadTextFileRequest) Reset() {
 	*x = ReadTextFileRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[51]
+	mi := &file_sdk_extension_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3357,7 @@ func (x *ReadTextFileRequest) String() string {
 func (*ReadTextFileRequest) ProtoMessage() {}
 
 func (x *ReadTextFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[51]
+	mi := &file_sdk_extension_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3370,7 @@ func (x *ReadTextFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadTextFileRequest.ProtoReflect.Descriptor instead.
 func (*ReadTextFileRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{51}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ReadTextFileRequest) GetPath() string {
@@ -3292,7 +3412,7 @@ type ReadTextFileResponse struct {
 
 func (x *ReadTextFileResponse) Reset() {
 	*x = ReadTextFileResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[52]
+	mi := &file_sdk_extension_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3304,7 +3424,7 @@ func (x *ReadTextFileResponse) String() string {
 func (*ReadTextFileResponse) ProtoMessage() {}
 
 func (x *ReadTextFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[52]
+	mi := &file_sdk_extension_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3317,7 +3437,7 @@ func (x *ReadTextFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadTextFileResponse.ProtoReflect.Descriptor instead.
 func (*ReadTextFileResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{52}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ReadTextFileResponse) GetContent() string {
@@ -3345,7 +3465,7 @@ type WriteTextFileRequest struct {
 
 func (x *WriteTextFileRequest) Reset() {
 	*x = WriteTextFileRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[53]
+	mi := &file_sdk_extension_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3357,7 +3477,7 @@ func (x *WriteTextFileRequest) String() string {
 func (*WriteTextFileRequest) ProtoMessage() {}
 
 func (x *WriteTextFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[53]
+	mi := &file_sdk_extension_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3370,7 +3490,7 @@ func (x *WriteTextFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteTextFileRequest.ProtoReflect.Descriptor instead.
 func (*WriteTextFileRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{53}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *WriteTextFileRequest) GetPath() string {
@@ -3403,7 +3523,7 @@ type WriteTextFileResponse struct {
 
 func (x *WriteTextFileResponse) Reset() {
 	*x = WriteTextFileResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[54]
+	mi := &file_sdk_extension_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3415,7 +3535,7 @@ func (x *WriteTextFileResponse) String() string {
 func (*WriteTextFileResponse) ProtoMessage() {}
 
 func (x *WriteTextFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[54]
+	mi := &file_sdk_extension_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3428,7 +3548,7 @@ func (x *WriteTextFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteTextFileResponse.ProtoReflect.Descriptor instead.
 func (*WriteTextFileResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{54}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *WriteTextFileResponse) GetError() *Error {
@@ -3457,7 +3577,7 @@ type RunInTerminalRequest struct {
 
 func (x *RunInTerminalRequest) Reset() {
 	*x = RunInTerminalRequest{}
-	mi := &file_sdk_extension_proto_msgTypes[55]
+	mi := &file_sdk_extension_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3469,7 +3589,7 @@ func (x *RunInTerminalRequest) String() string {
 func (*RunInTerminalRequest) ProtoMessage() {}
 
 func (x *RunInTerminalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[55]
+	mi := &file_sdk_extension_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3482,7 +3602,7 @@ func (x *RunInTerminalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInTerminalRequest.ProtoReflect.Descriptor instead.
 func (*RunInTerminalRequest) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{55}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RunInTerminalRequest) GetCommand() string {
@@ -3539,7 +3659,7 @@ type RunInTerminalResponse struct {
 
 func (x *RunInTerminalResponse) Reset() {
 	*x = RunInTerminalResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[56]
+	mi := &file_sdk_extension_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3551,7 +3671,7 @@ func (x *RunInTerminalResponse) String() string {
 func (*RunInTerminalResponse) ProtoMessage() {}
 
 func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[56]
+	mi := &file_sdk_extension_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3564,7 +3684,7 @@ func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInTerminalResponse.ProtoReflect.Descriptor instead.
 func (*RunInTerminalResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{56}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *RunInTerminalResponse) GetOutput() string {
@@ -3728,13 +3848,22 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\x06narrow\x18\b \x01(\bR\x06narrow\x12\x14\n" +
 	"\x05tools\x18\t \x03(\tR\x05tools\x12\x18\n" +
 	"\asummary\x18\n" +
-	" \x01(\tR\asummary\"C\n" +
+	" \x01(\tR\asummary\"z\n" +
 	"\x0fToolCallRequest\x120\n" +
-	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\"z\n" +
+	"\x04call\x18\x01 \x01(\v2\x1c.panto.extension.v1.ToolCallR\x04call\x125\n" +
+	"\asandbox\x18\x02 \x01(\v2\x1b.panto.extension.v1.SandboxR\asandbox\"\xb5\x01\n" +
+	"\aSandbox\x12\x12\n" +
+	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
+	"\anetwork\x18\x02 \x01(\bR\anetwork\x12%\n" +
+	"\x0ewritable_roots\x18\x03 \x03(\tR\rwritableRoots\x12\x16\n" +
+	"\x06tmpdir\x18\x04 \x01(\tR\x06tmpdir\x12\x1a\n" +
+	"\brequired\x18\x05 \x01(\bR\brequired\x12!\n" +
+	"\funix_sockets\x18\x06 \x03(\tR\vunixSockets\"\xa3\x01\n" +
 	"\x10ToolCallResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x121\n" +
-	"\x06images\x18\x03 \x03(\v2\x19.panto.extension.v1.ImageR\x06images\":\n" +
+	"\x06images\x18\x03 \x03(\v2\x19.panto.extension.v1.ImageR\x06images\x12'\n" +
+	"\x0fsandbox_blocked\x18\x04 \x01(\tR\x0esandboxBlocked\":\n" +
 	"\x05Image\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
@@ -3904,7 +4033,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -3924,53 +4053,54 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*AfterMove)(nil),               // 15: panto.extension.v1.AfterMove
 	(*EventResponse)(nil),           // 16: panto.extension.v1.EventResponse
 	(*ToolCallRequest)(nil),         // 17: panto.extension.v1.ToolCallRequest
-	(*ToolCallResponse)(nil),        // 18: panto.extension.v1.ToolCallResponse
-	(*Image)(nil),                   // 19: panto.extension.v1.Image
-	(*SystemEdit)(nil),              // 20: panto.extension.v1.SystemEdit
-	(*CommandRequest)(nil),          // 21: panto.extension.v1.CommandRequest
-	(*CommandResponse)(nil),         // 22: panto.extension.v1.CommandResponse
-	(*ShutdownRequest)(nil),         // 23: panto.extension.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),        // 24: panto.extension.v1.ShutdownResponse
-	(*SystemEditRequest)(nil),       // 25: panto.extension.v1.SystemEditRequest
-	(*SystemEditResponse)(nil),      // 26: panto.extension.v1.SystemEditResponse
-	(*GetSystemPromptRequest)(nil),  // 27: panto.extension.v1.GetSystemPromptRequest
-	(*GetSystemPromptResponse)(nil), // 28: panto.extension.v1.GetSystemPromptResponse
-	(*Section)(nil),                 // 29: panto.extension.v1.Section
-	(*SetSectionRequest)(nil),       // 30: panto.extension.v1.SetSectionRequest
-	(*RemoveSectionRequest)(nil),    // 31: panto.extension.v1.RemoveSectionRequest
-	(*GetMessagesRequest)(nil),      // 32: panto.extension.v1.GetMessagesRequest
-	(*GetMessagesResponse)(nil),     // 33: panto.extension.v1.GetMessagesResponse
-	(*AppendDataRequest)(nil),       // 34: panto.extension.v1.AppendDataRequest
-	(*AppendDataResponse)(nil),      // 35: panto.extension.v1.AppendDataResponse
-	(*LogRequest)(nil),              // 36: panto.extension.v1.LogRequest
-	(*LogResponse)(nil),             // 37: panto.extension.v1.LogResponse
-	(*ConfirmRequest)(nil),          // 38: panto.extension.v1.ConfirmRequest
-	(*ConfirmResponse)(nil),         // 39: panto.extension.v1.ConfirmResponse
-	(*SelectRequest)(nil),           // 40: panto.extension.v1.SelectRequest
-	(*SelectResponse)(nil),          // 41: panto.extension.v1.SelectResponse
-	(*InputRequest)(nil),            // 42: panto.extension.v1.InputRequest
-	(*InputResponse)(nil),           // 43: panto.extension.v1.InputResponse
-	(*NotifyRequest)(nil),           // 44: panto.extension.v1.NotifyRequest
-	(*NotifyResponse)(nil),          // 45: panto.extension.v1.NotifyResponse
-	(*SetStatusRequest)(nil),        // 46: panto.extension.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),       // 47: panto.extension.v1.SetStatusResponse
-	(*SetToolsRequest)(nil),         // 48: panto.extension.v1.SetToolsRequest
-	(*SetToolsResponse)(nil),        // 49: panto.extension.v1.SetToolsResponse
-	(*Workspace)(nil),               // 50: panto.extension.v1.Workspace
-	(*ReadTextFileRequest)(nil),     // 51: panto.extension.v1.ReadTextFileRequest
-	(*ReadTextFileResponse)(nil),    // 52: panto.extension.v1.ReadTextFileResponse
-	(*WriteTextFileRequest)(nil),    // 53: panto.extension.v1.WriteTextFileRequest
-	(*WriteTextFileResponse)(nil),   // 54: panto.extension.v1.WriteTextFileResponse
-	(*RunInTerminalRequest)(nil),    // 55: panto.extension.v1.RunInTerminalRequest
-	(*RunInTerminalResponse)(nil),   // 56: panto.extension.v1.RunInTerminalResponse
-	nil,                             // 57: panto.extension.v1.InitResponse.VariablesEntry
+	(*Sandbox)(nil),                 // 18: panto.extension.v1.Sandbox
+	(*ToolCallResponse)(nil),        // 19: panto.extension.v1.ToolCallResponse
+	(*Image)(nil),                   // 20: panto.extension.v1.Image
+	(*SystemEdit)(nil),              // 21: panto.extension.v1.SystemEdit
+	(*CommandRequest)(nil),          // 22: panto.extension.v1.CommandRequest
+	(*CommandResponse)(nil),         // 23: panto.extension.v1.CommandResponse
+	(*ShutdownRequest)(nil),         // 24: panto.extension.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),        // 25: panto.extension.v1.ShutdownResponse
+	(*SystemEditRequest)(nil),       // 26: panto.extension.v1.SystemEditRequest
+	(*SystemEditResponse)(nil),      // 27: panto.extension.v1.SystemEditResponse
+	(*GetSystemPromptRequest)(nil),  // 28: panto.extension.v1.GetSystemPromptRequest
+	(*GetSystemPromptResponse)(nil), // 29: panto.extension.v1.GetSystemPromptResponse
+	(*Section)(nil),                 // 30: panto.extension.v1.Section
+	(*SetSectionRequest)(nil),       // 31: panto.extension.v1.SetSectionRequest
+	(*RemoveSectionRequest)(nil),    // 32: panto.extension.v1.RemoveSectionRequest
+	(*GetMessagesRequest)(nil),      // 33: panto.extension.v1.GetMessagesRequest
+	(*GetMessagesResponse)(nil),     // 34: panto.extension.v1.GetMessagesResponse
+	(*AppendDataRequest)(nil),       // 35: panto.extension.v1.AppendDataRequest
+	(*AppendDataResponse)(nil),      // 36: panto.extension.v1.AppendDataResponse
+	(*LogRequest)(nil),              // 37: panto.extension.v1.LogRequest
+	(*LogResponse)(nil),             // 38: panto.extension.v1.LogResponse
+	(*ConfirmRequest)(nil),          // 39: panto.extension.v1.ConfirmRequest
+	(*ConfirmResponse)(nil),         // 40: panto.extension.v1.ConfirmResponse
+	(*SelectRequest)(nil),           // 41: panto.extension.v1.SelectRequest
+	(*SelectResponse)(nil),          // 42: panto.extension.v1.SelectResponse
+	(*InputRequest)(nil),            // 43: panto.extension.v1.InputRequest
+	(*InputResponse)(nil),           // 44: panto.extension.v1.InputResponse
+	(*NotifyRequest)(nil),           // 45: panto.extension.v1.NotifyRequest
+	(*NotifyResponse)(nil),          // 46: panto.extension.v1.NotifyResponse
+	(*SetStatusRequest)(nil),        // 47: panto.extension.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),       // 48: panto.extension.v1.SetStatusResponse
+	(*SetToolsRequest)(nil),         // 49: panto.extension.v1.SetToolsRequest
+	(*SetToolsResponse)(nil),        // 50: panto.extension.v1.SetToolsResponse
+	(*Workspace)(nil),               // 51: panto.extension.v1.Workspace
+	(*ReadTextFileRequest)(nil),     // 52: panto.extension.v1.ReadTextFileRequest
+	(*ReadTextFileResponse)(nil),    // 53: panto.extension.v1.ReadTextFileResponse
+	(*WriteTextFileRequest)(nil),    // 54: panto.extension.v1.WriteTextFileRequest
+	(*WriteTextFileResponse)(nil),   // 55: panto.extension.v1.WriteTextFileResponse
+	(*RunInTerminalRequest)(nil),    // 56: panto.extension.v1.RunInTerminalRequest
+	(*RunInTerminalResponse)(nil),   // 57: panto.extension.v1.RunInTerminalResponse
+	nil,                             // 58: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
-	50, // 0: panto.extension.v1.InitRequest.workspace:type_name -> panto.extension.v1.Workspace
+	51, // 0: panto.extension.v1.InitRequest.workspace:type_name -> panto.extension.v1.Workspace
 	4,  // 1: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 2: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 3: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	57, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	58, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 5: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 6: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 7: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -3983,71 +4113,72 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	15, // 14: panto.extension.v1.EventRequest.after_move:type_name -> panto.extension.v1.AfterMove
 	6,  // 15: panto.extension.v1.ToolResult.call:type_name -> panto.extension.v1.ToolCall
 	0,  // 16: panto.extension.v1.EventResponse.error:type_name -> panto.extension.v1.Error
-	20, // 17: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	21, // 17: panto.extension.v1.EventResponse.edits:type_name -> panto.extension.v1.SystemEdit
 	6,  // 18: panto.extension.v1.ToolCallRequest.call:type_name -> panto.extension.v1.ToolCall
-	19, // 19: panto.extension.v1.ToolCallResponse.images:type_name -> panto.extension.v1.Image
-	0,  // 20: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
-	20, // 21: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
-	0,  // 22: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
-	29, // 23: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
-	0,  // 24: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 25: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 26: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 27: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
-	3,  // 28: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
-	0,  // 29: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 30: panto.extension.v1.ReadTextFileResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 31: panto.extension.v1.WriteTextFileResponse.error:type_name -> panto.extension.v1.Error
-	0,  // 32: panto.extension.v1.RunInTerminalResponse.error:type_name -> panto.extension.v1.Error
-	1,  // 33: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
-	5,  // 34: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
-	21, // 35: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
-	17, // 36: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
-	23, // 37: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
-	25, // 38: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	25, // 39: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
-	27, // 40: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
-	30, // 41: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
-	31, // 42: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
-	32, // 43: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
-	34, // 44: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
-	36, // 45: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
-	38, // 46: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
-	40, // 47: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
-	42, // 48: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
-	44, // 49: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
-	46, // 50: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
-	48, // 51: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
-	51, // 52: panto.extension.v1.Host.ReadTextFile:input_type -> panto.extension.v1.ReadTextFileRequest
-	53, // 53: panto.extension.v1.Host.WriteTextFile:input_type -> panto.extension.v1.WriteTextFileRequest
-	55, // 54: panto.extension.v1.Host.RunInTerminal:input_type -> panto.extension.v1.RunInTerminalRequest
-	2,  // 55: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	16, // 56: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	22, // 57: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	18, // 58: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	24, // 59: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	26, // 60: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	26, // 61: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	28, // 62: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	26, // 63: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	26, // 64: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	33, // 65: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	35, // 66: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	37, // 67: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	39, // 68: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	41, // 69: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	43, // 70: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	45, // 71: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	47, // 72: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	49, // 73: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
-	52, // 74: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
-	54, // 75: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
-	56, // 76: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
-	55, // [55:77] is the sub-list for method output_type
-	33, // [33:55] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	18, // 19: panto.extension.v1.ToolCallRequest.sandbox:type_name -> panto.extension.v1.Sandbox
+	20, // 20: panto.extension.v1.ToolCallResponse.images:type_name -> panto.extension.v1.Image
+	0,  // 21: panto.extension.v1.CommandResponse.error:type_name -> panto.extension.v1.Error
+	21, // 22: panto.extension.v1.CommandResponse.edits:type_name -> panto.extension.v1.SystemEdit
+	0,  // 23: panto.extension.v1.SystemEditResponse.error:type_name -> panto.extension.v1.Error
+	30, // 24: panto.extension.v1.GetSystemPromptResponse.sections:type_name -> panto.extension.v1.Section
+	0,  // 25: panto.extension.v1.AppendDataResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 26: panto.extension.v1.ConfirmResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 27: panto.extension.v1.SelectResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 28: panto.extension.v1.InputResponse.error:type_name -> panto.extension.v1.Error
+	3,  // 29: panto.extension.v1.SetToolsRequest.tools:type_name -> panto.extension.v1.Tool
+	0,  // 30: panto.extension.v1.SetToolsResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 31: panto.extension.v1.ReadTextFileResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 32: panto.extension.v1.WriteTextFileResponse.error:type_name -> panto.extension.v1.Error
+	0,  // 33: panto.extension.v1.RunInTerminalResponse.error:type_name -> panto.extension.v1.Error
+	1,  // 34: panto.extension.v1.Extension.Init:input_type -> panto.extension.v1.InitRequest
+	5,  // 35: panto.extension.v1.Extension.HandleEvent:input_type -> panto.extension.v1.EventRequest
+	22, // 36: panto.extension.v1.Extension.RunCommand:input_type -> panto.extension.v1.CommandRequest
+	17, // 37: panto.extension.v1.Extension.CallTool:input_type -> panto.extension.v1.ToolCallRequest
+	24, // 38: panto.extension.v1.Extension.Shutdown:input_type -> panto.extension.v1.ShutdownRequest
+	26, // 39: panto.extension.v1.Host.AddSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	26, // 40: panto.extension.v1.Host.ReplaceSystemMessage:input_type -> panto.extension.v1.SystemEditRequest
+	28, // 41: panto.extension.v1.Host.GetSystemPrompt:input_type -> panto.extension.v1.GetSystemPromptRequest
+	31, // 42: panto.extension.v1.Host.SetSection:input_type -> panto.extension.v1.SetSectionRequest
+	32, // 43: panto.extension.v1.Host.RemoveSection:input_type -> panto.extension.v1.RemoveSectionRequest
+	33, // 44: panto.extension.v1.Host.GetMessages:input_type -> panto.extension.v1.GetMessagesRequest
+	35, // 45: panto.extension.v1.Host.AppendData:input_type -> panto.extension.v1.AppendDataRequest
+	37, // 46: panto.extension.v1.Host.Log:input_type -> panto.extension.v1.LogRequest
+	39, // 47: panto.extension.v1.Host.Confirm:input_type -> panto.extension.v1.ConfirmRequest
+	41, // 48: panto.extension.v1.Host.Select:input_type -> panto.extension.v1.SelectRequest
+	43, // 49: panto.extension.v1.Host.Input:input_type -> panto.extension.v1.InputRequest
+	45, // 50: panto.extension.v1.Host.Notify:input_type -> panto.extension.v1.NotifyRequest
+	47, // 51: panto.extension.v1.Host.SetStatus:input_type -> panto.extension.v1.SetStatusRequest
+	49, // 52: panto.extension.v1.Host.SetTools:input_type -> panto.extension.v1.SetToolsRequest
+	52, // 53: panto.extension.v1.Host.ReadTextFile:input_type -> panto.extension.v1.ReadTextFileRequest
+	54, // 54: panto.extension.v1.Host.WriteTextFile:input_type -> panto.extension.v1.WriteTextFileRequest
+	56, // 55: panto.extension.v1.Host.RunInTerminal:input_type -> panto.extension.v1.RunInTerminalRequest
+	2,  // 56: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 57: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	23, // 58: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	19, // 59: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	25, // 60: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	27, // 61: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 62: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	29, // 63: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	27, // 64: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 65: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	34, // 66: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	36, // 67: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	38, // 68: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	40, // 69: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	42, // 70: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	44, // 71: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	46, // 72: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	48, // 73: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	50, // 74: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
+	53, // 75: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
+	55, // 76: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
+	57, // 77: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
+	56, // [56:78] is the sub-list for method output_type
+	34, // [34:56] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_sdk_extension_proto_init() }
@@ -4073,7 +4204,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   58,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -32,10 +32,10 @@ const PluginName = "extension"
 // The panto API versions: the newest this module speaks, and the oldest
 // panto still loads. Each version only adds fields and calls to the wire
 // (2: sections and the user calls; 3: InitRequest.config and SetTools;
-// 4: the workspace calls), so an extension built for an older one runs
-// as it did.
+// 4: the workspace calls; 5: the sandbox of a tool call), so an
+// extension built for an older one runs as it did.
 const (
-	APIVersion    = 4
+	APIVersion    = 5
 	MinAPIVersion = 1
 )
 
