@@ -57,7 +57,7 @@ func bashTool(dir string) sdk.Tool {
 			if err != nil {
 				return sdk.ToolResult{}, err
 			}
-			return runBash(ctx, dir, in.Command, time.Duration(timeout)*time.Second), nil
+			return runBash(ctx, dir, in.Command, time.Duration(timeout)*time.Second, callSandbox(ctx)), nil
 		}),
 	}
 }
@@ -68,8 +68,9 @@ func bashTool(dir string) sdk.Tool {
 // result holds the tail of the combined output and how the command
 // ended; it is an error result unless the command exited 0. On Windows
 // there is no reaper and no process group to kill: the call fails and
-// says so (bash_windows.go).
-func runBash(ctx context.Context, dir, command string, timeout time.Duration) sdk.ToolResult {
+// says so (bash_windows.go). With a sandbox sb (nil: none), bash runs
+// confined to it (see bashSandbox and runReaper).
+func runBash(ctx context.Context, dir, command string, timeout time.Duration, sb *sdk.Sandbox) sdk.ToolResult {
 	if strings.TrimSpace(command) == "" {
 		return sdk.ToolResult{Content: "invalid input: field \"command\" is empty", IsError: true}
 	}
@@ -79,10 +80,19 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) sd
 		return sdk.ToolResult{Content: fmt.Sprintf("invalid input: field \"command\" holds a NUL byte (\\u0000) at byte offset %d; "+
 			"a command line cannot contain NUL, so nothing was run. To pass a NUL byte to a program, write it as printf '\\0'.", i), IsError: true}
 	}
-	if res, ok := runInTerminal(ctx, dir, command, timeout); ok {
-		return res
+	sb, refused := bashSandbox(sb)
+	if refused != nil {
+		return *refused
 	}
-	return runUnderReaper(ctx, dir, command, timeout)
+	// An editor's terminal runs the command in the editor's process,
+	// which this extension cannot confine: a sandboxed call runs here,
+	// under the reaper, instead.
+	if sb == nil {
+		if res, ok := runInTerminal(ctx, dir, command, timeout); ok {
+			return res
+		}
+	}
+	return runUnderReaper(ctx, dir, command, timeout, sb)
 }
 
 // tailBuffer keeps the last output of a command: at most max bytes and

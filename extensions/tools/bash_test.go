@@ -172,7 +172,7 @@ func TestTailBuffer(t *testing.T) {
 func BenchmarkBashTrue(b *testing.B) {
 	dir := b.TempDir()
 	for b.Loop() {
-		res := runBash(context.Background(), dir, "true", time.Minute)
+		res := runBash(context.Background(), dir, "true", time.Minute, nil)
 		if res.Content != "[exit code 0]" {
 			b.Fatal(res.Content)
 		}

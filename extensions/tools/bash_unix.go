@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,13 +16,23 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/sdk"
+	"github.com/panto-dev/panto/sdk/sandbox"
 )
 
 // runUnderReaper is runBash's run of a checked command: under a reaper
-// that leads a process group of its own (see runReaper).
-func runUnderReaper(ctx context.Context, dir, command string, timeout time.Duration) sdk.ToolResult {
+// that leads a process group of its own (see runReaper), and applies
+// the sandbox sb when it is not nil.
+func runUnderReaper(ctx context.Context, dir, command string, timeout time.Duration, sb *sdk.Sandbox) sdk.ToolResult {
 	failed := func(err error) sdk.ToolResult { return sdk.ToolResult{Content: "bash: " + err.Error(), IsError: true} }
-	cmd, err := reaperCommand(dir, command, "PAGER=cat", "GIT_PAGER=cat")
+	env := []string{"PAGER=cat", "GIT_PAGER=cat"}
+	if sb != nil {
+		policy, err := json.Marshal(sb)
+		if err != nil {
+			return failed(err)
+		}
+		env = append(append(env, sandbox.Environ(*sb)...), sandboxEnv+"="+string(policy))
+	}
+	cmd, err := reaperCommand(dir, command, env...)
 	if err != nil {
 		return failed(err)
 	}
@@ -132,6 +143,12 @@ func runUnderReaper(ctx context.Context, dir, command string, timeout time.Durat
 		return sdk.ToolResult{Content: b.String(), IsError: true}
 	default:
 		fmt.Fprintf(&b, "[exit code %d]", ws.ExitStatus())
-		return sdk.ToolResult{Content: b.String(), IsError: ws.ExitStatus() != 0}
+		res := sdk.ToolResult{Content: b.String(), IsError: ws.ExitStatus() != 0}
+		if sb != nil && res.IsError {
+			if res.SandboxBlocked = sandbox.Blocked(*sb, out.String(), ws.ExitStatus()); res.SandboxBlocked != "" {
+				res.Content += "\n[blocked by the sandbox: " + res.SandboxBlocked + "]"
+			}
+		}
+		return res
 	}
 }

@@ -15,7 +15,7 @@ import (
 // Windows has neither process groups nor the reaper's file descriptor 3.
 // Running bash without them would leave what a command started running
 // after a timeout, so it is not done.
-func runUnderReaper(context.Context, string, string, time.Duration) sdk.ToolResult {
+func runUnderReaper(context.Context, string, string, time.Duration, *sdk.Sandbox) sdk.ToolResult {
 	return sdk.ToolResult{
 		Content: "bash: not available on Windows: the bash tool runs each command in a Unix process group under a reaper, " +
 			"so that a timeout or a cancel kills it and everything it started, and Windows has no process groups; nothing was run",

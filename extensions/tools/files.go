@@ -179,6 +179,9 @@ func writeTool(dir string, own ownDirs) sdk.Tool {
 			if err := own.check("write", dir, in.Path); err != nil {
 				return "", err
 			}
+			if err := checkSandboxWrite(callSandbox(ctx), "write", dir, in.Path); err != nil {
+				return "", err
+			}
 			return writeFile(ctx, dir, in)
 		}),
 	}
@@ -324,6 +327,9 @@ func editTool(dir string, own ownDirs) sdk.Tool {
 			"nothing is written, so fix it and send the whole call again.",
 		Run: bindText(editParams, func(ctx context.Context, in editInput) (string, error) {
 			if err := own.check("edit", dir, in.Path); err != nil {
+				return "", err
+			}
+			if err := checkSandboxWrite(callSandbox(ctx), "edit", dir, in.Path); err != nil {
 				return "", err
 			}
 			return editFile(ctx, dir, in)

@@ -1,6 +1,10 @@
 // Command tools is panto's first-party coding toolset: read, write, edit,
 // bash, ls, find and grep, offered to the model through sdk.ToolProvider.
 //
+// A call may carry a sandbox (sdk.ToolCall.Sandbox): bash then runs
+// confined to it and write and edit keep to its writable roots
+// (sandbox.go).
+//
 // It is an extension like any other, built on the sdk alone. Relative
 // paths are resolved against the directory panto started it in (the
 // project directory); absolute paths and ~ are allowed too, so the tools
@@ -16,6 +20,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -70,10 +75,14 @@ func bind[T any](params json.RawMessage, fn runFunc[T]) func(context.Context, sd
 		err := decodeInput(call.Input, params, &in)
 		var res sdk.ToolResult
 		if err == nil {
-			res, err = fn(withHost(ctx, h), in)
+			res, err = fn(withSandbox(withHost(ctx, h), call.Sandbox), in)
 		}
 		if err != nil {
 			res = sdk.ToolResult{Content: err.Error(), IsError: true}
+			var be *blockedError
+			if errors.As(err, &be) {
+				res.SandboxBlocked = be.blocked
+			}
 		}
 		res.Content = validText(res.Content)
 		return res, nil

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,12 +28,12 @@ func TestMain(m *testing.M) {
 }
 
 // runHelper writes or edits file p (arg) to its new content (see
-// interruptContent), saying "ready" on stdout just before; or runs bash
-// command arg.
+// interruptContent), saying "ready" on stdout just before; runs bash
+// command arg; or dials arg (dial: "unix:/path" or "tcp:host:port").
 func runHelper(what, arg string) int {
 	p := arg
 	_, newContent := interruptContent()
-	if what != "bash" {
+	if what != "bash" && what != "dial" {
 		fmt.Println("ready")
 	}
 	var err error
@@ -41,9 +43,20 @@ func runHelper(what, arg string) int {
 	case "bash":
 		// Like the tools process under panto: run one bash call, say
 		// "done" and wait to be killed.
-		res := runBash(context.Background(), ".", arg, time.Minute)
+		res := runBash(context.Background(), ".", arg, time.Minute, nil)
 		fmt.Println("done:", res.Content)
 		select {}
+	case "dial":
+		// Connect to network:address (a sandbox test's escape attempt).
+		network, address, _ := strings.Cut(arg, ":")
+		c, err := net.Dial(network, address)
+		if err != nil {
+			fmt.Println("dial:", err)
+			return 1
+		}
+		c.Close()
+		fmt.Println("connected")
+		return 0
 	case "edit":
 		old, repl := "HEAD old", "HEAD new"
 		_, err = editFile(context.Background(), ".", editInput{Path: p, Edits: []editSpec{{OldText: &old, NewText: &repl}}})

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/panto-dev/panto/internal/reap"
+	"github.com/panto-dev/panto/sdk"
+	"github.com/panto-dev/panto/sdk/sandbox"
 )
 
 // The reaper's file descriptor 3 is the pipe on which it reports how
@@ -64,6 +67,21 @@ func runReaper() int {
 	if len(os.Args) < 2 {
 		fmt.Fprintf(status, "error reaper: no command")
 		return 2
+	}
+	// The sandbox confines the reaper and so bash and all it starts;
+	// the reaper itself only waits and writes to fd 3 from now on. When
+	// it cannot be applied nothing runs: never unsandboxed silently.
+	if policy, ok := os.LookupEnv(sandboxEnv); ok {
+		os.Unsetenv(sandboxEnv)
+		var sb sdk.Sandbox
+		if err := json.Unmarshal([]byte(policy), &sb); err != nil {
+			fmt.Fprintf(status, "error sandbox: the policy from the tools process: %v; nothing was run", err)
+			return 1
+		}
+		if err := sandbox.Apply(sb); err != nil {
+			fmt.Fprintf(status, "error %v; nothing was run", err)
+			return 1
+		}
 	}
 	bash := exec.Command("bash", "-c", os.Args[1])
 	bash.Stdin, bash.Stdout, bash.Stderr = os.Stdin, os.Stdout, os.Stderr
