@@ -71,6 +71,9 @@ func runReaper() int {
 	// The sandbox confines the reaper and so bash and all it starts;
 	// the reaper itself only waits and writes to fd 3 from now on. When
 	// it cannot be applied nothing runs: never unsandboxed silently.
+	// This is the one place: bash is the only program the tools start
+	// (read, ls, find and grep are Go code in the tools process, and only
+	// read; write and edit check the roots themselves, see sandbox.go).
 	if policy, ok := os.LookupEnv(sandboxEnv); ok {
 		os.Unsetenv(sandboxEnv)
 		var sb sdk.Sandbox

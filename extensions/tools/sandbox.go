@@ -46,10 +46,10 @@ func (e *blockedError) Error() string { return e.msg }
 
 // bashSandbox is the sandbox bash runs under for sb: nil when sb is nil,
 // or when this machine cannot sandbox and sb does not require it (the
-// host tells the user so, once). It refuses (res, false) when sb
-// requires a sandbox this machine cannot give, and fails when the
+// host tells the user so, once). The result is not nil, and nothing may
+// run, when sb requires a sandbox this machine cannot give or its
 // temporary folder cannot be made.
-func bashSandbox(sb *sdk.Sandbox) (*sdk.Sandbox, *sdk.ToolResult) {
+func bashSandbox(sb *sdk.Sandbox) (_ *sdk.Sandbox, refused *sdk.ToolResult) {
 	if sb == nil {
 		return nil, nil
 	}
