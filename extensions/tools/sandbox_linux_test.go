@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -478,4 +479,37 @@ func BenchmarkBashSandbox(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A commit in a git worktree writes to the main repository's git folder
+// (git rev-parse --git-common-dir), outside the worktree: the host must
+// put that folder in the writable roots too.
+func TestSandboxGitWorktree(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git in PATH")
+	}
+	t.Parallel()
+	repo, wt := t.TempDir(), filepath.Join(t.TempDir(), "wt")
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=n"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	git(repo, "init", "-q")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "root")
+	git(repo, "worktree", "add", "-q", wt)
+	common := git(wt, "rev-parse", "--path-format=absolute", "--git-common-dir")
+
+	commit := "echo c > c.txt && git add c.txt && git -c user.email=a@b -c user.name=n commit -qm c"
+	sb := sdk.Sandbox{Mode: sdk.SandboxWorkspaceWrite, WritableRoots: []string{wt}, TmpDir: t.TempDir()}
+	res := callBox(t, wt, &sb, "bash", map[string]any{"command": commit})
+	require.True(t, res.IsError, res.Content)
+
+	sb.WritableRoots = append(sb.WritableRoots, common)
+	res = callBox(t, wt, &sb, "bash", map[string]any{"command": commit})
+	require.False(t, res.IsError, res.Content)
 }

@@ -29,6 +29,14 @@ var probeOnce = sync.OnceValue(func() Support {
 			minLandlockABI, abi)
 	case !s.Seccomp:
 		s.Reason = "the sandbox needs seccomp filters (CONFIG_SECCOMP_FILTER); this kernel has none"
+	default:
+		// Every filter Apply may load must build for this architecture.
+		for _, p := range []sdk.Sandbox{{}, {UnixSockets: []string{"/s"}}} {
+			pol := seccompPolicy(p)
+			if _, err := pol.Assemble(); err != nil {
+				s.Reason = fmt.Sprintf("the sandbox's seccomp filter cannot be built for %s: %v", runtime.GOARCH, err)
+			}
+		}
 	}
 	return s
 })
@@ -99,6 +107,11 @@ func restrictLandlock(p sdk.Sandbox) error {
 }
 
 func restrictSeccomp(p sdk.Sandbox) error {
+	return seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Flag: seccomp.FilterFlagTSync, Policy: seccompPolicy(p)})
+}
+
+// seccompPolicy refuses (EPERM) the system calls p does not allow.
+func seccompPolicy(p sdk.Sandbox) seccomp.Policy {
 	deny := seccomp.SyscallGroup{
 		Action: seccomp.ActionErrno, // EPERM
 		Names:  []string{"io_uring_setup", "io_uring_enter", "io_uring_register"},
@@ -116,9 +129,5 @@ func restrictSeccomp(p sdk.Sandbox) error {
 			}}
 		}
 	}
-	return seccomp.LoadFilter(seccomp.Filter{
-		NoNewPrivs: true,
-		Flag:       seccomp.FilterFlagTSync,
-		Policy:     seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{deny}},
-	})
+	return seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{deny}}
 }
