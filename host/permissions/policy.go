@@ -60,7 +60,8 @@ func (v Verdict) String() string {
 type Decision struct {
 	Verdict Verdict
 	// Rule is the rule that decided, as written; "" when the mode did.
-	Rule string
+	// Source is where a deny or ask rule was written (Rule.Source).
+	Rule, Source string
 	// Why says it for people ("bash(rm *) denies rm -rf build").
 	Why string
 }
@@ -124,12 +125,12 @@ func (p Policy) Decide(tool string, input json.RawMessage, env Env) Decision {
 	}
 	for _, r := range p.Deny {
 		if ok, what := match(r, false); ok {
-			return Decision{Verdict: Deny, Rule: r.raw, Why: says(r, "denies", what)}
+			return Decision{Verdict: Deny, Rule: r.raw, Source: r.Source, Why: says(r, "denies", what)}
 		}
 	}
 	for _, r := range p.Ask {
 		if ok, what := match(r, false); ok {
-			return Decision{Verdict: Ask, Rule: r.raw, Why: says(r, "asks before", what)}
+			return Decision{Verdict: Ask, Rule: r.raw, Source: r.Source, Why: says(r, "asks before", what)}
 		}
 	}
 	if line != nil && p.Mode != ModeBypass {

@@ -37,6 +37,10 @@ type Rule struct {
 	Tool string
 	// Spec is the specifier, "" for a rule about every call of the tool.
 	Spec string
+	// Source says where the rule was written, for people ("config
+	// /home/u/.config/panto/config.toml", "--allow"); ParseRule leaves
+	// it to the caller.
+	Source string
 	// raw is the rule as written.
 	raw string
 	// command matches a bash command; path a file tool's path.

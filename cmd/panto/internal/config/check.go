@@ -92,7 +92,7 @@ func (f file) check() *badValue {
 			return bad("extensions", strconv.Quote(name), "want an extension's file name, such as [extensions.guard], not a path")
 		}
 	}
-	return nil
+	return f.checkPermissions()
 }
 
 // maxTemperature is the highest temperature any provider takes (OpenAI's;

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -113,6 +114,10 @@ type Config struct {
 	// what it sets, whether it was applied, and what a project may never
 	// set.
 	Project *Project
+	// Permissions are what the model's tools may do; Sandbox the OS
+	// boundary bash runs in (docs/permissions.md).
+	Permissions Permissions
+	Sandbox     Sandbox
 	// Guards are the settings that guard the user, as each base and user
 	// layer file sets them (see GuardKeys).
 	Guards Guards
@@ -148,6 +153,8 @@ func Defaults() Config {
 		ExtensionStartTimeout: 10 * time.Second,
 		Theme:                 "auto",
 		Mouse:                 true,
+		Permissions:           Permissions{Mode: "default"},
+		Sandbox:               Sandbox{Mode: SandboxWorkspaceWrite},
 	}
 }
 
@@ -211,6 +218,10 @@ type file struct {
 	Extensions map[string]extensionFile `toml:"extensions"`
 	// MCP is [mcp.NAME] tables: MCP servers (docs/mcp.md).
 	MCP map[string]mcpFile `toml:"mcp"`
+	// Permissions and Sandbox are the [permissions] and [sandbox] tables
+	// (docs/permissions.md).
+	Permissions *permissionsFile `toml:"permissions"`
+	Sandbox     *sandboxFile     `toml:"sandbox"`
 }
 
 // extensionFile is one [extensions.NAME] table.
@@ -245,6 +256,9 @@ type Options struct {
 	// key when it is set, "" when no key for that provider is in the
 	// environment; nil means none is.
 	KeyEnv func(provider string) string
+	// Home is the user's home directory, for "~/" in
+	// sandbox.writable_roots; empty: os.UserHomeDir.
+	Home string
 }
 
 // Load reads config.toml from each layer of d that has one and merges them
@@ -256,6 +270,10 @@ type Options struct {
 // keys a project may never set (Config.Project says which).
 func Load(d layers.Dirs, opts Options) (Config, error) {
 	cfg := Defaults()
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	files, err := d.Find(FileName)
 	if err != nil {
 		return Config{}, err
@@ -305,6 +323,7 @@ func Load(d layers.Dirs, opts Options) (Config, error) {
 		}
 		fc.mergeInto(&cfg)
 		fc.mergeMCP(&cfg, "config "+f.Path, f.Layer == layers.Project)
+		fc.mergePermissions(&cfg, f.Path, home)
 		for _, key := range fc.keys() {
 			if cfg.from == nil {
 				cfg.from = map[string]string{}

@@ -14,7 +14,8 @@ import (
 // changed by anything that writes the user's files — the model's tools
 // among them, until an OS sandbox keeps those out — so panto remembers
 // them from run to run and says when they changed (cmd/panto).
-var GuardKeys = []string{"provider", "base_url", "extension_api_keys", "disabled_extensions", "confirm_default", "extensions.NAME.required"}
+var GuardKeys = []string{"provider", "base_url", "extension_api_keys", "disabled_extensions", "confirm_default", "extensions.NAME.required",
+	"permissions.mode", "sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.required"}
 
 // Guards are, by config file, the GuardKeys it sets and their values as
 // TOML writes them ("extensions.guard.required" for a table's).
@@ -36,6 +37,7 @@ func (f file) guards() map[string]string {
 			out["extensions."+name+".required"] = strconv.FormatBool(*r)
 		}
 	}
+	f.guardPermissions(out)
 	return out
 }
 

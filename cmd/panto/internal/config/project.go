@@ -128,6 +128,9 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 			}
 			continue
 		}
+		if key == "permissions" || key == "sandbox" {
+			continue // below, both at once
+		}
 		if key == "mcp" {
 			for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
 				for _, s := range mcpSettings(name, f.MCP[name]) {
@@ -160,6 +163,9 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 			s.Never, s.Note = shorter(key, f.ExtStartTimeout.d, cfg.ExtensionStartTimeout, "stops an extension that starts slower")
 		}
 		rows = append(rows, row{line, s})
+	}
+	for _, s := range projectPermissions(f, cfg) {
+		rows = append(rows, row{1 << 30, s})
 	}
 	slices.SortStableFunc(rows, func(a, b row) int { return a.line - b.line })
 	for _, r := range rows {
@@ -207,6 +213,7 @@ func (p *Project) apply(f file, cfg *Config) file {
 			f.Extensions[name] = x
 		}
 	}
+	f = applyPermissions(f, p.Never())
 	cfg.ProjectDisabledExtensions = append(cfg.ProjectDisabledExtensions, f.DisabledExts...)
 	f.DisabledExts = nil
 	return f
