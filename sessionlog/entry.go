@@ -42,6 +42,8 @@ type wireEntry struct {
 	Added   []string  `json:"added"`
 	Removed []string  `json:"removed"`
 	Changed []string  `json:"changed"`
+
+	Permissions *Permissions `json:"permissions"`
 }
 
 // rawHead is what an entry of an unknown type must have.
@@ -152,6 +154,11 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 			}
 		}
 		e.Tools = &Tools{Extension: w.Extension, Reason: w.Reason, Tools: w.Tools, Added: w.Added, Removed: w.Removed, Changed: w.Changed}
+	case TypePermissions:
+		if err := checkPermissions(w.Permissions); err != nil {
+			return fmt.Errorf("%w (entry %s)", err, w.ID)
+		}
+		e.Permissions = w.Permissions
 	}
 	return nil
 }

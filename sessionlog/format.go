@@ -73,6 +73,9 @@ const (
 	// TypeTools records an extension's tool set: what the model is offered
 	// from it from here on (Entry.Tools).
 	TypeTools EntryType = "tools"
+	// TypePermissions records the permission policy in force from here
+	// on (Entry.Permissions).
+	TypePermissions EntryType = "permissions"
 )
 
 // headerType is the "type" of the header line; no entry may use it.
@@ -81,7 +84,7 @@ const headerType = "session"
 func (t EntryType) known() bool {
 	switch t {
 	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction,
-		TypeMove, TypeLabel, TypeBranchSummary, TypeTools:
+		TypeMove, TypeLabel, TypeBranchSummary, TypeTools, TypePermissions:
 		return true
 	}
 	return false
@@ -121,6 +124,8 @@ type Entry struct {
 	BranchSummary *BranchSummary
 	// Tools is the payload of a TypeTools entry.
 	Tools *Tools
+	// Permissions is the payload of a TypePermissions entry.
+	Permissions *Permissions
 
 	// Raw is the whole line of an entry of a type this version does not
 	// know, kept so it can be written back byte for byte: Append writes
@@ -475,6 +480,8 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 			tools = []ToolDef{}
 		}
 		v = toolsLine{head, t.Extension, t.Reason, tools, t.Added, t.Removed, t.Changed}
+	case TypePermissions:
+		v = permissionsLine{head, e.Permissions}
 	default:
 		return appendRaw(buf, e.Raw)
 	}
@@ -567,6 +574,8 @@ func checkEntry(e *Entry) error {
 			}
 		}
 		return nil
+	case TypePermissions:
+		return checkPermissions(e.Permissions)
 	case headerType:
 		return errors.New(`entry type "session" is reserved for the header`)
 	case "":

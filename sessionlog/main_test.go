@@ -164,6 +164,10 @@ func sampleEntries() []Entry {
 			{Name: "mcp__docs__fetch"},
 		},
 		Added: []string{"mcp__docs__fetch"}, Removed: []string{"mcp__docs__old"}, Changed: []string{"mcp__docs__search"}}))
+	add(PermissionsEntry(Permissions{Mode: "default", Reason: "start",
+		Rules:   []PermissionRule{{Verdict: "allow", Rule: "bash(go test *)", Source: "config /home/user/.config/panto/config.toml"}, {Verdict: "deny", Rule: "read(~/.ssh/**)"}},
+		Grants:  []string{"bash(make)"},
+		Sandbox: &SandboxPolicy{Mode: "workspace-write", WritableRoots: []string{"/home/user/project", "/home/user/project/.git"}}}))
 	for _, m := range msgs[2:7] {
 		add(MessageEntry(m))
 	}
