@@ -96,10 +96,11 @@ const (
 	kindMove
 	kindLabel
 	kindBranchSummary
+	kindPermissions
 )
 
 var kindTypes = [...]EntryType{"", TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange,
-	TypeCompaction, TypeMove, TypeLabel, TypeBranchSummary}
+	TypeCompaction, TypeMove, TypeLabel, TypeBranchSummary, TypePermissions}
 
 func kindOf(t EntryType) kind {
 	switch t {
@@ -119,6 +120,8 @@ func kindOf(t EntryType) kind {
 		return kindLabel
 	case TypeBranchSummary:
 		return kindBranchSummary
+	case TypePermissions:
+		return kindPermissions
 	}
 	return kindOther
 }

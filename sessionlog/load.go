@@ -128,7 +128,7 @@ func loadFrom(r io.ReaderAt, size int64, name string) (*Loaded, *scanned, error)
 // message.
 func beforeCut(n *node) bool {
 	switch n.kind() {
-	case kindLifecycle, kindModelChange, kindCompaction, kindMove, kindLabel, kindBranchSummary:
+	case kindLifecycle, kindModelChange, kindCompaction, kindMove, kindLabel, kindBranchSummary, kindPermissions:
 		return true
 	}
 	return n.system()

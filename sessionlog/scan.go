@@ -502,6 +502,8 @@ func kindOfBytes(b []byte) kind {
 		return kindLabel
 	case "branch_summary":
 		return kindBranchSummary
+	case "permissions":
+		return kindPermissions
 	}
 	return kindOther
 }
