@@ -41,6 +41,9 @@ type toolRunner interface {
 	// owner, a blocked call, cancellation) is an is_error result the model
 	// can read.
 	RunTool(ctx context.Context, call conversation.Block) conversation.Block
+	// RunToolIn is RunTool inside a sandbox (nil: none), saying what the
+	// sandbox blocked.
+	RunToolIn(ctx context.Context, call conversation.Block, sb *extension.Sandbox) extension.ToolRun
 }
 
 // moveHooks are asked before the leaf moves (one may veto it, or give the

@@ -70,6 +70,7 @@ type fakeExtensions struct {
 	afterMove      func(ctx context.Context, rec extension.Recorder, mv extension.Move)
 	sessionEnd     func(ctx context.Context, rec extension.Recorder)
 	runTool        func(ctx context.Context, call conversation.Block) conversation.Block
+	runToolIn      func(ctx context.Context, call conversation.Block, sb *extension.Sandbox) extension.ToolRun
 	tools          []serializers.Tool
 	changes        []extension.Change
 	closed         bool
@@ -98,6 +99,12 @@ func (f *fakeExtensions) RunTool(ctx context.Context, call conversation.Block) c
 		return f.runTool(ctx, call)
 	}
 	return conversation.ToolResult(call.ID, "ran "+call.Name, false)
+}
+func (f *fakeExtensions) RunToolIn(ctx context.Context, call conversation.Block, sb *extension.Sandbox) extension.ToolRun {
+	if f.runToolIn != nil {
+		return f.runToolIn(ctx, call, sb)
+	}
+	return extension.ToolRun{Result: f.RunTool(ctx, call)}
 }
 func (f *fakeExtensions) BeforeMove(context.Context, extension.Move) (string, error) { return "", nil }
 func (f *fakeExtensions) AfterMove(ctx context.Context, mv extension.Move, _ string) {

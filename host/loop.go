@@ -184,7 +184,7 @@ func (s *Session) runTools(ctx context.Context, uses []conversation.Block) []con
 			if s.tools == nil {
 				res = conversation.ToolResult(use.ID, fmt.Sprintf("unknown tool %q: no tools are available", use.Name), true)
 			} else {
-				res = s.tools.RunTool(ctx, use)
+				res = s.runCall(ctx, use)
 			}
 			res.ToolUseID = use.ID // whatever the runner did, the result answers this call
 			results[i] = res

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/rules"
 	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
@@ -58,6 +59,10 @@ func (r *runner) Tools() []serializers.Tool {
 }
 
 func (r *runner) NarrowTools(_ context.Context, _ int, names []string) []string { return names }
+
+func (r *runner) RunToolIn(ctx context.Context, call conversation.Block, _ *extension.Sandbox) extension.ToolRun {
+	return extension.ToolRun{Result: r.RunTool(ctx, call)}
+}
 
 func (r *runner) RunTool(ctx context.Context, call conversation.Block) conversation.Block {
 	r.mu.Lock()

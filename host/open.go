@@ -77,6 +77,10 @@ type Config struct {
 	// Logger receives panto's log lines; nil means none.
 	Logger hclog.Logger
 
+	// Permissions decide the model's tool calls and the sandbox they run
+	// in (permit.go); nil runs every call, unsandboxed.
+	Permissions *Permissions
+
 	// startExtensions, set by host's tests, starts fakes in place of
 	// Extensions (which it is given).
 	startExtensions startExtensions
@@ -205,7 +209,12 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.userPrompt = p.UserPrompt
-	res, err := s.seed(p.Blocks, names, append(s.modelChange(cfg.ProviderName, s.model.Name), s.openToolEntries()...)...)
+	permEntries, err := s.openPermissions(cfg.Permissions)
+	if err != nil {
+		return nil, err
+	}
+	also := append(s.modelChange(cfg.ProviderName, s.model.Name), s.openToolEntries()...)
+	res, err := s.seed(p.Blocks, names, append(also, permEntries...)...)
 	if err != nil {
 		return nil, err
 	}

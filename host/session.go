@@ -50,6 +50,7 @@ type Session struct {
 	exts         extensionSet // nil: none loaded
 	hooks        turnHooks
 	tools        toolRunner
+	perm         *permState // nil: calls are not decided (permit.go)
 	render       func(text, source string) (string, error)
 	prov         Sender
 	providerName string
@@ -266,6 +267,7 @@ func (s *Session) close(ctx context.Context) error {
 	if s.exts != nil {
 		s.exts.Close(ctx)
 	}
+	s.closePermissions() // nothing runs in the TMPDIR any more
 	s.wmu.Lock()
 	s.shut = true
 	var err error

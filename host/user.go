@@ -67,9 +67,25 @@ type Question struct {
 	// extension asked while checking or running that call alone (a guard
 	// before bash runs; extension.Question.ToolCall); empty otherwise.
 	ToolCallID string
+	// Permission, when set, marks panto's own question of whether a tool
+	// call may run: Options is a select of these choices, in this order,
+	// each of its kind (an ACP client shows it as its permission dialog).
+	Permission []PermissionKind
 
 	answer chan<- answer
 }
+
+// PermissionKind is what a choice of a permission question does, in the
+// terms of ACP's permission options.
+type PermissionKind string
+
+// The kinds of permission choices.
+const (
+	AllowOnce    PermissionKind = "allow_once"
+	AllowAlways  PermissionKind = "allow_always"
+	RejectOnce   PermissionKind = "reject_once"
+	RejectAlways PermissionKind = "reject_always"
+)
 
 type answer struct {
 	a         extension.Answer
@@ -122,6 +138,12 @@ var questionIDs atomic.Int64
 
 // ask puts an extension's question to the user (see Question).
 func (s *Session) ask(ctx context.Context, by string, q extension.Question) (extension.Answer, error) {
+	return s.askWith(ctx, by, q, nil)
+}
+
+// askWith is ask of a question whose choices are of the kinds given
+// (panto's permission questions; nil for the others).
+func (s *Session) askWith(ctx context.Context, by string, q extension.Question, kinds []PermissionKind) (extension.Answer, error) {
 	closing, ok := s.asks.enter()
 	if !ok {
 		return extension.Answer{}, ErrClosing
@@ -140,7 +162,7 @@ func (s *Session) ask(ctx context.Context, by string, q extension.Question) (ext
 	defer cancel()
 	ch := make(chan answer, 1)
 	ev := Question{ID: questionIDs.Add(1), By: by, Type: q.Kind, Title: q.Title, Message: q.Message,
-		Options: q.Options, Placeholder: q.Placeholder, Highlight: q.Highlight, ToolCallID: q.ToolCall, answer: ch}
+		Options: q.Options, Placeholder: q.Placeholder, Highlight: q.Highlight, ToolCallID: q.ToolCall, Permission: kinds, answer: ch}
 	if d, ok := ctx.Deadline(); ok {
 		ev.Deadline = d
 	}

@@ -154,6 +154,46 @@ func capResult(text string) (out string, truncated bool) {
 // tool_result watcher cannot be asked the result is withheld. An
 // extension disabled in the config watches nothing.
 func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversation.Block {
+	return m.RunToolIn(ctx, call, nil).Result
+}
+
+// Sandbox is the OS boundary one tool call's processes and writes keep
+// to, as the host resolved it for the call (sdk.Sandbox on the
+// extension's side; docs/permissions.md). A nil *Sandbox is off.
+type Sandbox struct {
+	// Mode is "read-only" or "workspace-write".
+	Mode string
+	// Network allows sockets other than unix ones.
+	Network bool
+	// WritableRoots are absolute, cleaned paths written in
+	// workspace-write mode; TmpDir is written in every mode.
+	WritableRoots []string
+	TmpDir        string
+	// Required: a call that cannot be sandboxed must not run.
+	Required bool
+	// UnixSockets are socket paths a process may connect to with the
+	// network off.
+	UnixSockets []string
+}
+
+// ToolRun is how a call ended: its result, and what the sandbox refused
+// that it needed, in words ("" when nothing), for the host to offer a
+// run with more room.
+type ToolRun struct {
+	Result         conversation.Block
+	SandboxBlocked string
+}
+
+// RunToolIn is RunTool for a call that runs inside sb (nil: no sandbox);
+// an extension of API v4 or older is sent no sandbox and cannot say it
+// blocked anything.
+func (m *Manager) RunToolIn(ctx context.Context, call conversation.Block, sb *Sandbox) ToolRun {
+	var blocked string
+	res := m.runTool(ctx, call, sb, &blocked)
+	return ToolRun{Result: res, SandboxBlocked: blocked}
+}
+
+func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sandbox, blocked *string) conversation.Block {
 	fail := func(format string, args ...any) conversation.Block {
 		return conversation.ToolResult(call.ID, fmt.Sprintf(format, args...), true)
 	}
@@ -205,6 +245,10 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		return fail("not run: interrupted by the user")
 	}
 	req := &pb.ToolCallRequest{Call: pcall}
+	if sb != nil {
+		req.Sandbox = &pb.Sandbox{Mode: sb.Mode, Network: sb.Network, WritableRoots: sb.WritableRoots, Tmpdir: sb.TmpDir,
+			Required: sb.Required, UnixSockets: sb.UnixSockets}
+	}
 	if err := checkSend("the call's input", req); err != nil {
 		return fail("%s not run: %v", call.Name, err)
 	}
@@ -220,6 +264,7 @@ func (m *Manager) RunTool(ctx context.Context, call conversation.Block) conversa
 		text, truncated = capResult(resp.GetContent())
 		result = conversation.ToolResult(call.ID, text, resp.GetIsError())
 		result = withImages(result, resp.GetImages())
+		*blocked = resp.GetSandboxBlocked()
 	case c.unknown != "":
 		return fail("interrupted by the user while running; %s", c.unknown)
 	case c.timedOut || status.Code(err) == codes.DeadlineExceeded:

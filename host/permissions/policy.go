@@ -84,6 +84,10 @@ type Env struct {
 func readOnly(tool string) bool { return contains(readTools, tool) }
 func edits(tool string) bool    { return contains(editTools, tool) }
 
+// Edits reports whether tool is one of the file tools that change files
+// (edit, write): plan mode never runs them.
+func Edits(tool string) bool { return edits(tool) }
+
 // Decide says whether the call of tool with input runs: deny rules
 // first, then ask, then allow — a rule matches a bash line when it
 // matches any of its simple commands (deny, ask) or all of them (allow)
