@@ -14,6 +14,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/permissions"
+	"github.com/panto-dev/panto/sdk/sandbox"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -42,6 +43,10 @@ type Permissions struct {
 	// before, for the question. Nil: the choice is not offered.
 	Always     func(rules []string) (string, error)
 	AlwaysFile string
+	// TmpRoot is where the session's TMPDIR is made; "" is the system's
+	// temporary folder. panto gives its run's own folder, which the next
+	// panto removes when this one was killed.
+	TmpRoot string
 }
 
 // askTimeout bounds a permission question: a call nobody answers for
@@ -65,7 +70,7 @@ func (s *Session) openPermissions(cfg *Permissions) ([]sessionlog.Entry, error) 
 	}
 	p := &permState{cfg: *cfg, asking: make(chan struct{}, 1)}
 	if cfg.Sandbox != nil || cfg.Policy.Mode == permissions.ModePlan {
-		dir, err := os.MkdirTemp("", "panto-session-")
+		dir, err := os.MkdirTemp(cfg.TmpRoot, "tmp-")
 		if err != nil {
 			return nil, fmt.Errorf("open session: the session's TMPDIR: %w", err)
 		}
@@ -279,16 +284,18 @@ func (s *Session) askCall(ctx context.Context, use conversation.Block, d permiss
 	}
 	grants := suggestGrants(use, s.perm.cfg.Env)
 	if !s.interactive.Load() {
+		why := d.Why // "bash is asked about (permission mode default)"
 		how := "choose a looser mode with --permission-mode, or allow it in the [permissions] table of config.toml"
-		if len(grants) > 0 && d.Rule == "" {
+		switch {
+		case d.Rule != "":
+			why = "the rule " + d.Why + from(d.Source)
+			how = "remove the ask rule " + d.Rule + from(d.Source) + ", or answer it in an interactive session"
+		case len(grants) > 0:
 			how = "run with --allow '" + strings.Join(grants, "' --allow '") + "', add it to the allow list of [permissions] in config.toml, or " +
 				"choose a looser mode with --permission-mode"
 		}
-		if d.Rule != "" {
-			how = "remove the ask rule " + d.Rule + from(d.Source) + ", or answer it in an interactive session"
-		}
-		return conversation.ToolResult(use.ID, fmt.Sprintf("not run: %s asks before %s, and there is nobody to ask here (print mode). To allow it: %s (docs/permissions.md).",
-			asker, what, how), true), false
+		return conversation.ToolResult(use.ID, fmt.Sprintf("not run: %s: %s, and there is nobody to ask here (print mode). To allow it: %s (docs/permissions.md).",
+			what, why, how), true), false
 	}
 	// One question at a time: calls run side by side.
 	select {
@@ -485,4 +492,11 @@ func (s *Session) closePermissions() {
 			s.logger.Warn("remove the session's TMPDIR", "dir", s.perm.tmpDir, "err", err)
 		}
 	}
+}
+
+// SandboxSupport says whether this machine can sandbox bash (Landlock
+// and seccomp), and why not when it cannot.
+func SandboxSupport() (ok bool, reason string) {
+	sup := sandbox.Probe()
+	return sup.OK(), sup.Reason
 }

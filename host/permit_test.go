@@ -131,7 +131,7 @@ func TestPermissionAskWithNobodyIsADenial(t *testing.T) {
 	_, results := answering(t, ps.s)
 	require.Len(t, results, 3)
 	joined := strings.Join(results, "\n")
-	require.Contains(t, joined, "not run: bash is asked about (permission mode default) asks before bash: git status, and there is nobody to ask here (print mode)")
+	require.Contains(t, joined, "not run: bash: git status: bash is asked about (permission mode default), and there is nobody to ask here (print mode)")
 	require.Contains(t, joined, "--allow 'bash(git status)'")
 	require.Contains(t, joined, "not run: denied by the permission rule bash(rm *) denies rm -rf build (config /u/config.toml).")
 	require.Equal(t, []string{`{"path":"main.go"}`}, ps.ran, "only the read ran: default mode allows reads")

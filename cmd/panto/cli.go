@@ -51,6 +51,8 @@ type options struct {
 	extensions   []string
 	noExtensions bool
 	plain        bool
+	permMode     string
+	allow        []string
 }
 
 // appFlags are the flags as the app layer takes them.
@@ -59,6 +61,7 @@ func (o *options) appFlags() app.Flags {
 		Provider: o.provider, Model: o.model, BaseURL: o.baseURL, LogLevel: o.logLevel,
 		SystemPrompt: o.systemPrompt, AppendSystem: o.appendSystem,
 		Extensions: o.extensions, NoExtensions: o.noExtensions,
+		PermissionMode: o.permMode, Allow: o.allow,
 		Log: o.pick(),
 	}
 }
@@ -86,6 +89,12 @@ func (o *options) promptFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.appendSystem, "append-system-prompt", nil, "add the system block `TEXT|FILE` (repeatable)")
 }
 
+// permissionFlags registers the flags of the permission policy.
+func (o *options) permissionFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.permMode, "permission-mode", "", "decide the tool calls no rule matches by `MODE`: default, accept-edits, plan or bypass (beats config and PANTO_PERMISSION_MODE)")
+	fs.StringArrayVar(&o.allow, "allow", nil, "allow the tool calls `RULE` matches, such as 'bash(go test *)', for this run (repeatable; see docs/permissions.md)")
+}
+
 // extensionFlags registers the flags that choose the extensions.
 func (o *options) extensionFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.extensions, "extension", nil, "load the extension binary at `PATH` too (repeatable)")
@@ -101,7 +110,7 @@ With stdin a terminal, panto runs an interactive session; with -p, or a
 prompt piped on stdin, it runs one turn and prints the reply.
 
 Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
-OPENAI_BASE_URL, PANTO_HOME, PANTO_LOG_LEVEL, XDG_DATA_HOME,
+OPENAI_BASE_URL, PANTO_HOME, PANTO_LOG_LEVEL, PANTO_PERMISSION_MODE, XDG_DATA_HOME,
 XDG_CONFIG_HOME, XDG_STATE_HOME.
 Exit status: 0 ok, 1 error, 2 usage error, 130 Ctrl-C, 143 SIGTERM,
 129 SIGHUP. See docs/cli.md.`
@@ -145,11 +154,13 @@ func newRoot(ctx context.Context, e *env) *cobra.Command {
 	o.fromFlag(f)
 	o.promptFlags(f)
 	o.extensionFlags(f)
+	o.permissionFlags(f)
 	f.SortFlags = false
 	root.PersistentFlags().StringVar(&o.logLevel, "log-level", "", "what panto's log file keeps: `LEVEL` trace, debug, info, warn, error or off")
 
 	completeWords(root, "provider", provider.Anthropic, provider.OpenAI, provider.Echo)
 	completeWords(root, "mode", "text", "json")
+	completeWords(root, "permission-mode", "default", "accept-edits", "plan", "bypass")
 	completeWords(root, "log-level", "trace", "debug", "info", "warn", "error", "off")
 	_ = root.RegisterFlagCompletionFunc("resume", completeSessionIDs(e))
 

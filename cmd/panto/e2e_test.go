@@ -104,8 +104,9 @@ func TestFreshSessionRecordsSeedThenLifecycle(t *testing.T) {
 	require.Equal(t, "lifecycle", lines[5]["type"], "the lifecycle entry follows the seed blocks")
 	require.Equal(t, "model_change", lines[6]["type"], "then the model in use")
 	require.Equal(t, "echo", lines[6]["provider"])
-	require.Equal(t, "user", lines[7]["message"].(map[string]any)["role"])
-	require.Equal(t, "assistant", lines[8]["message"].(map[string]any)["role"])
+	require.Equal(t, "permissions", lines[7]["type"], "then the permission policy")
+	require.Equal(t, "user", lines[8]["message"].(map[string]any)["role"])
+	require.Equal(t, "assistant", lines[9]["message"].(map[string]any)["role"])
 	for _, l := range lines[1:] {
 		if m, ok := l["message"].(map[string]any); ok && m["role"] != "system" {
 			require.NotContains(t, m, "mode", "mode only on system messages")

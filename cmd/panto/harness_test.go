@@ -83,6 +83,10 @@ func newHarnessAt(t testing.TB, root string) *harness {
 		"XDG_STATE_HOME":  filepath.Join(h.home, "state"),
 		"PATH":            os.Getenv("PATH"),
 		"PANTO_LOG_LEVEL": "debug",
+		// The tests of other features run the tools without being asked
+		// (print mode would deny them); the permission tests set their
+		// own mode.
+		"PANTO_PERMISSION_MODE": "bypass",
 	}
 	return h
 }

@@ -147,6 +147,9 @@ func readTTYReport(t *testing.T, path string) ttyReport {
 func TestTheModelsBashHasNoTerminal(t *testing.T) {
 	t.Parallel()
 	s := newIsoSetup(t)
+	// The probe reports outside the project: the terminal's isolation,
+	// tested without the sandbox that would also refuse the report.
+	s.h.write(filepath.Join(s.h.userDir(), "config.toml"), "[sandbox]\nmode = \"off\"\n")
 	ptm, pts, err := pty.Open()
 	require.NoError(t, err)
 	defer ptm.Close()
@@ -272,6 +275,9 @@ type sockReport struct {
 func TestTheModelsBashCannotCallPantosSockets(t *testing.T) {
 	t.Parallel()
 	s := newIsoSetup(t)
+	// panto's own check of who connects, under the sandbox that would
+	// refuse the probe's unix sockets first (permissions_e2e_test.go).
+	s.h.write(filepath.Join(s.h.userDir(), "config.toml"), "[sandbox]\nmode = \"off\"\n")
 	through := filepath.Join(s.tmp, "through")
 	fake, args := s.provider(t,
 		bashCall(t, "b1", filepath.Join(s.bin, "sockprobe")+" "+s.tmp+" "+through),

@@ -49,6 +49,7 @@ func TestCommandsRecordEditsAndShapeTheNextRequest(t *testing.T) {
 		"system append " + seed,
 		"lifecycle started [sysprompt]",
 		"model_change",
+		"permissions",
 		"system append Answer in French.",
 		"lifecycle resumed reseeded=false",
 		"user",
@@ -89,6 +90,7 @@ func TestExtensionAppendSurvivesUnchangedResume(t *testing.T) {
 		"system append " + seed,
 		"lifecycle started [hello]",
 		"model_change",
+		"permissions",
 		"system append " + greeting,
 		"user", "assistant",
 		"lifecycle resumed reseeded=false",
@@ -134,14 +136,15 @@ func TestSessionStartBlockFollowsLifecycle(t *testing.T) {
 	m := newMachine(t)
 	m.turn("hi", "hello")
 	entries := m.logEntries()
-	require.Len(t, entries, 6)
+	require.Len(t, entries, 7)
 	require.JSONEq(t, systemMessageJSON("append", seed, "project "+filepath.Join(m.project, ".panto", "SYSTEM.md")), string(entries[0].Message))
 	require.Equal(t, "lifecycle", entries[1].Type)
 	require.Equal(t, "started", entries[1].Event)
 	require.Equal(t, []string{"hello"}, entries[1].Extensions)
 	require.Equal(t, "model_change", entries[2].Type)
-	require.JSONEq(t, systemMessageJSON("append", greeting, "extension hello"), string(entries[3].Message))
-	require.Equal(t, []string{"user", "assistant"}, m.kinds()[4:])
+	require.Equal(t, "permissions", entries[3].Type)
+	require.JSONEq(t, systemMessageJSON("append", greeting, "extension hello"), string(entries[4].Message))
+	require.Equal(t, []string{"user", "assistant"}, m.kinds()[5:])
 }
 
 // persona records its choice as extension data, puts its block back after
@@ -171,6 +174,7 @@ func TestPersonaAcrossResumes(t *testing.T) {
 		"system append " + seed,
 		"lifecycle started [persona]",
 		"model_change",
+		"permissions",
 		`data persona {"persona":"Ada"}`,
 		"system append Persona: Ada",
 		"lifecycle resumed reseeded=false",

@@ -82,6 +82,13 @@ func Apply(p sdk.Sandbox) error {
 
 func restrictLandlock(p sdk.Sandbox) error {
 	cfg := landlock.V11 // the newest go-landlock knows; BestEffort degrades to the kernel's
+	// No signal scoping: Go restricts each thread of the calling process
+	// with a landlock_restrict_self of its own, so its threads are in
+	// sibling domains, and a signal sent from one thread to what another
+	// started (the reaper killing bash's process group when the tools
+	// process dies) would be refused. Signals stay bounded by the user's
+	// own processes, as without the sandbox.
+	cfg.Scoped &^= ll.ScopeSignal
 	if p.Network {
 		cfg.HandledAccessNet = 0
 		cfg.HandledAccessFS &^= ll.AccessFSResolveUnix

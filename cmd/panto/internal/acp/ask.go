@@ -39,6 +39,10 @@ func asks(q host.Question) string { return q.By + "\x00" + q.Title + "\x00" + q.
 
 // ask puts q to the client; the pump goes on meanwhile.
 func (s *session) ask(q host.Question) {
+	if len(q.Permission) > 0 && len(q.Permission) == len(q.Options) {
+		s.askPermission(q)
+		return
+	}
 	if q.Type != extension.AskConfirm {
 		s.elicit(q)
 		return
@@ -75,6 +79,35 @@ func (s *session) ask(q host.Question) {
 		default:
 			q.Answer(extension.Answer{Yes: false})
 		}
+	}()
+}
+
+// askPermission puts panto's own question of whether a tool call may run
+// to the client as session/request_permission, each choice an option of
+// its kind; the one picked answers the select. No "always" is kept here:
+// panto records a grant itself.
+func (s *session) askPermission(q host.Question) {
+	opts := make([]acpsdk.PermissionOption, len(q.Options))
+	for i, o := range q.Options {
+		opts[i] = acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(strconv.Itoa(i)), Name: o, Kind: acpsdk.PermissionOptionKind(q.Permission[i])}
+	}
+	ctx, cancel := questionContext(q)
+	s.asking(q.ID, cancel)
+	go func() {
+		defer s.withdraw(q.ID)
+		resp, err := s.a.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{
+			SessionId: acpsdk.SessionId(s.id), ToolCall: permissionCall(q), Options: opts,
+		})
+		if err != nil || resp.Outcome.Selected == nil {
+			q.Dismiss() // cancelled: not allowed
+			return
+		}
+		i, err := strconv.Atoi(string(resp.Outcome.Selected.OptionId))
+		if err != nil || i < 0 || i >= len(q.Options) {
+			q.Dismiss() // an option panto did not offer
+			return
+		}
+		q.Answer(extension.Answer{Index: i})
 	}()
 }
 
@@ -210,7 +243,7 @@ func permissionCall(q host.Question) acpsdk.ToolCallUpdate {
 		title += " " + subject
 	}
 	text := q.Message
-	if q.By != "" {
+	if q.By != "" && len(q.Permission) == 0 {
 		text += "\n\n(asked by the " + q.By + " extension)"
 	}
 	return acpsdk.ToolCallUpdate{

@@ -31,10 +31,14 @@ var builtins = map[string]builtin{
 	"compact": {"summarise older messages to free context (the prompt stays)", "", (*session).cmdCompact},
 	"model":   {"show the models to choose from, or switch to NAME", "NAME", (*session).cmdModel},
 	"session": {"show the session's id and log", "", (*session).cmdSession},
+	"permissions": {"show what the tool calls run under (mode, rules, grants, sandbox), or switch the mode", "mode MODE",
+		func(s *session, _ context.Context, args string) (string, error) {
+			return app.PermissionsCommand(s.sess, args)
+		}},
 }
 
 // builtinOrder is the order they are offered in.
-var builtinOrder = []string{"prompt", "compact", "model", "session"}
+var builtinOrder = []string{"prompt", "compact", "model", "session", "permissions"}
 
 // commands are the commands offered.
 func (s *session) commands() []acpsdk.AvailableCommand {

@@ -21,6 +21,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/host/permissions"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/rules"
 )
@@ -92,6 +93,11 @@ type Flags struct {
 	// session (an ACP client's mcpServers), run with the configured ones;
 	// one of the same name as a configured server takes its place.
 	MCPServers []MCPServer
+	// PermissionMode beats the config's [permissions] mode and
+	// PANTO_PERMISSION_MODE (--permission-mode); Allow adds allow rules
+	// for the run (--allow).
+	PermissionMode string
+	Allow          []string
 	// Workspace is the user's workspace the front end's peer lends (an
 	// ACP editor's files and terminal), for the tools to use; nil: the
 	// machine's.
@@ -132,10 +138,12 @@ type Pick struct {
 // provider and the extensions. Its methods may be called from any
 // goroutine once Prepare has returned.
 type App struct {
-	env    Env
-	flags  Flags
-	dirs   layers.Dirs
-	cfg    config.Config
+	env   Env
+	flags Flags
+	dirs  layers.Dirs
+	cfg   config.Config
+	// policy is the permission policy: the config's with the flags on top.
+	policy permissions.Policy
 	logger hclog.Logger
 	close  func()
 	// sockets is the folder of this run's extension sockets
@@ -205,6 +213,10 @@ func Load(env Env, f Flags) (*App, error) {
 	if err := config.CheckLogLevel(cfg.LogLevel); err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	policy, err := loadPolicy(env, cfg, f)
+	if err != nil {
+		return nil, err
+	}
 	// The limits that depend on the provider, once the flags have said
 	// which one it is.
 	if err := cfg.Validate(); err != nil {
@@ -214,7 +226,7 @@ func Load(env Env, f Flags) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{env: env, flags: f, dirs: dirs, cfg: cfg, logger: logger, close: closeLog}
+	a := &App{env: env, flags: f, dirs: dirs, cfg: cfg, policy: policy, logger: logger, close: closeLog}
 	a.store = &Store{dirs: dirs, warn: func(w string) { env.notify("warning: " + w) }}
 	a.openSockets()
 	return a, nil
@@ -277,7 +289,7 @@ func loadConfig(env Env, dirs layers.Dirs) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, err
 	}
-	return config.Load(dirs, config.Options{Trust: store, KeyEnv: func(p string) string { return keyInEnv(env, p) }})
+	return config.Load(dirs, config.Options{Trust: store, KeyEnv: func(p string) string { return keyInEnv(env, p) }, Home: env.Getenv("HOME")})
 }
 
 // keyInEnv names the environment variable that holds provider p's key,
@@ -443,6 +455,7 @@ func (a *App) HostConfig(log host.Log, specs []extension.Spec, prov host.Sender)
 		KeepRecordedModel: a.flags.Model == "",
 		MaxProcs:          a.env.MaxProcs,
 		Logger:            a.logger,
+		Permissions:       a.hostPermissions(),
 	}
 }
 

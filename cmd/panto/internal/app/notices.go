@@ -22,6 +22,9 @@ func (a *App) tellStart() {
 	for _, n := range projectNotices(a.cfg.Project) {
 		a.env.notify(n)
 	}
+	if n := a.sandboxNotice(); n != "" {
+		a.env.notify(n)
+	}
 	prev, err := loadGuards(a.dirs)
 	if err != nil {
 		a.env.notify(err.Error())

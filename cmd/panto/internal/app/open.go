@@ -12,6 +12,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/host/permissions"
 	"github.com/panto-dev/panto/sessionlog"
 	"github.com/panto-dev/panto/sessionlog/atomicfile"
 )
@@ -45,6 +46,10 @@ type Session interface {
 	MoveTo(ctx context.Context, ref string, opt host.MoveOptions) (host.MoveResult, error)
 	Label(ref, text string) (string, error)
 	PromptAt(ref string) ([]conversation.SystemText, error)
+
+	// The permission policy of the tool calls (/permissions, Shift+Tab).
+	PermissionState() (st sessionlog.Permissions, tmpDir string, ok bool)
+	SetPermissionMode(mode permissions.Mode) error
 }
 
 var _ Session = (*host.Session)(nil)

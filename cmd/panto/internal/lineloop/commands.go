@@ -21,6 +21,14 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 	"help":    (*chat).help,
 	"prompt":  (*chat).showPrompt,
 	"session": (*chat).showSession,
+	"permissions": func(c *chat, _ context.Context, args string, out io.Writer) error {
+		text, err := app.PermissionsCommand(c.sess, args)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, text)
+		return nil
+	},
 	"compact": (*chat).compact,
 	"model":   (*chat).model,
 	"tree":    (*chat).tree,
@@ -32,6 +40,7 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /prompt    show the effective system prompt
   /session   show the session log in use
+  /permissions [mode MODE]  what the tool calls run under, or switch the mode
   /compact   summarise older messages to free context (the prompt stays)
   /model [NAME]  show the models to choose from, or switch to NAME
   /tree      show the session tree: short ids, labels, prompt changes

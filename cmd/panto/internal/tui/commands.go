@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
@@ -32,6 +33,7 @@ var builtins = []builtin{
 	{"resume", "", "switch to another session of this directory", false},
 	{"compact", "", "summarise older messages to free context (the prompt stays as it is)", false},
 	{"session", "", "the session id, log and message count", true},
+	{"permissions", "[mode MODE]", "what the tool calls run under: mode, rules, grants, sandbox (mode MODE switches; so does Shift+Tab)", true},
 	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
 	{"fork", "", "copy this conversation into a new session and switch to it", false},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
@@ -104,6 +106,19 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return nil
 	case "session":
 		m.add(&transcript.Text{Title: "/session", Body: m.sessionText()})
+		return nil
+	case "permissions":
+		if m.sess == nil {
+			m.say(transcript.Quiet, "the session is still starting: /permissions in a moment")
+			return nil
+		}
+		out, err := app.PermissionsCommand(m.sess, strings.TrimSpace(args))
+		if err != nil {
+			m.say(transcript.Error, err.Error())
+			return nil
+		}
+		m.add(&transcript.Text{Title: "/permissions", Body: out})
+		m.refreshPermissionMode()
 		return nil
 	case "compact":
 		return m.startBusy(compacting, "compacting", func(ctx context.Context) commandDoneMsg {
@@ -304,4 +319,40 @@ func (m *Model) sessionText() string {
 		fmt.Fprintf(&sb, "panto   %s\n", m.o.Version)
 	}
 	return sb.String()
+}
+
+// refreshPermissionMode shows the session's permission mode in the
+// status line.
+func (m *Model) refreshPermissionMode() {
+	if m.sess == nil {
+		return
+	}
+	st, _, ok := m.sess.PermissionState()
+	m.status.perm = ""
+	if ok {
+		m.status.perm = st.Mode
+	}
+}
+
+// cyclePermissionMode is Shift+Tab: the next permission mode, recorded.
+func (m *Model) cyclePermissionMode() {
+	if m.sess == nil {
+		return
+	}
+	st, _, ok := m.sess.PermissionState()
+	if !ok {
+		m.say(transcript.Quiet, "this session decides no tool calls: there is no permission mode to switch")
+		return
+	}
+	next := app.NextMode(st.Mode)
+	if err := m.sess.SetPermissionMode(next); err != nil {
+		m.say(transcript.Error, "permission mode: "+err.Error())
+		return
+	}
+	m.refreshPermissionMode()
+	note := ""
+	if next == "bypass" {
+		note = ": every call runs that no rule denies or asks about (only the sandbox holds)"
+	}
+	m.say(transcript.Quiet, "permission mode "+string(next)+note+" · Shift+Tab for the next")
 }

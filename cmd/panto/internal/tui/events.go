@@ -108,6 +108,7 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	m.subscribe()
 	m.info = m.sess.Info()
 	m.status.provider, m.status.model = m.info.Provider, m.info.Model
+	m.refreshPermissionMode()
 	msgs := m.sess.Messages()
 	// What the session's start recorded is told by its events: the
 	// history is what the log held before.

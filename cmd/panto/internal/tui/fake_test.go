@@ -17,6 +17,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/host/permissions"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -46,6 +47,9 @@ type fakeSession struct {
 	onClose func()
 	// turn scripts a turn: it sends its events on ch (and closes it).
 	turn func(ctx context.Context, text string, ch chan<- host.Event)
+	// perm is the permission state; its Mode "" means the session
+	// decides no calls.
+	perm sessionlog.Permissions
 }
 
 func newFake() *fakeSession {
@@ -144,6 +148,20 @@ func (f *fakeSession) SetModel(name string) error {
 	defer f.mu.Unlock()
 	f.models = append(f.models, name)
 	f.info.Model = name
+	return nil
+}
+func (f *fakeSession) PermissionState() (sessionlog.Permissions, string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.perm, "/tmp/t", f.perm.Mode != ""
+}
+func (f *fakeSession) SetPermissionMode(mode permissions.Mode) error {
+	if _, err := permissions.ParseMode(string(mode)); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.perm.Mode = string(mode)
 	return nil
 }
 func (f *fakeSession) ContextUsage() (int, int)                   { return 1234, 200000 }

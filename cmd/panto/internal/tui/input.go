@@ -72,6 +72,9 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.toggleNearest()
 		return nil
+	case "shift+tab":
+		m.cyclePermissionMode()
+		return nil
 	}
 	if m.comp.open() {
 		if cmd, done := m.completionKey(k); done {

@@ -32,6 +32,7 @@ var Bindings = []Binding{
 	{"Ctrl-D", "quit, when the editor is empty, a question up or not (otherwise delete the character under the cursor)"},
 	{"PgUp/PgDn, the mouse wheel", "scroll the transcript (PgDn at the end follows new output again)"},
 	{"Ctrl-O", "expand or fold the nearest tool output, thinking, long message or prompt change on screen"},
+	{"Shift-Tab", "the next permission mode: default, accept-edits, plan, bypass (shown in the status line; /permissions)"},
 	{"Ctrl-L", "redraw the screen"},
 	{"Ctrl-Z", "suspend panto (fg resumes it)"},
 }

@@ -31,6 +31,9 @@ type status struct {
 	ext                  map[string]string
 	// extKey changes whenever ext does.
 	extKey int
+	// perm is the permission mode; "" when the session decides no
+	// calls.
+	perm string
 }
 
 // statusKey is what the status line shows: it is drawn again only when
@@ -43,11 +46,12 @@ type statusKey struct {
 	cost                         float64
 	costKnown                    bool
 	ctxTokens, ctxWindow, extKey int
+	perm                         string
 }
 
 func (s *status) key(width int, th *theme.Theme) statusKey {
 	return statusKey{width, th, s.cwd, s.branch, s.provider, s.model, s.in, s.out, s.cacheR, s.cacheW,
-		s.cost, s.costKnown, s.ctxTokens, s.ctxWindow, s.extKey}
+		s.cost, s.costKnown, s.ctxTokens, s.ctxWindow, s.extKey, s.perm}
 }
 
 // addUsage counts one request's tokens, and its cost when the model's
@@ -102,6 +106,14 @@ func (s *status) view(th *theme.Theme, width int) string {
 	}
 	if s.model != "" {
 		segs = append(segs, segment{th.StatusKey.Render(termtext.Line(s.provider + "/" + s.model)), 9})
+	}
+	switch s.perm {
+	case "", "default":
+	case "bypass":
+		// Never dropped: every call runs that no rule stops.
+		segs = append(segs, segment{th.Warn.Render("⚠ bypass permissions"), 10})
+	default:
+		segs = append(segs, segment{th.StatusKey.Render("⏵ " + s.perm), 8})
 	}
 	if s.in > 0 || s.out > 0 {
 		t := "↑" + kilo(s.in) + " ↓" + kilo(s.out)
