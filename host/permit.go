@@ -325,8 +325,12 @@ func (s *Session) askCall(ctx context.Context, use conversation.Block, d permiss
 	}
 	choice("Deny", RejectOnce)
 	choice("Deny, with a note to the model", RejectOnce)
+	because := "asked by the rule " + asker
+	if d.Rule == "" {
+		because = "asked because " + d.Why
+	}
 	q := extension.Question{Kind: extension.AskSelect, Title: "Allow " + use.Name + "?",
-		Message: what + "\n(asked by " + asker + ")", Options: options, Timeout: askTimeout, ToolCall: use.ID}
+		Message: what + "\n(" + because + ")", Options: options, Timeout: askTimeout, ToolCall: use.ID}
 	a, err := s.askWith(ctx, "panto", q, kinds)
 	if err != nil {
 		return conversation.ToolResult(use.ID, "not run: the user did not allow it ("+err.Error()+")", true), false

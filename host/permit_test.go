@@ -189,7 +189,7 @@ func TestPermissionDenyWithANote(t *testing.T) {
 	ps := openPerm(t, path, true, perm, calls(bashCall("c1", "git push origin main")), conversation.AssistantText("done"))
 	qs, results := answering(t, ps.s, "Deny, with a note", "push to a branch of your own")
 	require.Equal(t, []string{"Allow once", "Deny", "Deny, with a note to the model"}, qs[0].Options)
-	require.Contains(t, qs[0].Message, "asked by bash(git push *) (config /u/config.toml)")
+	require.Contains(t, qs[0].Message, "asked by the rule bash(git push *) (config /u/config.toml)")
 	require.Equal(t, []string{"not run: the user denied it, and says: push to a branch of your own"}, results)
 	require.Empty(t, ps.ran)
 }
