@@ -138,6 +138,8 @@ func (s *Session) PermissionState() (st sessionlog.Permissions, tmpDir string, o
 	}
 	if p := s.permissions(); p != nil {
 		st = *p
+	} else {
+		st = stateOf(&s.perm.cfg) // a path that recorded none: what calls run under
 	}
 	return st, s.perm.tmpDir, true
 }
@@ -263,7 +265,12 @@ func (s *Session) runCall(ctx context.Context, use conversation.Block) conversat
 	if run.SandboxBlocked == "" || sb == nil || !s.interactive.Load() || ctx.Err() != nil {
 		return run.Result
 	}
-	return s.offerRerun(ctx, use, sb, run)
+	if ok, _ := SandboxSupport(); !ok {
+		// Refused because the sandbox is required and cannot be had:
+		// running it unsandboxed is what the user ruled out.
+		return run.Result
+	}
+	return s.offerRerun(ctx, use, sb, run, st.Mode == string(permissions.ModePlan), st.Sandbox != nil)
 }
 
 func from(source string) string {
@@ -382,30 +389,40 @@ func (s *Session) grant(rules []string) error {
 // offerRerun asks, after the sandbox blocked what a call needed, whether
 // to run it again with more room: once outside the sandbox, or (for the
 // network) with the network on for the session.
-func (s *Session) offerRerun(ctx context.Context, use conversation.Block, sb *extension.Sandbox, run extension.ToolRun) conversation.Block {
+//
+// In plan mode nothing runs outside the sandbox (plan mode writes
+// nothing); the network is offered for the session only where a sandbox
+// policy records it.
+func (s *Session) offerRerun(ctx context.Context, use conversation.Block, sb *extension.Sandbox, run extension.ToolRun, plan, recorded bool) conversation.Block {
+	const (
+		outside = "Run it again outside the sandbox, once"
+		network = "Turn the network on for this session and run it again"
+		leave   = "Leave it blocked"
+	)
+	var options []string
+	var kinds []PermissionKind
+	if !plan {
+		options, kinds = append(options, outside), append(kinds, AllowOnce)
+	}
+	if !sb.Network && recorded && strings.Contains(run.SandboxBlocked, "network") {
+		options, kinds = append(options, network), append(kinds, AllowAlways)
+	}
+	if len(options) == 0 {
+		return run.Result
+	}
+	options, kinds = append(options, leave), append(kinds, RejectOnce)
 	select {
 	case s.perm.asking <- struct{}{}:
 		defer func() { <-s.perm.asking }()
 	case <-ctx.Done():
 		return run.Result
 	}
-	options := []string{"Run it again outside the sandbox, once"}
-	network := !sb.Network && strings.Contains(run.SandboxBlocked, "network")
-	if network {
-		options = append(options, "Turn the network on for this session and run it again")
-	}
-	options = append(options, "Leave it blocked")
-	kinds := []PermissionKind{AllowOnce}
-	if network {
-		kinds = append(kinds, AllowAlways)
-	}
-	kinds = append(kinds, RejectOnce)
 	a, err := s.askWith(ctx, "panto", extension.Question{Kind: extension.AskSelect, Title: "The sandbox blocked " + use.Name,
 		Message: describeCall(use) + "\nblocked by the sandbox: " + run.SandboxBlocked, Options: options, Timeout: askTimeout, ToolCall: use.ID}, kinds)
-	if err != nil || a.Index < 0 || a.Index >= len(options) || a.Index == len(options)-1 {
+	if err != nil || a.Index < 0 || a.Index >= len(options) || options[a.Index] == leave {
 		return run.Result
 	}
-	if a.Index == 0 {
+	if options[a.Index] == outside {
 		return s.tools.RunToolIn(ctx, use, nil).Result
 	}
 	if err := s.changePermissions("grant", func(p *sessionlog.Permissions) {
@@ -474,6 +491,9 @@ func suggestGrants(use conversation.Block, env permissions.Env) []string {
 		p := in.Path
 		if p == "" {
 			return nil
+		}
+		if rest, ok := strings.CutPrefix(p, "~/"); ok && env.Home != "" {
+			p = filepath.Join(env.Home, rest)
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(env.Workspace, p)

@@ -234,3 +234,26 @@ func TestPermissionModeSwitchIsRecorded(t *testing.T) {
 	require.Equal(t, "bypass", p.Mode)
 	require.Equal(t, "mode", p.Reason)
 }
+
+// The rules "allow for this session" suggests cover the call and no
+// more: each command of a bash line as written, the workspace for a
+// file tool's path in it (~ read as the home), the exact path outside.
+func TestSuggestedGrants(t *testing.T) {
+	t.Parallel()
+	env := permissions.Env{Workspace: "/home/u/p", Home: "/home/u"}
+	for _, tc := range []struct {
+		call conversation.Block
+		want []string
+	}{
+		{bashCall("c", "go test ./... && git status"), []string{"bash(go test ./...)", "bash(git status)"}},
+		{bashCall("c", "ls *.go"), nil},
+		{bashCall("c", `eval "$x"`), nil},
+		{conversation.ToolUse("c", "edit", json.RawMessage(`{"path":"main.go"}`)), []string{"edit(./**)"}},
+		{conversation.ToolUse("c", "write", json.RawMessage(`{"path":"~/p/x.go"}`)), []string{"edit(./**)"}},
+		{conversation.ToolUse("c", "edit", json.RawMessage(`{"path":"~/notes.txt"}`)), []string{"edit(/home/u/notes.txt)"}},
+		{conversation.ToolUse("c", "read", json.RawMessage(`{"path":"/etc/hosts"}`)), []string{"read(/etc/hosts)"}},
+		{conversation.ToolUse("c", "mcp__docs__search", json.RawMessage(`{}`)), []string{"mcp__docs__search"}},
+	} {
+		require.Equal(t, tc.want, suggestGrants(tc.call, env), string(tc.call.Input))
+	}
+}

@@ -53,8 +53,8 @@ var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 // Landlock: everything may be read and executed; only p.TmpDir and, in
 // workspace-write mode, p.WritableRoots may be written, with files
 // moved and linked within and between them; the device files in devFiles
-// may be written and used as terminals. Signals reach only processes in
-// the sandbox. With the network off, TCP bind and connect are refused,
+// may be written and used as terminals. Signals are not scoped (see
+// restrictLandlock). With the network off, TCP bind and connect are refused,
 // abstract unix sockets outside the sandbox cannot be reached, and
 // seccomp refuses (EPERM) socket(2) for every family but AF_UNIX — and
 // for AF_UNIX too when p.UnixSockets is empty; socketpair(2) stays, so
