@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host/permissions"
 	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/serializers"
 )
@@ -243,9 +244,14 @@ func (s *Session) offer(ctx context.Context, step int) []serializers.Tool {
 	for _, n := range s.tools.NarrowTools(ctx, step, names) {
 		keep[n] = true
 	}
+	plan := false
+	if st, _, ok := s.PermissionState(); ok {
+		plan = st.Mode == string(permissions.ModePlan)
+	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if keep[t.Name] {
+		// Plan mode offers no tool that changes files.
+		if keep[t.Name] && !(plan && permissions.Edits(t.Name)) {
 			out = append(out, t)
 		}
 	}

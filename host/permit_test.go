@@ -14,6 +14,7 @@ import (
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
 	"github.com/panto-dev/panto/host/permissions"
+	"github.com/panto-dev/panto/serializers"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -256,4 +257,30 @@ func TestSuggestedGrants(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, suggestGrants(tc.call, env), string(tc.call.Input))
 	}
+}
+
+// Plan mode offers the model no tool that changes files; the others
+// stay, and switching out of plan mode offers them again.
+func TestPlanModeOffersNoEdits(t *testing.T) {
+	t.Parallel()
+	prov := &script{replies: []conversation.Message{conversation.AssistantText("one"), conversation.AssistantText("two")}}
+	exts := &fakeExtensions{tools: []serializers.Tool{{Name: "bash"}, {Name: "edit"}, {Name: "read"}, {Name: "write"}}}
+	cfg := config(filepath.Join(t.TempDir(), "s.jsonl"), "seed")
+	cfg.Provider, cfg.startExtensions = prov, exts.start
+	cfg.Permissions = &Permissions{Policy: permissions.Policy{Mode: permissions.ModePlan}, Env: permissions.Env{Workspace: "/p", Home: "/h"}}
+	s, err := Open(context.Background(), cfg)
+	require.NoError(t, err)
+	defer s.Close(context.Background())
+	names := func(i int) []string {
+		var out []string
+		for _, tl := range prov.requests[i].Tools {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	answering(t, s)
+	require.Equal(t, []string{"bash", "read"}, names(0))
+	require.NoError(t, s.SetPermissionMode(permissions.ModeDefault))
+	answering(t, s)
+	require.Equal(t, []string{"bash", "edit", "read", "write"}, names(1))
 }
