@@ -139,3 +139,49 @@ func TestSandboxUnsupportedRequiredBothWays(t *testing.T) {
 	require.Contains(t, res["echo_1"], "the sandbox is required (sandbox.required = true)")
 	require.NoFileExists(t, filepath.Join(h.project, "ran2"))
 }
+
+// In ACP, panto's own permission question is the client's permission
+// dialog (session/request_permission) about the very call, each choice
+// an option of its kind; "allow for this session" runs the call and the
+// same command again without asking.
+func TestACPPermissionRequest(t *testing.T) {
+	t.Parallel()
+	h := permHarness(t)
+	c := h.acpStart("--provider", "echo", "--extension", filepath.Join(pluginDir, "tools"))
+	asked := make(chan map[string]any, 4)
+	c.answer = func(method string, params json.RawMessage) (any, *acpError) {
+		require.Equal(t, "session/request_permission", method)
+		var p map[string]any
+		require.NoError(t, json.Unmarshal(params, &p))
+		asked <- p
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "1"}}, nil
+	}
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	call := `tool:bash {"command": "touch acp-ran"}`
+	resp, updates := c.prompt(id, call)
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	var p map[string]any
+	select {
+	case p = <-asked:
+	default:
+		t.Fatalf("no permission request; updates %v", kinds(updates))
+	}
+	var names, kindsOf []string
+	for _, o := range p["options"].([]any) {
+		names = append(names, o.(map[string]any)["name"].(string))
+		kindsOf = append(kindsOf, o.(map[string]any)["kind"].(string))
+	}
+	require.Equal(t, []string{"allow_once", "allow_always", "allow_always", "reject_once", "reject_once"}, kindsOf)
+	require.Equal(t, "Allow for this session: bash(touch acp-ran)", names[1])
+	calls := ofKind(updates, "tool_call")
+	require.Len(t, calls, 1)
+	require.Equal(t, calls[0]["toolCallId"], p["toolCall"].(map[string]any)["toolCallId"], "the request is about the call")
+	require.Contains(t, dump(p["toolCall"]), "touch acp-ran")
+	require.FileExists(t, filepath.Join(h.project, "acp-ran"))
+
+	require.NoError(t, os.Remove(filepath.Join(h.project, "acp-ran")))
+	c.prompt(id, call)
+	require.Empty(t, asked, "not asked again")
+	require.FileExists(t, filepath.Join(h.project, "acp-ran"))
+}
