@@ -39,7 +39,7 @@ read whole.`
 func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	var o options
 	var at string
-	asJSON, tools := false, false
+	asJSON, tools, perms := false, false, false
 	cmd := &cobra.Command{
 		Use:   "prompt [flags]",
 		Short: "Show the system prompt the next request will carry",
@@ -54,6 +54,12 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 			if cmd.Flags().Changed("at") && (strings.TrimSpace(at) == "" || strings.HasPrefix(strings.TrimSpace(at), "-")) {
 				return usageErrorf("--at %s: want the number of messages, 0 or more, or an entry ID", at)
 			}
+			if perms {
+				if tools {
+					return usageErrorf("--permissions and --tools: choose one")
+				}
+				return runPromptPermissions(ctx, e, &o, strings.TrimSpace(at), asJSON)
+			}
 			return runPrompt(ctx, e, &o, strings.TrimSpace(at), asJSON, tools)
 		},
 	}
@@ -63,8 +69,68 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	o.extensionFlags(f)
 	f.StringVar(&at, "at", "", "the prompt as recorded after the current branch's first `N|ID` messages, or as of entry ID (or a unique prefix)")
 	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "key", "message"}]}`)
+	f.BoolVar(&perms, "permissions", false, `show the permission policy the tool calls run under instead: mode, rules, grants, sandbox (with --json: the log's permissions entry)`)
+	o.permissionFlags(f)
 	f.BoolVar(&tools, "tools", false, `show the tools offered instead, by extension, as the log records them (with --json: {"tools": [{"extension", "reason", "tools": [{"name", "description", "parameters"}]}]})`)
 	return cmd
+}
+
+// runPromptPermissions is panto prompt --permissions: the policy a
+// session's tool calls run under — as recorded as of --at, or as the
+// next run would open it (the config and flags over the log's grants).
+func runPromptPermissions(ctx context.Context, e *env, o *options, at string, asJSON bool) error {
+	fromLog := o.session != "" || o.continueLast || o.resume != ""
+	if at != "" && !fromLog {
+		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
+	}
+	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	path := ""
+	if fromLog {
+		if path, _, err = a.Store().Pick(o.pick(), time.Now()); err != nil {
+			return err
+		}
+	}
+	if at != "" {
+		if asJSON {
+			p, _, err := app.PermissionsAt(path, at)
+			if err != nil {
+				return err
+			}
+			return json.NewEncoder(e.jsonStdout()).Encode(p)
+		}
+		text, err := app.DescribePermissionsAt(path, at)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, text)
+		return nil
+	}
+	sess, err := a.OpenReadOnly(ctx, path)
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	events := sess.Subscribe(context.WithoutCancel(ctx))
+	go func() {
+		defer close(done)
+		lineloop.ShowNotices(e.stderr, events)
+	}()
+	st, _, _ := sess.PermissionState()
+	text := app.DescribePermissions(sess)
+	err = sess.Close(ctx)
+	<-done
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(e.jsonStdout()).Encode(st)
+	}
+	fmt.Fprintln(e.stdout, text)
+	return nil
 }
 
 func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON, showTools bool) error {

@@ -185,3 +185,34 @@ func TestACPPermissionRequest(t *testing.T) {
 	require.Empty(t, asked, "not asked again")
 	require.FileExists(t, filepath.Join(h.project, "acp-ran"))
 }
+
+// panto prompt --permissions shows the policy the next run's calls run
+// under, and with --at the one recorded as of an entry: a branch runs
+// under the policy it had.
+func TestPromptShowsThePermissions(t *testing.T) {
+	t.Parallel()
+	h := permHarness(t)
+	h.write(filepath.Join(h.userDir(), "config.toml"), "[permissions]\ndeny = [\"bash(rm *)\"]\n")
+	r := h.ok("prompt", "--permissions", "--allow", "bash(go test *)", "--permission-mode", "accept-edits")
+	require.Contains(t, r.stdout, "permission mode: accept-edits")
+	require.Contains(t, r.stdout, "deny   bash(rm *)")
+	require.Contains(t, r.stdout, "config "+filepath.Join(h.userDir(), "config.toml"))
+	require.Contains(t, r.stdout, "allow  bash(go test *)               --allow")
+	require.Contains(t, r.stdout, "sandbox: workspace-write, network off")
+
+	h.ok("-p", "one", "--provider", "echo", "--permission-mode", "plan")
+	h.ok("-p", "two", "--provider", "echo", "-c", "--permission-mode", "bypass")
+	r = h.ok("prompt", "--permissions", "-c", "--at", "2")
+	require.Contains(t, r.stdout, "permission mode: plan", "as of the second message: the first run's")
+	r = h.ok("prompt", "--permissions", "-c", "--at", "4")
+	require.Contains(t, r.stdout, "permission mode: bypass")
+	require.Contains(t, r.stdout, "only the sandbox holds")
+	r = h.ok("prompt", "--permissions", "-c", "--at", "4", "--json")
+	var st struct {
+		Mode  string `json:"mode"`
+		Rules []struct{ Verdict, Rule, Source string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	require.Equal(t, "bypass", st.Mode)
+	require.Len(t, st.Rules, 1)
+}

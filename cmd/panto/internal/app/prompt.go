@@ -170,3 +170,67 @@ func blockFrom(b PromptBlock) string {
 	}
 	return from
 }
+
+// PermissionsAt is the permission policy recorded in the log at path as
+// of at (as PromptAt reads at; "" is the leaf): the last permissions
+// entry of the path, ok false when it has none.
+func PermissionsAt(path, at string) (p sessionlog.Permissions, ok bool, err error) {
+	tree, err := sessionlog.Scan(path)
+	if err != nil {
+		return p, false, err
+	}
+	id := tree.Leaf()
+	if at != "" {
+		if id, err = resolveAt(tree, path, at); err != nil {
+			return p, false, err
+		}
+	}
+	if id == "" {
+		return p, false, nil
+	}
+	chain, err := tree.Chain(id)
+	if err != nil {
+		return p, false, err
+	}
+	last := ""
+	for _, c := range chain {
+		if n, err := tree.Node(c); err == nil && n.Type == sessionlog.TypePermissions {
+			last = c
+		}
+	}
+	if last == "" {
+		return p, false, nil
+	}
+	entries, err := tree.Entries(last)
+	if err != nil {
+		return p, false, err
+	}
+	if len(entries) != 1 || entries[0].Permissions == nil {
+		return p, false, fmt.Errorf("read %s: entry %s is not a permissions entry", path, last)
+	}
+	return *entries[0].Permissions, true, nil
+}
+
+// recordedPermissions is a permission state read from a log, for
+// DescribePermissions; its TMPDIR is not recorded (each run has its own).
+type recordedPermissions struct {
+	st sessionlog.Permissions
+	ok bool
+}
+
+func (r recordedPermissions) PermissionState() (sessionlog.Permissions, string, bool) {
+	return r.st, "(a new one each run)", r.ok
+}
+
+// DescribePermissionsAt is DescribePermissions of what the log at path
+// recorded as of at.
+func DescribePermissionsAt(path, at string) (string, error) {
+	p, ok, err := PermissionsAt(path, at)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "no permission policy is recorded on this path (a log from before panto recorded one)", nil
+	}
+	return DescribePermissions(recordedPermissions{p, true}), nil
+}
