@@ -75,25 +75,36 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	return cmd
 }
 
+// promptApp loads the app of panto prompt and picks the log the session
+// flags name ("" for none: a fresh session's). Close the app when done.
+func promptApp(e *env, o *options, at string) (*app.App, string, error) {
+	fromLog := o.session != "" || o.continueLast || o.resume != ""
+	if at != "" && !fromLog {
+		return nil, "", usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
+	}
+	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
+	if err != nil {
+		return nil, "", err
+	}
+	path := ""
+	if fromLog {
+		if path, _, err = a.Store().Pick(o.pick(), time.Now()); err != nil {
+			a.Close()
+			return nil, "", err
+		}
+	}
+	return a, path, nil
+}
+
 // runPromptPermissions is panto prompt --permissions: the policy a
 // session's tool calls run under — as recorded as of --at, or as the
 // next run would open it (the config and flags over the log's grants).
 func runPromptPermissions(ctx context.Context, e *env, o *options, at string, asJSON bool) error {
-	fromLog := o.session != "" || o.continueLast || o.resume != ""
-	if at != "" && !fromLog {
-		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
-	}
-	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
+	a, path, err := promptApp(e, o, at)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	path := ""
-	if fromLog {
-		if path, _, err = a.Store().Pick(o.pick(), time.Now()); err != nil {
-			return err
-		}
-	}
 	if at != "" {
 		if asJSON {
 			p, _, err := app.PermissionsAt(path, at)
@@ -134,21 +145,11 @@ func runPromptPermissions(ctx context.Context, e *env, o *options, at string, as
 }
 
 func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON, showTools bool) error {
-	fromLog := o.session != "" || o.continueLast || o.resume != ""
-	if at != "" && !fromLog {
-		return usageErrorf("--at needs a session (--session FILE, -c or --resume ID)")
-	}
-	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
+	a, path, err := promptApp(e, o, at)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	path := ""
-	if fromLog {
-		if path, _, err = a.Store().Pick(o.pick(), time.Now()); err != nil {
-			return err
-		}
-	}
 	var blocks []app.PromptBlock
 	var tools []sessionlog.Tools
 	switch {
