@@ -111,7 +111,8 @@ func samePermissions(a, b *sessionlog.Permissions) bool {
 	sameSandbox := (a.Sandbox == nil) == (b.Sandbox == nil)
 	if sameSandbox && a.Sandbox != nil {
 		x, y := *a.Sandbox, *b.Sandbox
-		sameSandbox = x.Mode == y.Mode && x.Network == y.Network && x.Required == y.Required && slices.Equal(x.WritableRoots, y.WritableRoots)
+		sameSandbox = x.Mode == y.Mode && x.Network == y.Network && x.Required == y.Required &&
+			slices.Equal(x.WritableRoots, y.WritableRoots) && slices.Equal(x.UnixSockets, y.UnixSockets)
 	}
 	return sameSandbox && a.Mode == b.Mode && slices.Equal(a.Rules, b.Rules) && slices.Equal(a.Grants, b.Grants)
 }
@@ -221,6 +222,7 @@ func (s *Session) sandboxOf(st *sessionlog.Permissions) *extension.Sandbox {
 	if sb != nil {
 		out.Mode, out.Network, out.Required = sb.Mode, sb.Network, sb.Required
 		out.WritableRoots = slices.Clone(sb.WritableRoots)
+		out.UnixSockets = slices.Clone(sb.UnixSockets)
 	}
 	if st.Mode == string(permissions.ModePlan) {
 		out.Mode = "read-only"

@@ -46,6 +46,9 @@ type SandboxPolicy struct {
 	WritableRoots []string `json:"writable_roots,omitempty"`
 	// Required refuses bash where the kernel cannot sandbox.
 	Required bool `json:"required,omitempty"`
+	// UnixSockets are the unix sockets bash may connect to with the
+	// network off.
+	UnixSockets []string `json:"unix_sockets,omitempty"`
 }
 
 // PermissionsEntry returns an entry recording the permission policy.

@@ -62,7 +62,7 @@ func (a *App) hostPermissions() *host.Permissions {
 				roots = append(roots, r)
 			}
 		}
-		p.Sandbox = &sessionlog.SandboxPolicy{Mode: sb.Mode, Network: sb.Network, WritableRoots: roots, Required: sb.Required}
+		p.Sandbox = &sessionlog.SandboxPolicy{Mode: sb.Mode, Network: sb.Network, WritableRoots: roots, Required: sb.Required, UnixSockets: sb.UnixSockets}
 	}
 	user := config.Path(a.dirs.Layer(layers.User))
 	p.AlwaysFile = user
@@ -316,6 +316,9 @@ func DescribePermissions(s interface {
 		fmt.Fprintf(&b, "sandbox: %s, network %s%s\n", mode, network, map[bool]string{true: ", required", false: ""}[sb.Required])
 		if mode == config.SandboxWorkspaceWrite {
 			fmt.Fprintf(&b, "  bash writes: %s\n", strings.Join(sb.WritableRoots, ", "))
+		}
+		if len(sb.UnixSockets) > 0 && !sb.Network {
+			fmt.Fprintf(&b, "  unix sockets bash may connect to: %s\n", strings.Join(sb.UnixSockets, ", "))
 		}
 		fmt.Fprintf(&b, "  TMPDIR: %s\n", tmp)
 		if ok, reason := host.SandboxSupport(); !ok {

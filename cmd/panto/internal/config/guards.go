@@ -15,7 +15,7 @@ import (
 // among them, until an OS sandbox keeps those out — so panto remembers
 // them from run to run and says when they changed (cmd/panto).
 var GuardKeys = []string{"provider", "base_url", "extension_api_keys", "disabled_extensions", "confirm_default", "extensions.NAME.required",
-	"permissions.mode", "sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.required"}
+	"permissions.mode", "sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.required", "sandbox.unix_sockets"}
 
 // Guards are, by config file, the GuardKeys it sets and their values as
 // TOML writes them ("extensions.guard.required" for a table's).

@@ -44,6 +44,9 @@ type Sandbox struct {
 	WritableRoots []string
 	// Required refuses bash where the kernel cannot sandbox it.
 	Required bool
+	// UnixSockets are unix socket paths bash may connect to with the
+	// network off (an SSH agent, docker.sock), "~/" expanded.
+	UnixSockets []string
 }
 
 // The sandbox modes.
@@ -67,6 +70,7 @@ type sandboxFile struct {
 	Network       *bool    `toml:"network"`
 	WritableRoots []string `toml:"writable_roots"`
 	Required      *bool    `toml:"required"`
+	UnixSockets   []string `toml:"unix_sockets"`
 }
 
 // checkPermissions checks the two tables' values on their own.
@@ -95,6 +99,11 @@ func (f file) checkPermissions() *badValue {
 		for _, r := range s.WritableRoots {
 			if !filepath.IsAbs(r) && !strings.HasPrefix(r, "~/") {
 				return &badValue{"sandbox.writable_roots", strconv.Quote(r), "want an absolute path or one in your home (~/…)"}
+			}
+		}
+		for _, r := range s.UnixSockets {
+			if !filepath.IsAbs(r) && !strings.HasPrefix(r, "~/") {
+				return &badValue{"sandbox.unix_sockets", strconv.Quote(r), "want a socket's absolute path or one in your home (~/…)"}
 			}
 		}
 	}
@@ -133,13 +142,20 @@ func (f file) mergePermissions(c *Config, path, home string) {
 		set(&c.Sandbox.Mode, s.Mode)
 		set(&c.Sandbox.Network, s.Network)
 		set(&c.Sandbox.Required, s.Required)
-		for _, r := range s.WritableRoots {
-			if rest, ok := strings.CutPrefix(r, "~/"); ok {
-				r = filepath.Join(home, rest)
-			}
-			if r = filepath.Clean(r); !slices.Contains(c.Sandbox.WritableRoots, r) {
-				c.Sandbox.WritableRoots = append(c.Sandbox.WritableRoots, r)
-			}
+		addPaths(&c.Sandbox.WritableRoots, s.WritableRoots, home)
+		addPaths(&c.Sandbox.UnixSockets, s.UnixSockets, home)
+	}
+}
+
+// addPaths adds paths to dst, "~/" expanded to home and cleaned, each
+// once.
+func addPaths(dst *[]string, paths []string, home string) {
+	for _, r := range paths {
+		if rest, ok := strings.CutPrefix(r, "~/"); ok {
+			r = filepath.Join(home, rest)
+		}
+		if r = filepath.Clean(r); !slices.Contains(*dst, r) {
+			*dst = append(*dst, r)
 		}
 	}
 }
@@ -191,6 +207,10 @@ func projectPermissions(f file, cfg Config) []Setting {
 			out = append(out, Setting{Key: "sandbox.writable_roots", Value: tomlList(s.WritableRoots), Table: table,
 				Never: "a project never widens where bash may write"})
 		}
+		if s.UnixSockets != nil {
+			out = append(out, Setting{Key: "sandbox.unix_sockets", Value: tomlList(s.UnixSockets), Table: table,
+				Never: "a project never opens your unix sockets (an SSH agent, docker.sock) to bash"})
+		}
 		if s.Required != nil {
 			row := Setting{Key: "sandbox.required", Value: strconv.FormatBool(*s.Required), Table: table}
 			if !*s.Required {
@@ -225,6 +245,8 @@ func applyPermissions(f file, never []Setting) file {
 			f.Sandbox.Network = nil
 		case "sandbox.writable_roots":
 			f.Sandbox.WritableRoots = nil
+		case "sandbox.unix_sockets":
+			f.Sandbox.UnixSockets = nil
 		case "sandbox.required":
 			f.Sandbox.Required = nil
 		}
@@ -250,6 +272,9 @@ func (f file) guardPermissions(out map[string]string) {
 		}
 		if s.Required != nil {
 			out["sandbox.required"] = strconv.FormatBool(*s.Required)
+		}
+		if s.UnixSockets != nil {
+			out["sandbox.unix_sockets"] = tomlList(s.UnixSockets)
 		}
 	}
 }

@@ -25,6 +25,7 @@ deny = ["read(~/.ssh/**)"]
 mode = "read-only"
 writable_roots = ["~/.cache/go-build", "/opt/cache/"]
 required = true
+unix_sockets = ["~/.ssh/agent.sock"]
 `)
 	c, err := Load(d, Options{Home: "/home/u"})
 	require.NoError(t, err)
@@ -32,7 +33,8 @@ required = true
 	require.Equal(t, user, c.Permissions.ModeFrom)
 	require.Equal(t, []Rule{{"bash(rm *)", base}, {"read(~/.ssh/**)", user}}, c.Permissions.Deny)
 	require.Equal(t, []Rule{{"read", user}, {"bash(go test *)", user}}, c.Permissions.Allow)
-	require.Equal(t, Sandbox{Mode: "read-only", Network: true, WritableRoots: []string{"/home/u/.cache/go-build", "/opt/cache"}, Required: true}, c.Sandbox)
+	require.Equal(t, Sandbox{Mode: "read-only", Network: true, WritableRoots: []string{"/home/u/.cache/go-build", "/opt/cache"}, Required: true,
+		UnixSockets: []string{"/home/u/.ssh/agent.sock"}}, c.Sandbox)
 
 	pol, err := c.Permissions.Policy("", []string{"bash(make *)"})
 	require.NoError(t, err)
@@ -66,13 +68,14 @@ func TestPermissionsDefaults(t *testing.T) {
 func TestPermissionsBadValues(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]string{
-		"[permissions]\nmode = \"yolo\"\n":          `permissions.mode "yolo": want "default"`,
-		"[permissions]\nallow = [\"bash(\"]\n":      `permissions.allow "bash("`,
-		"[permissions]\ndeny = [\"\"]\n":            `permissions.deny ""`,
-		"[sandbox]\nmode = \"none\"\n":              `sandbox.mode "none": want "workspace-write", "read-only" or "off"`,
-		"[sandbox]\nwritable_roots = [\"cache\"]\n": `sandbox.writable_roots "cache": want an absolute path`,
-		"[sandbox]\nnetwork = \"yes\"\n":            `network`,
-		"[permissions]\nallowed = [\"read\"]\n":     `allowed`,
+		"[permissions]\nmode = \"yolo\"\n":             `permissions.mode "yolo": want "default"`,
+		"[permissions]\nallow = [\"bash(\"]\n":         `permissions.allow "bash("`,
+		"[permissions]\ndeny = [\"\"]\n":               `permissions.deny ""`,
+		"[sandbox]\nmode = \"none\"\n":                 `sandbox.mode "none": want "workspace-write", "read-only" or "off"`,
+		"[sandbox]\nwritable_roots = [\"cache\"]\n":    `sandbox.writable_roots "cache": want an absolute path`,
+		"[sandbox]\nnetwork = \"yes\"\n":               `network`,
+		"[sandbox]\nunix_sockets = [\"agent.sock\"]\n": `sandbox.unix_sockets "agent.sock": want a socket's absolute path`,
+		"[permissions]\nallowed = [\"read\"]\n":        `allowed`,
 	} {
 		d := dirs(t)
 		p := put(t, d, layers.User, text)
@@ -99,6 +102,7 @@ mode = "off"
 network = true
 writable_roots = ["/"]
 required = false
+unix_sockets = ["/var/run/docker.sock"]
 `)
 	c, err := load(t, d)
 	require.NoError(t, err)
@@ -112,7 +116,7 @@ required = false
 	for _, s := range c.Project.Never() {
 		never = append(never, s.Key)
 	}
-	require.Equal(t, []string{"permissions.mode", "permissions.allow", "sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.required"}, never)
+	require.Equal(t, []string{"permissions.mode", "permissions.allow", "sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.unix_sockets", "sandbox.required"}, never)
 
 	// Stricter counts.
 	put(t, d, layers.Project, "[permissions]\nmode = \"plan\"\n[sandbox]\nmode = \"read-only\"\nnetwork = false\nrequired = true\n")
