@@ -53,7 +53,9 @@ func acpCommand(ctx context.Context, e *env, o *options) *cobra.Command {
 	fs.StringVar(&o.baseURL, "base-url", "", "the API root `URL`: Anthropic's without /v1, OpenAI's with it")
 	o.promptFlags(fs)
 	o.extensionFlags(fs)
+	o.permissionFlags(fs)
 	fs.SortFlags = false
 	completeWords(cmd, "provider", "anthropic", "openai", "echo")
+	completeWords(cmd, "permission-mode", "default", "accept-edits", "plan", "bypass")
 	return cmd
 }
