@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/host"
 )
 
 // panto acp against a scripted client that validates every frame panto
@@ -708,6 +710,7 @@ func (e *editorClient) answer(t *testing.T) func(string, json.RawMessage) (any, 
 func TestACPClientFileSystemAndTerminal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.sandboxOff() // bash goes to the editor's terminal only unsandboxed
 	notes := filepath.Join(h.project, "notes.txt")
 	h.write(notes, "on disk\n")
 	editor := newEditorClient(map[string]string{notes: "unsaved one\nunsaved two\n"})
@@ -793,6 +796,7 @@ func TestACPClientFileSystemAndTerminal(t *testing.T) {
 func TestACPCancelKillsTheClientsTerminal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.sandboxOff()
 	editor := newEditorClient(map[string]string{})
 	c := h.acpStart(echoTools(h)...)
 	c.answer = editor.answer(t)
@@ -950,6 +954,7 @@ func TestACPTellsTheClientWhatTheStartIgnored(t *testing.T) {
 func TestACPClientRefusingTheTerminal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.sandboxOff()
 	c := h.acpStart(echoTools(h)...)
 	c.answer = func(method string, _ json.RawMessage) (any, *acpError) {
 		return nil, &acpError{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"details":"Permission denied for terminal/create"}`)}
@@ -959,4 +964,59 @@ func TestACPClientRefusingTheTerminal(t *testing.T) {
 	resp, updates := c.prompt(id, `tool:bash {"command":"ls"}`)
 	require.Equal(t, "end_turn", stopReasonOf(t, resp))
 	require.Contains(t, resultsOf(updates), "the editor's user declined it (Permission denied for terminal/create); do not retry it")
+}
+
+// sandboxOff turns the sandbox off in the user's config: a command then
+// runs in an ACP editor's terminal when it offers one. Under the
+// sandbox (the default) it never does: panto cannot confine a process
+// the editor starts.
+func (h *harness) sandboxOff() {
+	h.write(filepath.Join(h.userDir(), "config.toml"), "[sandbox]\nmode = \"off\"\n")
+}
+
+// With the sandbox on, bash runs in panto's sandbox even when the editor
+// offers its terminal: no terminal/create, and the sandbox holds.
+func TestACPSandboxedBashStaysOutOfTheEditorsTerminal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	editor := newEditorClient(map[string]string{})
+	c := h.acpStart(echoTools(h)...)
+	answer := editor.answer(t)
+	offered := make(chan string, 1)
+	c.answer = func(method string, params json.RawMessage) (any, *acpError) {
+		if method != "session/request_permission" {
+			return answer(method, params)
+		}
+		// The sandbox blocked the write outside: panto offers a re-run.
+		var p struct {
+			ToolCall struct{ Title string } `json:"toolCall"`
+			Options  []struct {
+				OptionID string `json:"optionId"`
+				Name     string `json:"name"`
+			} `json:"options"`
+		}
+		require.NoError(t, json.Unmarshal(params, &p))
+		offered <- p.ToolCall.Title
+		last := p.Options[len(p.Options)-1]
+		require.Equal(t, "Leave it blocked", last.Name)
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": last.OptionID}}, nil
+	}
+	c.initialize(map[string]any{"terminal": true})
+	id := c.newSession(h.project, nil)
+	outside := filepath.Join(h.home, "outside")
+	resp, updates := c.prompt(id, `tool:bash {"command":"echo in-panto > inside; echo x > `+outside+`"}`)
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	for _, f := range c.snapshot() {
+		require.NotEqual(t, "terminal/create", f.Method, "the editor's terminal is not used under the sandbox")
+	}
+	require.FileExists(t, filepath.Join(h.project, "inside"), "%s", resultsOf(updates))
+	if ok, _ := host.SandboxSupport(); ok {
+		require.NoFileExists(t, outside, "the sandbox held")
+		select {
+		case title := <-offered:
+			require.Contains(t, title, "The sandbox blocked bash")
+		default:
+			t.Fatal("no offer to run it again outside the sandbox")
+		}
+	}
 }
