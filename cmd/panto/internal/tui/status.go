@@ -110,8 +110,9 @@ func (s *status) view(th *theme.Theme, width int) string {
 	switch s.perm {
 	case "", "default":
 	case "bypass":
-		// Never dropped: every call runs that no rule stops.
-		segs = append(segs, segment{th.Warn.Render("⚠ bypass permissions"), 10})
+		// Kept over everything but the model: every call runs that no
+		// rule stops.
+		segs = append(segs, segment{th.Warn.Render("⚠ bypass permissions"), 8})
 	default:
 		segs = append(segs, segment{th.StatusKey.Render("⏵ " + s.perm), 8})
 	}
