@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -173,7 +174,35 @@ func (m *Model) interrupt() tea.Cmd {
 		m.cancel()
 	}
 	m.busyWhat = "interrupting"
+	m.takeBackQueued()
 	return nil
+}
+
+// takeBackQueued puts the messages queued behind the turn back into the
+// editor, ahead of what it holds, instead of sending them as the turn
+// ends: the user stopped the turn, so what they queued waits for them
+// to send it again, edited or not (it went out at once, as a new
+// request that could run tools).
+func (m *Model) takeBackQueued() {
+	if len(m.queued) == 0 || m.sess == nil {
+		return // before the session opened, nothing was interrupted
+	}
+	texts := make([]string, 0, len(m.queued)+1)
+	for _, q := range m.queued {
+		texts = append(texts, q.text)
+		if q.item != nil {
+			q.item.SetNote("taken back into the editor: not sent")
+		}
+	}
+	n := len(m.queued)
+	m.queued = nil
+	if cur := m.ed.message(); strings.TrimSpace(cur) != "" {
+		texts = append(texts, cur)
+	}
+	m.ed.set(strings.Join(texts, "\n"))
+	m.comp.close()
+	m.list.Changed()
+	m.say(transcript.Quiet, fmt.Sprintf("%d queued message(s) put back into the editor: Enter sends them", n))
 }
 
 // pasteMsg takes a bracketed paste: one block, never sent by itself, and

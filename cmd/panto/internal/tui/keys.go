@@ -27,7 +27,7 @@ var Bindings = []Binding{
 	{"Tab", "complete the /command or the @path under the cursor"},
 	{"/", "on an empty editor: the command palette (type to filter, ↑/↓, Enter runs, Tab completes)"},
 	{"@", "complete a file path into the message"},
-	{"Esc", "interrupt the running turn (what was recorded stays valid); close a popup; back to the end of the transcript"},
+	{"Esc", "interrupt the running turn (what was recorded stays valid; messages queued behind it go back into the editor, not sent); close a popup; back to the end of the transcript"},
 	{"Ctrl-C", "interrupt the running turn; clear the editor; twice on an empty editor: quit. On a question: dismiss it, and a second Ctrl-C within 2 s quits whatever is asked"},
 	{"Ctrl-D", "quit, when the editor is empty, a question up or not (otherwise delete the character under the cursor)"},
 	{"PgUp/PgDn, the mouse wheel", "scroll the transcript (PgDn at the end follows new output again)"},

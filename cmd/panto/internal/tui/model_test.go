@@ -842,3 +842,37 @@ func TestOverflowDuringATurn(t *testing.T) {
 	h.key(tea.KeyPressMsg{Code: tea.KeyEnter})
 	h.wait(func() bool { return strings.Contains(h.screen(), "you said") }, "the next turn runs")
 }
+
+// Issue 20 item 1: Esc (or Ctrl-C) on a turn with a message queued
+// behind it sent that message at once, as a new request that could run
+// tools. The queued messages go back into the editor instead, ahead of
+// what it holds, and nothing more is sent.
+func TestInterruptTakesQueuedMessagesBack(t *testing.T) {
+	t.Parallel()
+	for _, k := range []tea.KeyPressMsg{{Code: tea.KeyEscape}, ctrl('c')} {
+		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel()
+			f := newFake()
+			f.turn = slowTurn
+			h := newHarness(t, f)
+			h.typ("go")
+			h.enter()
+			h.wait(func() bool { return strings.Contains(h.screen(), "partial") }, "the reply streams")
+			h.typ("queued hello")
+			h.enter()
+			h.typ("second")
+			h.enter()
+			require.Contains(t, h.screen(), "2 queued")
+			h.key(k)
+			h.idle()
+			require.Equal(t, []string{"go"}, f.sentTexts(), "nothing queued was sent")
+			require.Equal(t, "queued hello\nsecond", h.m.ed.message())
+			require.Contains(t, h.screen(), "taken back into the editor: not sent")
+			require.Contains(t, h.screen(), "2 queued message(s) put back into the editor")
+			f.turn = echoTurn
+			h.enter()
+			h.idle()
+			require.Equal(t, []string{"go", "queued hello\nsecond"}, f.sentTexts(), "Enter sends them, as one message")
+		})
+	}
+}
