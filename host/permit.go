@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/panto-dev/panto/conversation"
@@ -59,6 +60,39 @@ type permState struct {
 	tmpDir string // the session's TMPDIR, removed at Close
 	// asking makes the questions of calls run side by side one at a time.
 	asking chan struct{}
+	// configured is the policy of the config and flags, for a path that
+	// recorded none.
+	configured *sessionlog.Permissions
+
+	// mu guards the policy parsed last and the state it was parsed from:
+	// the rules are compiled once per recorded state, not per call.
+	mu     sync.Mutex
+	parsed *sessionlog.Permissions
+	policy permissions.Policy
+}
+
+// policyFor is the policy of st, parsed once.
+func (p *permState) policyFor(st *sessionlog.Permissions) (permissions.Policy, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st == p.parsed {
+		return p.policy, nil
+	}
+	pol, err := policyOf(st)
+	if err != nil {
+		return permissions.Policy{}, err
+	}
+	p.parsed, p.policy = st, pol
+	return pol, nil
+}
+
+// current is the state calls run under now: the branch's last recorded,
+// or the configured one.
+func (s *Session) current() *sessionlog.Permissions {
+	if st := s.permissions(); st != nil {
+		return st
+	}
+	return s.perm.configured
 }
 
 // openPermissions sets the session's permissions up and returns the
@@ -68,7 +102,8 @@ func (s *Session) openPermissions(cfg *Permissions) ([]sessionlog.Entry, error) 
 	if cfg == nil {
 		return nil, nil
 	}
-	p := &permState{cfg: *cfg, asking: make(chan struct{}, 1)}
+	configured := stateOf(cfg)
+	p := &permState{cfg: *cfg, asking: make(chan struct{}, 1), configured: &configured}
 	if cfg.Sandbox != nil || cfg.Policy.Mode == permissions.ModePlan {
 		dir, err := os.MkdirTemp(cfg.TmpRoot, "tmp-")
 		if err != nil {
@@ -137,12 +172,7 @@ func (s *Session) PermissionState() (st sessionlog.Permissions, tmpDir string, o
 	if s.perm == nil {
 		return sessionlog.Permissions{}, "", false
 	}
-	if p := s.permissions(); p != nil {
-		st = *p
-	} else {
-		st = stateOf(&s.perm.cfg) // a path that recorded none: what calls run under
-	}
-	return st, s.perm.tmpDir, true
+	return *s.current(), s.perm.tmpDir, true
 }
 
 // SetPermissionMode switches the permission mode (Shift+Tab, /permissions
@@ -161,16 +191,12 @@ func (s *Session) changePermissions(reason string, change func(*sessionlog.Permi
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	var next sessionlog.Permissions
-	if p := s.permissions(); p != nil {
-		next = *p
-		next.Grants = slices.Clone(p.Grants)
-		if p.Sandbox != nil {
-			sb := *p.Sandbox
-			next.Sandbox = &sb
-		}
-	} else {
-		next = stateOf(&s.perm.cfg)
+	p := s.current()
+	next := *p
+	next.Grants = slices.Clone(p.Grants)
+	if p.Sandbox != nil {
+		sb := *p.Sandbox
+		next.Sandbox = &sb
 	}
 	change(&next)
 	next.Reason = reason
@@ -236,12 +262,8 @@ func (s *Session) runCall(ctx context.Context, use conversation.Block) conversat
 	if s.perm == nil {
 		return s.tools.RunTool(ctx, use)
 	}
-	st := s.permissions()
-	if st == nil {
-		fallback := stateOf(&s.perm.cfg)
-		st = &fallback
-	}
-	pol, err := policyOf(st)
+	st := s.current()
+	pol, err := s.perm.policyFor(st)
 	if err != nil {
 		return conversation.ToolResult(use.ID, "not run: the session's permission policy cannot be read: "+err.Error(), true)
 	}
@@ -260,7 +282,7 @@ func (s *Session) runCall(ctx context.Context, use conversation.Block) conversat
 		if res, ok := s.askCall(ctx, use, d); !ok {
 			return res
 		}
-		st = s.permissions() // a grant may have changed it
+		st = s.current() // a grant may have changed it
 	}
 	sb := s.sandboxOf(st)
 	run := s.tools.RunToolIn(ctx, use, sb)
@@ -314,8 +336,8 @@ func (s *Session) askCall(ctx context.Context, use conversation.Block, d permiss
 		return conversation.ToolResult(use.ID, "not run: interrupted by the user", true), false
 	}
 	// A grant made while this call waited may allow it now.
-	if st := s.permissions(); st != nil {
-		if pol, err := policyOf(st); err == nil && pol.Decide(use.Name, use.Input, s.perm.cfg.Env).Verdict == permissions.Allow {
+	if st := s.current(); st != nil {
+		if pol, err := s.perm.policyFor(st); err == nil && pol.Decide(use.Name, use.Input, s.perm.cfg.Env).Verdict == permissions.Allow {
 			return conversation.Block{}, true
 		}
 	}
