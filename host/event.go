@@ -172,10 +172,20 @@ type TurnEnd struct {
 	Reply      conversation.Message
 	StopReason StopReason
 	Err        error
+	// Unsent are the messages given to Steer that the turn ended
+	// before delivering, in the order given.
+	Unsent []string
+}
+
+// Steered is a message given to Steer, recorded as the user's after the
+// turn's tool results: the next request carries it.
+type Steered struct {
+	Text string
 }
 
 // The event names of the JSON stream.
 func (TurnStart) Kind() string       { return "turn_start" }
+func (Steered) Kind() string         { return "steered" }
 func (TextDelta) Kind() string       { return "text_delta" }
 func (ThinkingDelta) Kind() string   { return "thinking_delta" }
 func (Reply) Kind() string           { return "reply" }

@@ -24,6 +24,9 @@ var ErrMaxSteps = errors.New("the turn reached max_steps")
 // returning) and try again.
 var ErrBusy = errors.New("a turn is already running")
 
+// ErrNoTurn is Steer's error when no turn runs to take the message.
+var ErrNoTurn = errors.New("no turn is running")
+
 // Turn records text as the user's message (after the USER_PROMPT.md
 // blocks, each marked added: conversation.Message.Typed gives text back)
 // and runs the agent loop: send the conversation, record the
@@ -51,11 +54,18 @@ func (s *Session) Turn(ctx context.Context, text string) error {
 		return ErrBusy
 	}
 	s.busy.Store(true)
+	s.steerMu.Lock()
+	s.turning = true
+	s.steerMu.Unlock()
 	ctx, release := s.ops.cut(ctx)
 	go func() {
 		defer leave() // Close waits for this: after TurnEnd is emitted
 		end := s.runTurn(ctx, text)
 		release()
+		s.steerMu.Lock()
+		s.turning = false
+		end.Unsent, s.steering = s.steering, nil
+		s.steerMu.Unlock()
 		if end.Err != nil && !errors.Is(end.Err, ErrMaxSteps) {
 			s.emit(Error{Err: end.Err})
 		}
@@ -65,6 +75,45 @@ func (s *Session) Turn(ctx context.Context, text string) error {
 		s.turnMu.Unlock()
 		s.emit(end)
 	}()
+	return nil
+}
+
+// Steer gives the running turn a message: it is recorded, as the user's,
+// once the tool calls running now have their results, and the model
+// reads it in the turn's next request. A turn that ends without another
+// request (its reply called no tool, or it was stopped) returns what it
+// did not deliver in TurnEnd.Unsent, for the front end to send as the
+// next turn or give back to the user. ErrNoTurn when no turn runs: send
+// it with Turn.
+func (s *Session) Steer(text string) error {
+	s.steerMu.Lock()
+	defer s.steerMu.Unlock()
+	if !s.turning {
+		return ErrNoTurn
+	}
+	s.steering = append(s.steering, text)
+	return nil
+}
+
+// TakeSteered returns the messages given to Steer and not delivered yet,
+// and keeps them from the turn (the user takes them back to edit).
+func (s *Session) TakeSteered() []string {
+	s.steerMu.Lock()
+	defer s.steerMu.Unlock()
+	out := s.steering
+	s.steering = nil
+	return out
+}
+
+// deliverSteered records the messages steered into the turn since the
+// last request, one user message each, and says so (Steered).
+func (s *Session) deliverSteered() error {
+	for _, text := range s.TakeSteered() {
+		if err := s.record(Panto, conversation.UserText(text)); err != nil {
+			return fmt.Errorf("record a steering message: %w", err)
+		}
+		s.emit(Steered{Text: text})
+	}
 	return nil
 }
 
@@ -157,6 +206,9 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		}
 		if ctx.Err() != nil {
 			return TurnEnd{Reply: reply.Message, Err: fmt.Errorf("turn stopped after its tool calls: %w", context.Cause(ctx))}
+		}
+		if err := s.deliverSteered(); err != nil {
+			return TurnEnd{Reply: reply.Message, Err: err}
 		}
 	}
 }

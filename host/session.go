@@ -114,6 +114,11 @@ type Session struct {
 	turnMu sync.Mutex
 	// busy is set while turnMu is held (Busy).
 	busy atomic.Bool
+	// steering holds what the user sent to the running turn (Steer),
+	// not yet delivered; turning says a turn takes them.
+	steerMu  sync.Mutex
+	steering []string
+	turning  bool
 
 	// closeOnce runs Close's work once; closeErr is its result.
 	closeOnce sync.Once

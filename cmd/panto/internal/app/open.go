@@ -27,6 +27,11 @@ type Session interface {
 	// last, come there.
 	Subscribe(ctx context.Context) <-chan host.Event
 	Turn(ctx context.Context, text string) error
+	// Steer gives the running turn a message, read before its next
+	// request (host.ErrNoTurn when none runs); TakeSteered takes back
+	// what was not delivered yet.
+	Steer(text string) error
+	TakeSteered() []string
 	Info() host.Info
 	Commands() []extension.Command
 	RunCommand(ctx context.Context, name, args string) (string, error)
