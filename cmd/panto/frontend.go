@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/config"
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
@@ -140,7 +141,8 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		Prices:        prices,
 		Theme:         cfg.Theme,
 		NoColor:       e.getenv("NO_COLOR") != "",
-		NoMouse:       !cfg.Mouse,
+		AltScreen:     cfg.Screen == config.ScreenAlt,
+		NoMouse:       !cfg.MouseTaken(),
 		HistoryFile:   history.Path(a.Dirs().State, a.Dirs().CWD),
 		Notices:       said(),
 		OnInterrupt:   func(f func()) { restore = e.sig.OnInterrupt(f) },

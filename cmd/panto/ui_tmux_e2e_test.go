@@ -34,6 +34,12 @@ type tmuxUI struct {
 
 // tmuxPanto starts panto full screen in a cols×rows tmux pane. When it
 // exits the pane stays, showing "EXIT=N".
+// altScreen makes the UI draw on the alternate screen (config screen =
+// "alt").
+func (h *harness) altScreen() {
+	h.write(filepath.Join(h.userDir(), "config.toml"), "screen = \"alt\"\n")
+}
+
 func (h *harness) tmuxPanto(cols, rows int, env map[string]string, args ...string) *tmuxUI {
 	t := h.t.(*testing.T)
 	t.Helper()
@@ -398,6 +404,7 @@ func TestUINoColor(t *testing.T) {
 func TestUINarrowAndResize(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.altScreen() // the frame fills the screen
 	u := h.tmuxPanto(60, 20, nil, "--provider", "echo")
 	u.ready("echo/echo")
 	u.typ("a message long enough to wrap at sixty columns, and then some more words")
@@ -462,6 +469,7 @@ func TestUISigterm(t *testing.T) {
 func TestUITreeJumpAndThePromptPane(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.altScreen() // what the screen shows after the jump: the new path only
 	u := h.tmuxPanto(110, 32, nil, "--provider", "echo", "--extension", filepath.Join(pluginDir, "sysprompt"))
 	u.ready("echo/echo")
 	u.typ("before pirate")

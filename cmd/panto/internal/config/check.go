@@ -71,6 +71,9 @@ func (f file) check() *badValue {
 	if v := f.Theme; v != nil && *v != "auto" && *v != "light" && *v != "dark" {
 		return bad("theme", strconv.Quote(*v), `want "auto", "light" or "dark"`)
 	}
+	if v := f.Screen; v != nil && *v != ScreenNormal && *v != ScreenAlt {
+		return bad("screen", strconv.Quote(*v), `want "normal" or "alt"`)
+	}
 	for _, model := range slices.Sorted(maps.Keys(f.Prices)) {
 		p := f.Prices[model]
 		for _, v := range []struct {

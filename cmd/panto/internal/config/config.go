@@ -94,9 +94,16 @@ type Config struct {
 	// Theme is the full-screen UI's colours: "auto" (ask the terminal
 	// for its background), "light" or "dark".
 	Theme string
+	// Screen is where the full-screen UI draws: "normal" (the default:
+	// the conversation goes into the terminal's scrollback, where it
+	// stays after exit) or "alt" (the alternate screen, scrolled by
+	// panto; the transcript printed on exit).
+	Screen string
 	// Mouse lets the full-screen UI take the mouse (the wheel scrolls the
-	// transcript); false leaves it to the terminal.
-	Mouse bool
+	// transcript on the alternate screen, a click folds a block); false
+	// leaves it to the terminal. Unset (nil): taken on the alternate
+	// screen only.
+	Mouse *bool
 	// Prices are what models cost, by model name, for the UI's status
 	// line; a model without one shows no cost. panto has no price list
 	// of its own.
@@ -152,7 +159,7 @@ func Defaults() Config {
 		CompactionKeepTokens:  20000,
 		ExtensionStartTimeout: 10 * time.Second,
 		Theme:                 "auto",
-		Mouse:                 true,
+		Screen:                ScreenNormal,
 		Permissions:           Permissions{Mode: "default"},
 		Sandbox:               Sandbox{Mode: SandboxWorkspaceWrite},
 	}
@@ -211,6 +218,7 @@ type file struct {
 	Models           []string  `toml:"models"`
 	BranchSummary    *bool     `toml:"branch_summary"`
 	Theme            *string   `toml:"theme"`
+	Screen           *string   `toml:"screen"`
 	Mouse            *bool     `toml:"mouse"`
 	// Prices is [prices."MODEL"] tables.
 	Prices map[string]Price `toml:"prices"`
@@ -409,7 +417,10 @@ func (f file) mergeInto(c *Config) {
 	set(&c.ConfirmDefault, f.ConfirmDefault)
 	set(&c.BranchSummary, f.BranchSummary)
 	set(&c.Theme, f.Theme)
-	set(&c.Mouse, f.Mouse)
+	set(&c.Screen, f.Screen)
+	if f.Mouse != nil {
+		c.Mouse = new(*f.Mouse)
+	}
 	for model, p := range f.Prices {
 		if c.Prices == nil {
 			c.Prices = map[string]Price{}
@@ -440,3 +451,18 @@ func set[T any](dst *T, v *T) {
 
 // Path returns the config file path of a layer directory.
 func Path(layerDir string) string { return filepath.Join(layerDir, FileName) }
+
+// The screens the full-screen UI draws on (config screen).
+const (
+	ScreenNormal = "normal"
+	ScreenAlt    = "alt"
+)
+
+// MouseTaken reports whether the full-screen UI takes the mouse: as
+// config mouse says, or, unset, on the alternate screen only.
+func (c Config) MouseTaken() bool {
+	if c.Mouse != nil {
+		return *c.Mouse
+	}
+	return c.Screen == ScreenAlt
+}

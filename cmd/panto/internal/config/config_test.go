@@ -261,14 +261,25 @@ func TestThemeAndPrices(t *testing.T) {
 	require.Equal(t, Price{Input: 3, Output: 15, CacheRead: 0.3}, c.Prices["claude-sonnet-4-5"])
 	require.Equal(t, Price{Input: 1, Output: 4}, c.Prices["gpt-4.1"], "the project's wins")
 	require.Equal(t, "auto", Defaults().Theme)
-	require.True(t, Defaults().Mouse)
-	put(t, d, layers.Base, "mouse = false\n")
+	require.Equal(t, ScreenNormal, Defaults().Screen, "the normal screen: the conversation stays in the scrollback")
+	require.False(t, Defaults().MouseTaken(), "the normal screen leaves the mouse to the terminal")
+	put(t, d, layers.Base, "screen = \"alt\"\n")
 	c, err = load(t, d)
 	require.NoError(t, err)
-	require.False(t, c.Mouse)
+	require.True(t, c.MouseTaken(), "the alternate screen takes it, to scroll")
+	put(t, d, layers.Base, "screen = \"alt\"\nmouse = false\n")
+	c, err = load(t, d)
+	require.NoError(t, err)
+	require.Equal(t, ScreenAlt, c.Screen)
+	require.False(t, c.MouseTaken())
+	put(t, d, layers.Base, "mouse = true\n")
+	c, err = load(t, d)
+	require.NoError(t, err)
+	require.True(t, c.MouseTaken(), "asked for on the normal screen: a click folds a block")
 
 	for _, tt := range []struct{ in, want string }{
 		{"theme = \"blue\"\n", `config c.toml line 1 column 9: theme "blue": want "auto", "light" or "dark" (see docs/config.md)`},
+		{"screen = \"full\"\n", `config c.toml line 1 column 10: screen "full": want "normal" or "alt" (see docs/config.md)`},
 		{"[prices.m]\ninput = -1\n", `config c.toml: prices "m".input = -1: want dollars per million tokens, 0 or more (see docs/config.md)`},
 		{"[prices.m]\noutput = nan\n", `config c.toml: prices "m".output = nan: want dollars per million tokens, 0 or more (see docs/config.md)`},
 		{"prices = 3\n", `config c.toml line 1 column 10: prices wants a table of models, such as [prices."claude-sonnet-4-5"], not an integer (see docs/config.md)`},

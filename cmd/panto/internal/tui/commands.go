@@ -71,11 +71,9 @@ func (m *Model) command(name, args string) tea.Cmd {
 		return m.runBuiltin(b.name, args)
 	}
 	if m.sess == nil || m.busy != idle {
-		// After the turn (or the start).
-		item := &transcript.User{Text: "/" + strings.TrimSpace(name+" "+args)}
-		m.add(item)
-		item.SetNote("queued: runs when panto is free")
-		m.queued = append(m.queued, queuedMsg{text: item.Text, item: item})
+		// After the turn (or the start), shown queued above the editor.
+		m.queued = append(m.queued, queuedMsg{text: "/" + strings.TrimSpace(name+" "+args)})
+		m.list.Changed()
 		return nil
 	}
 	if isBuiltin {

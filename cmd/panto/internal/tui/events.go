@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -112,10 +113,10 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	msgs := m.sess.Messages()
 	// What the session's start recorded is told by its events: the
 	// history is what the log held before.
-	if m.info.Resumed {
-		m.history(msgs[:min(m.info.Loaded, len(msgs))])
-	}
 	var cmds []tea.Cmd
+	if m.info.Resumed {
+		cmds = append(cmds, m.history(msgs[:min(m.info.Loaded, len(msgs))]))
+	}
 	cmds = append(cmds, m.readEvents(m.sub), m.usageCmd())
 	// What was typed while panto started.
 	cmds = append(cmds, m.next())
@@ -124,13 +125,48 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 }
 
 // history puts a resumed conversation's items in front of the list.
-func (m *Model) history(msgs []conversation.Message) {
+func (m *Model) history(msgs []conversation.Message) tea.Cmd {
 	items := historyItems(msgs, &m.prompts)
-	if len(items) > 0 {
-		items = append(items, &transcript.Notice{Level: transcript.Quiet,
-			Text: fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))})
+	if len(items) == 0 {
+		return nil
 	}
+	text := fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))
+	if m.normal() {
+		text = fmt.Sprintf("resumed: %d messages", len(msgs))
+	}
+	return m.showHistory(items, &transcript.Notice{Level: transcript.Quiet, Text: text})
+}
+
+// showHistory puts items in front of the list, a notice after them. The
+// normal screen prints their tail into the scrollback now (the rest
+// stays in the log: a line says so); the alternate one shows them all,
+// lazily, and prints their tail on exit.
+func (m *Model) showHistory(items []transcript.Item, n *transcript.Notice) tea.Cmd {
+	start := m.tailStart(items)
+	if start > 0 && m.normal() {
+		n.Text += fmt.Sprintf(" (the last %d blocks shown; PgUp shows them all, /tree the whole log)", len(items)-start)
+	}
+	items = append(items, n)
 	m.list.InsertFront(items...)
+	if !m.normal() {
+		m.printed = start
+		return nil
+	}
+	var b strings.Builder
+	c := m.ctxFor()
+	for _, it := range items[start:] {
+		if m.printedAny {
+			b.WriteByte('\n')
+		}
+		ls := it.Render(c)
+		for j := range ls.Len() {
+			b.WriteString(m.guard(ls.Line(j)))
+			b.WriteByte('\n')
+		}
+		m.printedAny = true
+	}
+	m.printed += len(items)
+	return m.print(b.String())
 }
 
 // historyItems are the transcript items of recorded messages: what a
@@ -254,6 +290,12 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 func (m *Model) event(ev host.Event) tea.Cmd {
 	switch ev := ev.(type) {
 	case host.TurnStart:
+	case host.Steered:
+		if i := slices.Index(m.steered, ev.Text); i >= 0 {
+			m.steered = slices.Delete(m.steered, i, i+1)
+		}
+		u := &transcript.User{Text: ev.Text, Note: "steered into the turn: the model reads it before it goes on"}
+		m.add(u)
 	case host.TextDelta:
 		m.replyItem().Text(ev.Text)
 		m.retryItem = nil
@@ -325,14 +367,13 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		// The UI fell too far behind the session (its subscription
 		// ended): read it afresh.
 		m.subscribe()
-		m.redraw()
-		m.say(transcript.Warning, "the screen fell behind the session: redrawn from its messages")
+		shown := m.redraw(&transcript.Notice{Level: transcript.Warning, Text: "the screen fell behind the session: redrawn from its messages"})
 		read := m.readEvents(m.sub)
 		if m.busy == turning && !m.sess.Busy() {
 			// Its TurnEnd was among the events missed.
-			return tea.Batch(m.turnEnded(host.TurnEnd{}), read)
+			return tea.Sequence(shown, tea.Batch(m.turnEnded(host.TurnEnd{}), read))
 		}
-		return read
+		return tea.Sequence(shown, read)
 	case host.Question:
 		return m.ask(askedOf(ev))
 	case asker:
@@ -342,8 +383,7 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 	case host.Status:
 		m.status.setExt(ev.By, ev.Key, ev.Text)
 	case host.Moved:
-		m.moved(ev)
-		return m.usageCmd()
+		return tea.Sequence(m.moved(ev), m.usageCmd())
 	case host.Labeled:
 		// The navigator says it by redrawing; /label by its reply.
 	case host.ToolsChanged:
@@ -478,6 +518,16 @@ func (m *Model) turnEnded(ev host.TurnEnd) tea.Cmd {
 		delete(m.tools, id)
 	}
 	m.retryItem = nil
+	m.steered = nil
+	if len(ev.Unsent) > 0 {
+		// Steered into a turn that ended before another request: they
+		// go next, ahead of the follow-ups.
+		front := make([]queuedMsg, 0, len(ev.Unsent)+len(m.queued))
+		for _, t := range ev.Unsent {
+			front = append(front, queuedMsg{text: t})
+		}
+		m.queued = append(front, m.queued...)
+	}
 	switch {
 	case interrupted && cutShort > 0:
 		m.say(transcript.Quiet, "interrupted: the calls cut short were recorded with error results; the session goes on")
@@ -508,13 +558,11 @@ func (m *Model) next() tea.Cmd {
 	}
 	q := m.queued[0]
 	m.queued = m.queued[1:]
-	if q.item != nil {
-		q.item.SetNote("")
-	}
+	m.list.Changed()
 	if c, ok := app.ParseCommand(q.text); ok {
 		return m.command(c.Name, c.Args)
 	}
-	return m.send(q.text, q.item)
+	return m.send(q.text)
 }
 
 // retryWhy says in a word or two why a request failed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +51,10 @@ type fakeSession struct {
 	// perm is the permission state; its Mode "" means the session
 	// decides no calls.
 	perm sessionlog.Permissions
+	// steered is what Steer was given and not taken back; steerable
+	// says a turn takes it (otherwise Steer fails as the host's does).
+	steered   []string
+	steerable bool
 }
 
 func newFake() *fakeSession {
@@ -79,6 +84,24 @@ func (f *fakeSession) Turn(ctx context.Context, text string) error {
 	f.mu.Unlock()
 	go f.turn(ctx, text, f.events)
 	return nil
+}
+
+func (f *fakeSession) Steer(text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.steerable {
+		return host.ErrNoTurn
+	}
+	f.steered = append(f.steered, text)
+	return nil
+}
+
+func (f *fakeSession) TakeSteered() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.steered
+	f.steered = nil
+	return out
 }
 
 // Subscribe forwards the session's events, what Open said first (to the
@@ -257,6 +280,10 @@ func appOf(o *Options) *fakeApp {
 	return o.App.(*fakeApp)
 }
 
+// altScreen runs the UI on the alternate screen (config screen = "alt"):
+// the tests of what panto's own scrolling shows.
+func altScreen(o *Options) { o.AltScreen = true }
+
 // fixedNow is the clock of the tests.
 var fixedNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
@@ -271,6 +298,8 @@ type harness struct {
 	msgs  chan tea.Msg
 	quit  bool
 	clear bool
+	// scrollback is what the UI printed above itself, plain.
+	scrollback []string
 }
 
 func newHarness(t *testing.T, sess *fakeSession, opts ...func(*Options)) *harness {
@@ -299,18 +328,31 @@ func (h *harness) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() {
-		msg := cmd()
-		if b, ok := msg.(tea.BatchMsg); ok {
-			for _, c := range b {
-				h.exec(c)
-			}
-			return
+	go h.run(cmd)
+}
+
+// run runs a command here and delivers its message: a batch's commands
+// at once, a sequence's one after the other, as the program does.
+func (h *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			h.exec(c)
 		}
-		if msg != nil {
-			h.msgs <- msg
+		return
+	}
+	if v := reflect.ValueOf(msg); v.IsValid() && v.Type().String() == "tea.sequenceMsg" {
+		for _, c := range v.Convert(reflect.TypeFor[[]tea.Cmd]()).Interface().([]tea.Cmd) {
+			h.run(c)
 		}
-	}()
+		return
+	}
+	if msg != nil {
+		h.msgs <- msg
+	}
 }
 
 // send updates the model with msg, now.
@@ -321,11 +363,17 @@ func (h *harness) send(msg tea.Msg) {
 		h.quit = true
 		return
 	}
-	if fmt.Sprintf("%T", msg) == "tea.clearScreenMsg" {
+	switch fmt.Sprintf("%T", msg) {
+	case "tea.clearScreenMsg":
 		h.clear = true
 		return
+	case "tea.printLineMessage":
+		// What the program prints above itself: the scrollback.
+		h.scrollback = append(h.scrollback, strings.Split(ansi.Strip(reflect.ValueOf(msg).Field(0).String()), "\n")...)
+		return
 	}
-	h.exec(h.m.update(msg))
+	_, cmd := h.m.Update(msg)
+	h.exec(cmd)
 }
 
 // settle takes the messages that come until none comes for a moment.
@@ -378,11 +426,17 @@ func (h *harness) yes() {
 
 func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }
 
-// screen is the frame as plain text, lines right-trimmed.
+// screen is the frame as plain text, lines right-trimmed; on the normal
+// screen, below what the UI printed into the scrollback (the terminal
+// shows the frame under it).
 func (h *harness) screen() string {
 	v := h.m.View()
 	var lines []string
-	for _, l := range strings.Split(ansi.Strip(v.Content), "\n") {
+	content := ansi.Strip(v.Content)
+	if !v.AltScreen && len(h.scrollback) > 0 {
+		content = strings.Join(h.scrollback, "\n") + "\n" + content
+	}
+	for _, l := range strings.Split(content, "\n") {
 		lines = append(lines, strings.TrimRight(l, " "))
 	}
 	return strings.Join(lines, "\n")

@@ -127,6 +127,8 @@ func runGolden(t *testing.T, w, h int, f *fakeSession, drive func(tm *teatest.Te
 	s := newScreen(w, h, tm.Output())
 	got := drive(tm, s)
 	golden.RequireEqual(t, got) // testdata/<test name>.golden
+	// Twice: mid-turn, the first stops the turn.
+	tm.Send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
 	tm.Send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }

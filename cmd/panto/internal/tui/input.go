@@ -19,10 +19,10 @@ import (
 // extension's question, then what is on screen (screenKey).
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
-	if ks == "ctrl+c" && !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow {
+	if (ks == "ctrl+c" || ks == "ctrl+d") && !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow {
 		return m.quit() // whatever is asked or open: Ctrl-C twice leaves
 	}
-	if ks != "ctrl+c" {
+	if ks != "ctrl+c" && ks != "ctrl+d" {
 		m.quitArmed = time.Time{}
 	}
 	if len(m.asks) > 0 {
@@ -48,15 +48,23 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 			m.comp.dismiss(m.ed.value())
 			return nil
 		}
+		if !m.normal() && !m.list.Following() {
+			// Scrolled up, Esc goes to the end first, running or not;
+			// a second Esc interrupts.
+			m.list.Bottom()
+			return nil
+		}
 		if m.busy != idle {
 			return m.interrupt()
-		}
-		if !m.list.Following() {
-			m.list.Bottom()
 		}
 		return nil
 	case "ctrl+d":
 		if m.ed.empty() {
+			if m.busy == turning {
+				// Mid-reply, Ctrl-D stops the turn first (what it
+				// recorded stays) and quits on a second press.
+				return tea.Batch(m.interrupt(), m.armQuit("Ctrl-D again to quit"))
+			}
 			return m.quit()
 		}
 	case "ctrl+l":
@@ -65,14 +73,24 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+z":
 		return tea.Suspend
 	case "pgup":
+		if m.normal() {
+			return m.openTranscript(false)
+		}
 		m.list.ScrollUp(m.ctxFor(), m.transcriptHeight(), max(1, m.transcriptHeight()-2))
 		return nil
 	case "pgdown":
 		m.list.ScrollDown(m.ctxFor(), m.transcriptHeight(), max(1, m.transcriptHeight()-2))
 		return nil
 	case "ctrl+o":
-		m.toggleNearest()
+		return m.toggleFocused()
+	case "ctrl+shift+o":
+		if m.normal() {
+			return m.openTranscript(true)
+		}
+		m.toggleAll()
 		return nil
+	case "alt+up":
+		return m.restoreQueued()
 	case "shift+tab":
 		m.cyclePermissionMode()
 		return nil
@@ -85,6 +103,10 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	switch ks {
 	case "enter":
 		return m.submit()
+	case "alt+enter":
+		if m.busy == turning {
+			return m.steer()
+		}
 	case "up":
 		if m.ed.onFirstLine() {
 			if s, ok := m.ed.hist.Prev(m.ed.message()); ok {
@@ -163,8 +185,13 @@ func (m *Model) ctrlC() tea.Cmd {
 	case !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow:
 		return m.quit()
 	}
+	return m.armQuit("Ctrl-C again to quit (or Ctrl-D)")
+}
+
+// armQuit makes a second Ctrl-C (or Ctrl-D) within quitWindow quit.
+func (m *Model) armQuit(say string) tea.Cmd {
 	m.quitArmed = m.now()
-	return m.setFlash("Ctrl-C again to quit (or Ctrl-D)", quitWindow)
+	return m.setFlash(say, quitWindow)
 }
 
 // interrupt stops the running turn (or compaction, or command): the host
@@ -178,31 +205,76 @@ func (m *Model) interrupt() tea.Cmd {
 	return nil
 }
 
-// takeBackQueued puts the messages queued behind the turn back into the
-// editor, ahead of what it holds, instead of sending them as the turn
-// ends: the user stopped the turn, so what they queued waits for them
-// to send it again, edited or not (it went out at once, as a new
-// request that could run tools).
+// takeBackQueued puts the messages queued behind the turn, and those
+// steered into it and not delivered yet, back into the editor, ahead of
+// what it holds, instead of sending them as the turn ends: the user
+// stopped the turn, so what they queued waits for them to send it
+// again, edited or not (it went out at once, as a new request that
+// could run tools).
 func (m *Model) takeBackQueued() {
-	if len(m.queued) == 0 || m.sess == nil {
+	if m.sess == nil {
 		return // before the session opened, nothing was interrupted
 	}
-	texts := make([]string, 0, len(m.queued)+1)
+	m.restore("put back into the editor: Enter sends them")
+}
+
+// restoreQueued is Alt+↑: the queued and steered messages come back
+// into the editor to be edited or dropped; the turn goes on.
+func (m *Model) restoreQueued() tea.Cmd {
+	if len(m.queued) == 0 && len(m.steered) == 0 {
+		return m.setFlash("nothing is queued", 2*time.Second)
+	}
+	m.restore("back in the editor: edit them, Enter sends")
+	return nil
+}
+
+// restore moves the queued and steered messages into the editor.
+func (m *Model) restore(say string) {
+	var texts []string
+	if m.sess != nil && len(m.steered) > 0 {
+		// What the host has not delivered yet: one delivered meanwhile
+		// shows as sent (its Steered event).
+		texts = append(texts, m.sess.TakeSteered()...)
+	}
+	m.steered = nil
 	for _, q := range m.queued {
 		texts = append(texts, q.text)
-		if q.item != nil {
-			q.item.SetNote("taken back into the editor: not sent")
-		}
 	}
-	n := len(m.queued)
 	m.queued = nil
+	if len(texts) == 0 {
+		return
+	}
+	n := len(texts)
 	if cur := m.ed.message(); strings.TrimSpace(cur) != "" {
 		texts = append(texts, cur)
 	}
 	m.ed.set(strings.Join(texts, "\n"))
 	m.comp.close()
 	m.list.Changed()
-	m.say(transcript.Quiet, fmt.Sprintf("%d queued message(s) put back into the editor: Enter sends them", n))
+	m.say(transcript.Quiet, fmt.Sprintf("%d queued message(s) %s", n, say))
+}
+
+// steer is Alt+Enter while a turn runs: the message goes to the turn,
+// read by the model after the tool calls running now, before its next
+// request. With no turn to take it, it is sent as Enter sends it.
+func (m *Model) steer() tea.Cmd {
+	text := strings.TrimRight(m.ed.message(), "\n")
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if _, ok := app.ParseCommand(text); ok || m.sess == nil {
+		return m.submit()
+	}
+	text = conversation.ValidText(text)
+	if err := m.sess.Steer(text); err != nil {
+		return m.submit()
+	}
+	m.ed.hist.Add(text)
+	m.ed.reset()
+	m.comp.close()
+	m.steered = append(m.steered, text)
+	m.list.Changed()
+	return m.saveHistoryCmd(text)
 }
 
 // pasteMsg takes a bracketed paste: one block, never sent by itself, and
@@ -243,26 +315,19 @@ func (m *Model) submit() tea.Cmd {
 	if c, ok := app.ParseCommand(text); ok {
 		return tea.Batch(save, m.command(c.Name, c.Args))
 	}
-	return tea.Batch(save, m.send(text, nil))
+	return tea.Batch(save, m.send(text))
 }
 
 // send starts a turn with text; while the session is opening or busy,
-// the message waits its turn.
-func (m *Model) send(text string, item *transcript.User) tea.Cmd {
-	if item == nil {
-		item = &transcript.User{Text: text}
-		m.add(item)
-	}
-	switch {
-	case m.sess == nil:
-		item.SetNote("queued: sent once the extensions have started")
-		m.queued = append(m.queued, queuedMsg{text: text, item: item})
-		return nil
-	case m.busy != idle:
-		item.SetNote("queued: sent when the turn ends")
-		m.queued = append(m.queued, queuedMsg{text: text, item: item})
+// the message waits its turn above the editor.
+func (m *Model) send(text string) tea.Cmd {
+	if m.sess == nil || m.busy != idle {
+		m.queued = append(m.queued, queuedMsg{text: text})
+		m.list.Changed()
 		return nil
 	}
+	item := &transcript.User{Text: text}
+	m.add(item)
 	ctx, cancel := context.WithCancelCause(m.ctx)
 	if err := m.sess.Turn(ctx, text); err != nil {
 		cancel(nil)
@@ -272,32 +337,6 @@ func (m *Model) send(text string, item *transcript.User) tea.Cmd {
 	m.cancel = func() { cancel(errInterrupted) }
 	m.busy, m.busyWhat, m.busySince = turning, "working", m.now()
 	return m.ensureTick() // its events come on the subscription
-}
-
-// toggleNearest expands or folds the collapsible item nearest the bottom
-// of the screen.
-func (m *Model) toggleNearest() {
-	first, last := m.list.Shown()
-	try := func(i int) bool {
-		if c, ok := m.list.At(i).(transcript.Collapsible); ok && c.Foldable() {
-			c.Toggle()
-			m.list.Changed()
-			return true
-		}
-		return false
-	}
-	if first >= 0 {
-		for i := last; i >= first; i-- {
-			if try(i) {
-				return
-			}
-		}
-	}
-	for i := m.list.Len() - 1; i >= 0; i-- {
-		if try(i) {
-			return
-		}
-	}
 }
 
 // History I/O, off the update loop. A history file that cannot be

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
@@ -32,8 +33,14 @@ type Options struct {
 	Theme string
 	// NoColor drops colour (NO_COLOR): attributes stay.
 	NoColor bool
+	// AltScreen draws the UI on the terminal's alternate screen, the
+	// whole transcript in the frame (config screen = "alt"); otherwise
+	// the conversation goes into the terminal's scrollback as it settles
+	// (screen.go).
+	AltScreen bool
 	// NoMouse leaves the mouse to the terminal; otherwise the UI takes
-	// the wheel to scroll (text is selected with Shift held).
+	// it: the wheel scrolls (on the alternate screen), a click on a
+	// block folds or expands it (text is selected with Shift held).
 	NoMouse bool
 	// HistoryFile keeps the messages sent in this project; empty keeps
 	// none.
@@ -110,8 +117,22 @@ type Model struct {
 	// compaction the running compaction's.
 	retryItem, compaction *transcript.Notice
 	// queued are messages sent while busy (or before the session
-	// opened), sent in order after.
-	queued []queuedMsg
+	// opened), sent in order after; steered the ones given to the
+	// running turn (Session.Steer) and not delivered yet. Both show
+	// above the editor, not in the transcript, until they are sent.
+	queued  []queuedMsg
+	steered []string
+	// printed is how many of the transcript's items went into the
+	// scrollback (the normal screen, screen.go); printedAny says
+	// something did, this run.
+	printed    int
+	printedAny bool
+	// printQ is what waits to be printed while a print is under way
+	// (printing).
+	printQ   []string
+	printing bool
+	// profile is the terminal's colours, as the program found them.
+	profile colorprofile.Profile
 	// flushing is set while a streaming frame tick is pending;
 	// ticking while the animation tick is.
 	flushing, ticking bool
@@ -156,9 +177,11 @@ type Model struct {
 // interruptMsg is SIGINT from outside: it acts as Ctrl-C.
 type interruptMsg struct{}
 
+// quitMsg is a signal that ends panto: the UI quits.
+type quitMsg struct{}
+
 type queuedMsg struct {
 	text string
-	item *transcript.User
 }
 
 // quitWindow is how soon a second Ctrl-C on an empty editor quits.
@@ -239,6 +262,9 @@ func (m *Model) Init() tea.Cmd {
 // Update handles a message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if c := m.commit(); c != nil {
+		cmd = tea.Sequence(c, cmd)
+	}
 	return m, cmd
 }
 
@@ -247,6 +273,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.layout()
+		return nil
+	case tea.ColorProfileMsg:
+		m.profile = msg.Profile
 		return nil
 	case tea.BackgroundColorMsg:
 		if !m.themeFixed {
@@ -288,8 +317,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.switched(msg)
 	case flushMsg:
 		return m.flush()
+	case printedMsg:
+		m.printing = false
+		return m.printNext()
 	case tickMsg:
 		return m.tick()
+	case quitMsg:
+		return m.quit()
 	case interruptMsg:
 		return m.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	case questionTickMsg:

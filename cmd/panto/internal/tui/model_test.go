@@ -319,7 +319,7 @@ func TestResumeRendersOnlyTheScreen(t *testing.T) {
 	for i := range 2000 {
 		f.msgs = append(f.msgs, conversation.UserText("question "+itoa(i)), conversation.AssistantText("answer **"+itoa(i)+"**"))
 	}
-	h := newHarness(t, f)
+	h := newHarness(t, f, altScreen)
 	require.Contains(t, h.screen(), "answer 1999")
 	rendered := 0
 	for _, it := range h.m.list.Items() {
@@ -405,7 +405,7 @@ func TestToolBlocks(t *testing.T) {
 		ch <- host.ToolEnd{ID: "2", Name: "edit", Result: "Edited x.go: applied 1 edit (at line 7).", Duration: 3 * time.Millisecond}
 		ch <- host.TurnEnd{}
 	}
-	h := newHarness(t, f)
+	h := newHarness(t, f, altScreen)
 	h.typ("tools")
 	h.enter()
 	h.wait(func() bool { return strings.Contains(h.screen(), "bash seq 20") }, "the call starts")
@@ -663,7 +663,7 @@ func TestNarrowAndResize(t *testing.T) {
 		ch <- host.ToolEnd{ID: "1", Name: "bash", Result: strings.Repeat("y", 150) + "\n[exit code 0]"}
 		ch <- host.TurnEnd{}
 	}
-	h := newHarness(t, f)
+	h := newHarness(t, f, altScreen)
 	for _, w := range []int{60, 100, 60, 40} {
 		h.send(tea.WindowSizeMsg{Width: w, Height: 20})
 		if w == 60 && len(f.sentTexts()) == 0 {
@@ -729,6 +729,10 @@ func TestShutdownDuringTurn(t *testing.T) {
 	h.enter()
 	h.wait(func() bool { return strings.Contains(h.screen(), "partial") }, "the reply streams")
 	h.key(ctrl('u'))
+	h.key(ctrl('d'))
+	require.False(t, h.quit, "mid-reply, the first Ctrl-D stops the turn (issue 20 item 13)")
+	require.ErrorIs(t, context.Cause(f.turnCtx[0]), errInterrupted)
+	require.Contains(t, h.screen(), "Ctrl-D again to quit")
 	h.key(ctrl('d'))
 	require.True(t, h.quit)
 	require.NoError(t, h.m.Shutdown(context.Background()))
@@ -863,11 +867,13 @@ func TestInterruptTakesQueuedMessagesBack(t *testing.T) {
 			h.typ("second")
 			h.enter()
 			require.Contains(t, h.screen(), "2 queued")
+			require.Contains(t, h.screen(), "⏵ queued: queued hello", "shown above the editor")
+			require.NotContains(t, strings.Join(h.scrollback, "\n"), "queued hello", "not in the conversation: not sent")
 			h.key(k)
 			h.idle()
 			require.Equal(t, []string{"go"}, f.sentTexts(), "nothing queued was sent")
 			require.Equal(t, "queued hello\nsecond", h.m.ed.message())
-			require.Contains(t, h.screen(), "taken back into the editor: not sent")
+			require.NotContains(t, h.screen(), "⏵ queued")
 			require.Contains(t, h.screen(), "2 queued message(s) put back into the editor")
 			f.turn = echoTurn
 			h.enter()

@@ -17,7 +17,7 @@ import (
 // huge notice keeps its start.
 func TestNoticeFloodIsBounded(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, newFake())
+	h := newHarness(t, newFake(), altScreen)
 	before := h.m.list.Len()
 	for i := range 10_000 {
 		h.exec(h.m.event(host.Notice{Level: host.NoticeInfo, By: "spam", Text: fmt.Sprintf("notice %d", i)}))

@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -16,13 +18,41 @@ func Run(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := New(ctx, o)
-	p := tea.NewProgram(m, ProgramOptions(ctx, o)...)
+	// A signal (ctx done) quits the UI as Ctrl-D does, so that it leaves
+	// the terminal as it found it, the conversation in the scrollback; a
+	// program that does not quit within a second is stopped.
+	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	p := tea.NewProgram(m, ProgramOptions(pctx, o)...)
 	if o.OnInterrupt != nil {
 		o.OnInterrupt(func() { p.Send(interruptMsg{}) })
 	}
+	ran := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Send(quitMsg{})
+			select {
+			case <-time.After(time.Second):
+				stop()
+			case <-ran:
+			}
+		case <-ran:
+		}
+	}()
 	_, err := p.Run()
+	close(ran)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		err = nil // a signal ended panto: the caller knows
+	}
+	// What the conversation left in the frame goes into the scrollback
+	// with the rest, and a line says how to come back to it.
+	if m.openErr == nil {
+		out := o.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		_, _ = io.WriteString(out, m.farewell())
 	}
 	if cerr := m.Shutdown(ctx); err == nil {
 		err = cerr

@@ -378,28 +378,31 @@ func (m *Model) moveDone(d *moveDoneMsg) tea.Cmd {
 }
 
 // moved redraws the conversation of the new path.
-func (m *Model) moved(ev host.Moved) {
-	m.redraw()
+func (m *Model) moved(ev host.Moved) tea.Cmd {
 	text := "moved to " + treeview.Short(ev.To) + ": the conversation and the system prompt are those of that path"
 	if ev.Left > 0 {
 		text += fmt.Sprintf("; the branch left (%d message(s)) stays in the log, /tree shows it", ev.Left)
 	}
-	n := m.say(transcript.Info, text)
+	n := &transcript.Notice{Level: transcript.Info, Text: text}
 	if ev.Summary != "" {
 		n.Set(transcript.Info, text+"; a summary of it was recorded (Ctrl-O shows it)", ev.Summary)
 	}
+	return m.redraw(n)
 }
 
-// redraw shows the session's conversation afresh, from its messages.
-func (m *Model) redraw() {
+// redraw shows the session's conversation afresh, from its messages,
+// the notice after it.
+func (m *Model) redraw(notice *transcript.Notice) tea.Cmd {
 	m.resetTranscript()
-	m.list.InsertFront(historyItems(m.sess.Messages(), &m.prompts)...)
+	items := historyItems(m.sess.Messages(), &m.prompts)
+	return m.showHistory(items, notice)
 }
 
 // resetTranscript empties the transcript and what follows it: a move or
 // a switch draws another conversation.
 func (m *Model) resetTranscript() {
 	m.list.Reset()
+	m.printed = 0
 	m.system, m.reply, m.retryItem, m.compaction = nil, nil, nil, nil
 	m.runs, m.noticeCount = nil, 0
 	clear(m.tools)

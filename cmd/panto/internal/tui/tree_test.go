@@ -116,7 +116,7 @@ func TestTreeNavigator(t *testing.T) {
 	runTurn(t, s, "one")
 	s = recordAs(t, s, model, path, "persona", conversation.ModeReplace, "You are a pirate.")
 	runTurn(t, s, "two")
-	h := treeHarness(t, s)
+	h := treeHarness(t, s, altScreen)
 	h.typ("/tree")
 	h.enter()
 	h.wait(paneReady(h), "the pane")
@@ -193,7 +193,7 @@ func TestResumeSwitchesSessions(t *testing.T) {
 	b.info = host.Info{ID: "s2", Path: p2, Provider: "echo", Model: "echo", Resumed: true}
 	b.msgs = []conversation.Message{conversation.UserText("hello from b"), conversation.AssistantText("b's reply")}
 	var reopened []string
-	h := newHarness(t, a, func(o *Options) {
+	h := newHarness(t, a, altScreen, func(o *Options) {
 		appOf(o).sessions = func() ([]SessionItem, error) {
 			return []SessionItem{
 				{Path: p1, ID: "s1", Messages: 0, First: "first of a"},

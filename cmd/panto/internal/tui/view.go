@@ -39,7 +39,9 @@ func (m *Model) transcriptHeight() int {
 // View draws the frame.
 func (m *Model) View() tea.View {
 	var v tea.View
-	v.AltScreen = true
+	// A page takes the alternate screen on the normal one too: it is
+	// drawn whole, and leaves the scrollback as it was.
+	v.AltScreen = !m.normal() || (m.ov != nil && m.ov.page() && len(m.asks) == 0)
 	v.WindowTitle = "panto"
 	if !m.o.NoMouse {
 		v.MouseMode = tea.MouseModeCellMotion
@@ -72,11 +74,29 @@ func (m *Model) draw() (string, *tea.Cursor) {
 	}
 	th := m.th
 	tH := m.transcriptHeight()
-	lines := m.transcriptLines(tH)
+	queue := m.queueLines()
+	box := m.boxView()
+	var lines []string
+	if m.normal() {
+		lines = m.liveLines(tH - len(queue))
+		if box != nil {
+			// A box needs room: the frame grows to hold it while it is
+			// up (the scrollback above stays in view).
+			lines = append(make([]string, max(0, min(tH, len(box)+1)-len(queue)-len(lines))), lines...)
+		}
+	} else {
+		lines = m.transcriptLines(tH - len(queue))
+	}
 	if m.comp.open() && m.ov == nil {
 		pop := m.popup(min(16, tH-1))
-		lines = append(lines[:len(lines)-len(pop):len(lines)-len(pop)], pop...)
+		if m.normal() {
+			// Below what is live, the frame no taller than the screen.
+			lines = append(lines[max(0, len(lines)+len(pop)+len(queue)-tH):], pop...)
+		} else {
+			lines = append(lines[:len(lines)-len(pop):len(lines)-len(pop)], pop...)
+		}
 	}
+	lines = append(lines, queue...)
 	var b strings.Builder
 	b.Grow(m.width * (m.height + 2) * 2)
 	for _, l := range lines {
@@ -92,10 +112,14 @@ func (m *Model) draw() (string, *tea.Cursor) {
 	}
 	b.WriteString(m.statusLine())
 	content := b.String()
-	if box := m.boxView(); box != nil {
-		return overlayBox(content, box, m.width, m.height, m.transcriptHeight()), nil
+	if box != nil {
+		height := m.height
+		if m.normal() {
+			height = len(lines) + 2 + len(rows)
+		}
+		return overlayBox(content, box, m.width, height, len(lines)), nil
 	}
-	return content, tea.NewCursor(cx, tH+1+cy)
+	return content, tea.NewCursor(cx, len(lines)+1+cy)
 }
 
 // transcriptLines are the transcript's rows, from the cache when nothing
@@ -144,14 +168,17 @@ func (m *Model) activity() string {
 		el := now.Sub(m.busySince).Round(100 * time.Millisecond)
 		text = th.Accent.Render(transcript.Spinner(m.frame)) + " " + th.Bold.Render(termtext.Line(m.busyWhat)) +
 			th.Dim.Render(fmt.Sprintf(" %.1fs · Esc interrupts", el.Seconds()))
-		if n := len(m.queued); n > 0 {
+		if n := len(m.queued) + len(m.steered); n > 0 {
 			text += th.Dim.Render(fmt.Sprintf(" · %d queued", n))
+		}
+		if !m.normal() && !m.list.Following() {
+			text += th.Dim.Render(" · ↓ more below: Esc goes to the end")
 		}
 	case m.flash != "" && now.Before(m.flashUntil):
 		text = th.Warn.Render(m.flash)
 	case m.opening:
 		text = th.Accent.Render(transcript.Spinner(m.frame)) + th.Dim.Render(" starting extensions…")
-	case !m.list.Following():
+	case !m.normal() && !m.list.Following():
 		text = th.Dim.Render("↓ more below · PgDn scrolls · Esc goes to the end")
 	}
 	key := strconv.Itoa(m.width) + "\x00" + text

@@ -11,6 +11,7 @@
 package transcript
 
 import (
+	"slices"
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
@@ -77,7 +78,10 @@ type List struct {
 	top pos
 	// shown are the items of the last View, first to last.
 	shownFirst, shownLast int
-	version               int
+	// rows are the items of the last View's rows, top to bottom (-1 for
+	// a row below the last item).
+	rows    []int
+	version int
 }
 
 type pos struct{ item, line int }
@@ -263,6 +267,7 @@ func (l *List) Bottom() {
 func (l *List) View(c Ctx, height int) []string {
 	out := make([]string, 0, height)
 	l.shownFirst, l.shownLast = -1, -1
+	l.rows = l.rows[:0]
 	if height <= 0 || len(l.items) == 0 {
 		return pad(out, height)
 	}
@@ -272,6 +277,7 @@ func (l *List) View(c Ctx, height int) []string {
 		l.shownFirst = p.item
 		for {
 			out = append(out, l.line(c, p.item, p.line))
+			l.rows = append(l.rows, p.item)
 			l.shownLast = p.item
 			if len(out) == height {
 				return out
@@ -292,6 +298,7 @@ func (l *List) View(c Ctx, height int) []string {
 		bl := l.blockLen(c, i)
 		for j := bl - 1; j >= 0 && len(rev) < height; j-- {
 			rev = append(rev, l.line(c, i, j))
+			l.rows = append(l.rows, i)
 		}
 		if l.shownLast < 0 {
 			l.shownLast = i
@@ -301,8 +308,45 @@ func (l *List) View(c Ctx, height int) []string {
 	for i := len(rev) - 1; i >= 0; i-- {
 		out = append(out, rev[i])
 	}
+	slices.Reverse(l.rows)
 	// Fewer lines than the screen: they start at the top.
 	return pad(out, height)
+}
+
+// ItemAt returns the item of row y of the last View, or -1 (a row below
+// the last item, or off the screen).
+func (l *List) ItemAt(y int) int {
+	if y < 0 || y >= len(l.rows) {
+		return -1
+	}
+	return l.rows[y]
+}
+
+// Focused returns the item a key that acts on "the block you read" acts
+// on, among those of the last View that ok accepts: following new
+// output, the last one on screen; scrolled, the one nearest the middle
+// row. -1 when none on screen is.
+func (l *List) Focused(ok func(i int) bool) int {
+	if len(l.rows) == 0 {
+		return -1
+	}
+	if l.follow {
+		for y := len(l.rows) - 1; y >= 0; y-- {
+			if ok(l.rows[y]) {
+				return l.rows[y]
+			}
+		}
+		return -1
+	}
+	mid := len(l.rows) / 2
+	for d := 0; d < len(l.rows); d++ {
+		for _, y := range []int{mid - d, mid + d} {
+			if y >= 0 && y < len(l.rows) && ok(l.rows[y]) {
+				return l.rows[y]
+			}
+		}
+	}
+	return -1
 }
 
 // pad fills the screen with blank lines below what there is.

@@ -1,0 +1,271 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
+	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+)
+
+func (h *harness) printed() string { return strings.Join(h.scrollback, "\n") }
+
+func (h *harness) frame() string { return ansi.Strip(h.m.View().Content) }
+
+// Issue 20 item 3: on the normal screen (the default) what settled goes
+// into the terminal's scrollback as it settles, and the frame holds only
+// what still changes: a streaming reply is in the frame, not the
+// scrollback; once it ends it is in the scrollback, and the frame is the
+// editor and the status line.
+func TestNormalScreenPrintsWhatSettled(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = slowTurn
+	h := newHarness(t, f)
+	require.False(t, h.m.View().AltScreen, "the normal screen by default")
+	h.typ("go")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.frame(), "partial") }, "the reply streams")
+	require.Contains(t, h.printed(), "▌ go", "the message sent is in the scrollback")
+	require.NotContains(t, h.printed(), "partial", "the streaming reply is not, yet")
+	require.NotContains(t, h.frame(), "▌ go", "nor twice on screen")
+
+	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	h.idle()
+	require.Contains(t, h.printed(), "partial")
+	require.Contains(t, h.printed(), "interrupted: nothing of this half reply was recorded")
+	require.NotContains(t, h.frame(), "partial")
+	require.LessOrEqual(t, strings.Count(h.frame(), "\n"), 4, "the frame is the live part only:\n%s", h.frame())
+}
+
+// After the UI quits, what was still in the frame follows the rest into
+// the scrollback, and one line says how to come back to the session.
+func TestFarewellLeavesTheConversationAndHowToResume(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	stuck := make(chan struct{})
+	defer close(stuck)
+	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
+		ch <- host.TurnStart{Text: text}
+		ch <- host.TextDelta{Text: "partial "}
+		<-stuck // a turn slow to stop: quitting does not wait for it
+	}
+	h := newHarness(t, f)
+	h.typ("go")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.frame(), "partial") }, "the reply streams")
+	h.key(ctrl('d'))
+	h.key(ctrl('d'))
+	require.True(t, h.quit)
+	bye := ansi.Strip(h.m.farewell())
+	require.NotContains(t, bye, "▌ go", "printed already: not twice")
+	require.Contains(t, bye, "partial")
+	require.Contains(t, bye, "cut short by quitting")
+	require.Contains(t, bye, "panto: session s1 · continue it with panto -c, or panto --resume s1")
+
+	// The alternate screen prints the whole transcript on exit.
+	g := newFake()
+	a := newHarness(t, g, altScreen)
+	a.typ("hello")
+	a.enter()
+	a.idle()
+	require.Empty(t, a.scrollback, "nothing printed while it runs")
+	a.key(ctrl('d'))
+	bye = ansi.Strip(a.m.farewell())
+	require.Contains(t, bye, "▌ hello")
+	require.Contains(t, bye, "you said hello")
+	require.True(t, strings.HasSuffix(bye, "panto --resume s1\n"))
+}
+
+// A resumed session prints the tail of its history into the scrollback,
+// not all of it: the first frame costs what its last screens cost.
+func TestResumePrintsTheTail(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.info.Resumed = true
+	for i := range 2000 {
+		f.msgs = append(f.msgs, conversation.UserText("question "+itoa(i)), conversation.AssistantText("answer **"+itoa(i)+"**"))
+	}
+	h := newHarness(t, f)
+	out := h.printed()
+	require.Contains(t, out, "answer 1999")
+	require.NotContains(t, out, "answer 1000")
+	require.Regexp(t, `resumed: 4000 messages \(the last \d+ blocks shown; PgUp shows them all`, strings.Join(strings.Fields(out), " "))
+	rendered := 0
+	for _, it := range h.m.list.Items() {
+		if r, ok := it.(interface{ Rendered() bool }); ok && r.Rendered() {
+			rendered++
+		}
+	}
+	require.Less(t, rendered, 50, "only the tail rendered")
+	// PgUp opens the whole transcript on the alternate screen.
+	h.key(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	require.True(t, h.m.View().AltScreen)
+	require.Contains(t, h.frame(), "answer 1999")
+	h.key(tea.KeyPressMsg{Code: tea.KeyHome})
+	require.Contains(t, h.frame(), "question 0")
+	h.key(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	require.False(t, h.m.View().AltScreen, "back to the normal screen")
+}
+
+// toolTurn runs a bash call that waits for release (or the interrupt).
+func toolTurn(release chan struct{}) func(ctx context.Context, text string, ch chan<- host.Event) {
+	return func(ctx context.Context, text string, ch chan<- host.Event) {
+		ch <- host.TurnStart{Text: text}
+		ch <- host.ToolStart{ID: "1", Name: "bash", Input: json.RawMessage(`{"command":"make"}`)}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		ch <- host.ToolEnd{ID: "1", Name: "bash", Result: "built\n[exit code 0]"}
+		err := context.Cause(ctx)
+		ch <- host.TurnEnd{Err: err}
+	}
+}
+
+// Issue 20 (queue and steer): Alt+Enter while a turn runs steers — the
+// message goes to the turn, shown above the editor until the host
+// delivers it, then in the conversation, marked steered; Enter queues a
+// follow-up, shown above the editor too, and sent when the turn ends.
+func TestSteerAndQueue(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.steerable = true
+	release := make(chan struct{})
+	f.turn = toolTurn(release)
+	h := newHarness(t, f)
+	h.typ("build it")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.frame(), "bash make") }, "the call runs")
+	h.typ("use -j4")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	require.Equal(t, []string{"use -j4"}, f.steered, "given to the turn")
+	require.Contains(t, h.frame(), "↳ steering: use -j4")
+	h.typ("then test it")
+	h.enter()
+	require.Contains(t, h.frame(), "⏵ queued: then test it")
+	require.Contains(t, h.frame(), "2 queued")
+	require.Empty(t, h.m.ed.message())
+
+	f.events <- host.Steered{Text: "use -j4"}
+	h.settle()
+	require.NotContains(t, h.frame(), "↳ steering")
+	require.Contains(t, h.screen(), "steered into the turn")
+	f.turn = echoTurn
+	close(release)
+	h.idle()
+	h.idle()
+	require.Equal(t, []string{"build it", "then test it"}, f.sentTexts(), "the follow-up went when the turn ended")
+	require.Contains(t, h.printed(), "you said then test it")
+}
+
+// Alt+↑ takes the queued and steered messages back into the editor to
+// edit them, and the turn goes on.
+func TestAltUpTakesQueuedMessagesBack(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.steerable = true
+	release := make(chan struct{})
+	f.turn = toolTurn(release)
+	h := newHarness(t, f)
+	h.typ("build it")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.frame(), "bash make") }, "the call runs")
+	h.typ("steer me")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	h.typ("follow me")
+	h.enter()
+	h.key(tea.KeyPressMsg{Code: tea.KeyUp, Mod: tea.ModAlt})
+	require.Equal(t, "steer me\nfollow me", h.m.ed.message())
+	require.Empty(t, f.steered, "taken from the host too")
+	require.NotContains(t, h.frame(), "queued:")
+	require.NoError(t, f.turnCtx[0].Err(), "the turn goes on")
+	close(release)
+	h.idle()
+	require.Equal(t, []string{"build it"}, f.sentTexts(), "nothing sent by itself")
+}
+
+// Issue 20 item 4: on the alternate screen, Esc while scrolled up during
+// a turn goes to the end (as it does idle) and says so while streaming;
+// only a second Esc interrupts.
+func TestEscScrolledUpGoesToTheEndFirst(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = slowTurn
+	h := newHarness(t, f, altScreen)
+	for i := range 40 {
+		h.m.add(&transcript.User{Text: "line " + itoa(i)})
+	}
+	h.typ("go")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.screen(), "partial") }, "the reply streams")
+	h.key(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	require.Contains(t, h.screen(), "↓ more below: Esc goes to the end")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	require.NoError(t, f.turnCtx[0].Err(), "not interrupted")
+	require.True(t, h.m.list.Following())
+	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	h.idle()
+	require.ErrorIs(t, context.Cause(f.turnCtx[0]), errInterrupted)
+}
+
+// Issue 20 item 6: Ctrl-O toggles the block you read — scrolled up, the
+// one in the middle of the screen, not the bottom-most — and never one
+// off screen; Ctrl-Shift-O expands every block.
+func TestCtrlOTogglesTheFocusedBlock(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
+		for _, id := range []string{"1", "2", "3"} {
+			ch <- host.ToolStart{ID: id, Name: "bash", Input: json.RawMessage(`{"command":"seq ` + id + `"}`)}
+			var out strings.Builder
+			for i := 1; i <= 30; i++ {
+				out.WriteString(id + "-" + itoa(i) + "\n")
+			}
+			ch <- host.ToolEnd{ID: id, Name: "bash", Result: out.String() + "[exit code 0]"}
+		}
+		ch <- host.TurnEnd{}
+	}
+	h := newHarness(t, f, altScreen)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 30})
+	h.typ("run")
+	h.enter()
+	h.idle()
+	h.key(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	s := h.screen()
+	require.Contains(t, s, "bash seq 2", "the second block is in the middle of the screen:\n%s", s)
+	require.Contains(t, s, "bash seq 3", "the third starts at its bottom")
+	h.key(ctrl('o'))
+	tools := func(id string) bool {
+		for _, it := range h.m.list.Items() {
+			if tl, ok := it.(interface {
+				Expanded() bool
+				Foldable() bool
+			}); ok && strings.Contains(strings.Join(renderPlain(h, it), "\n"), "bash seq "+id) {
+				return tl.Expanded()
+			}
+		}
+		return false
+	}
+	require.True(t, tools("2"), "the block in the middle of the screen expanded")
+	require.False(t, tools("3"), "not the bottom-most one on screen")
+	h.key(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl | tea.ModShift})
+	require.True(t, tools("1") && tools("2") && tools("3"), "Ctrl-Shift-O expands them all")
+}
+
+// renderPlain is an item's lines at the harness's width, plain.
+func renderPlain(h *harness, it transcript.Item) []string {
+	ls := it.Render(h.m.ctxFor())
+	out := make([]string, ls.Len())
+	for i := range out {
+		out[i] = ansi.Strip(ls.Line(i))
+	}
+	return out
+}
