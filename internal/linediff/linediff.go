@@ -309,6 +309,32 @@ type Seg struct {
 	Changed bool
 }
 
+// HunkWords pairs each run of deleted lines with the run of inserted
+// lines after it, line by line, and returns for each line its pieces as
+// Words cuts them: nil for a context line, for a line without a partner,
+// and for a pair that shares too little.
+func HunkWords(lines []Line) [][]Seg {
+	out := make([][]Seg, len(lines))
+	for i := 0; i < len(lines); {
+		if lines[i].Kind != Delete {
+			i++
+			continue
+		}
+		d := i
+		for i < len(lines) && lines[i].Kind == Delete {
+			i++
+		}
+		a := i
+		for i < len(lines) && lines[i].Kind == Insert {
+			i++
+		}
+		for k := 0; k < a-d && k < i-a; k++ {
+			out[d+k], out[a+k] = Words(lines[d+k].Text, lines[a+k].Text)
+		}
+	}
+	return out
+}
+
 // maxWordTokens bounds the word diff of one pair of lines.
 const maxWordTokens = 400
 

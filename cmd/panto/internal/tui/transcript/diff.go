@@ -31,7 +31,7 @@ func Hunks(th *theme.Theme, hunks []linediff.Hunk, cutShort bool, width int) []s
 		for k := range h.Lines {
 			h.Lines[k].Text = safeLine(h.Lines[k].Text)
 		}
-		words := pairWords(h.Lines)
+		words := linediff.HunkWords(h.Lines)
 		k := 0
 		h.Numbered(func(n int, l linediff.Line) {
 			out = append(out, diffLine(th, nw, n, l, words[k], width))
@@ -52,31 +52,6 @@ func NewFile(th *theme.Theme, content string, width int) []string {
 		h.Lines = append(h.Lines, linediff.Line{Kind: linediff.Insert, Text: l})
 	}
 	return Hunks(th, []linediff.Hunk{h}, false, width)
-}
-
-// pairWords pairs each run of deleted lines with the run of inserted
-// lines after it, line by line, and returns for each line of the hunk
-// its word pieces (nil: the whole line is the change, or it is context).
-func pairWords(lines []linediff.Line) [][]linediff.Seg {
-	out := make([][]linediff.Seg, len(lines))
-	for i := 0; i < len(lines); {
-		if lines[i].Kind != linediff.Delete {
-			i++
-			continue
-		}
-		d := i
-		for i < len(lines) && lines[i].Kind == linediff.Delete {
-			i++
-		}
-		a := i
-		for i < len(lines) && lines[i].Kind == linediff.Insert {
-			i++
-		}
-		for k := 0; k < a-d && k < i-a; k++ {
-			out[d+k], out[a+k] = linediff.Words(lines[d+k].Text, lines[a+k].Text)
-		}
-	}
-	return out
 }
 
 // diffLine is one line: its number, its mark, its text (made safe).
