@@ -359,7 +359,8 @@ func editTool(dir string, own ownDirs) sdk.Tool {
 			"indentation and blank lines included, without the line-number prefix that read shows, and include " +
 			"enough surrounding lines that it occurs only once. Put several changes to one file in one call, in " +
 			"order; if any edit's old_text is missing or occurs more than once, the error names that edit and " +
-			"nothing is written, so fix it and send the whole call again.",
+			"nothing is written, so fix it and send the whole call again. The result shows the change as a unified " +
+			"diff of the lines as they now are, with 3 lines of context: there is no need to read the file again to check it.",
 		Run: bindText(editParams, func(ctx context.Context, in editInput) (string, error) {
 			if err := own.check("edit", dir, in.Path); err != nil {
 				return "", err
