@@ -40,6 +40,9 @@ func TestWriteResultHasDiff(t *testing.T) {
 	res = call(t, dir, "write", `{"path":"a.txt","content":"one\n2\nthree\nfour\n"}`)
 	require.Contains(t, res.Content, "(The content is unchanged.)")
 
+	res = call(t, dir, "write", `{"path":"a.txt","content":"one\n2\nthree\nfour"}`)
+	require.Contains(t, res.Content, "(Only the newline at the end of the file changed.)")
+
 	res = call(t, dir, "write", `{"path":"bin","content":"text\n"}`)
 	require.Equal(t, "Overwrote "+filepath.Join(dir, "bin")+": wrote 5 bytes.", res.Content)
 

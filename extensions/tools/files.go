@@ -270,8 +270,11 @@ func oldText(target string, old fs.FileInfo) (string, bool) {
 // numbers, and the UI draws it.
 func diffNote(before, after string) string {
 	d := linediff.Format(linediff.Diff(before, after, 3))
-	if d == "" {
+	switch {
+	case d == "" && before == after:
 		return "\n\n(The content is unchanged.)"
+	case d == "":
+		return "\n\n(Only the newline at the end of the file changed.)"
 	}
 	return "\n\n" + strings.TrimSuffix(d, "\n")
 }

@@ -123,3 +123,91 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// apply applies hunks to before's lines, checking that every context and
+// deleted line is what before holds there.
+func apply(t *testing.T, before string, hunks []Hunk) []string {
+	t.Helper()
+	a := split(before)
+	var out []string
+	at := 0 // the next line of a not yet copied
+	for _, h := range hunks {
+		start := h.OldStart - 1
+		if oc, _ := h.Counts(); oc == 0 {
+			start = h.OldStart
+		}
+		if start < at || start > len(a) {
+			t.Fatalf("hunk at %d after line %d", h.OldStart, at)
+		}
+		out = append(out, a[at:start]...)
+		at = start
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case Insert:
+				out = append(out, l.Text)
+			default:
+				if at >= len(a) || a[at] != l.Text {
+					t.Fatalf("line %d is %q in the hunk, not as in the file", at+1, l.Text)
+				}
+				if l.Kind == Context {
+					out = append(out, l.Text)
+				}
+				at++
+			}
+		}
+	}
+	return append(out, a[at:]...)
+}
+
+// Applying the hunks to the old text gives the new one, and each hunk's
+// NewStart is where its lines are in the new text.
+func checkRoundTrip(t *testing.T, before, after string) {
+	t.Helper()
+	hunks := Diff(before, after, 3)
+	got := apply(t, before, hunks)
+	want := split(after)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("applied\n%q\nwant\n%q", got, want)
+	}
+	for _, h := range hunks {
+		h.Numbered(func(n int, l Line) {
+			if l.Kind != Delete && (n < 1 || n > len(want) || want[n-1] != l.Text) {
+				t.Fatalf("line %d: %q, the new text has %q", n, l.Text, want[min(max(n-1, 0), len(want)-1)])
+			}
+		})
+	}
+}
+
+func TestDiffRoundTrip(t *testing.T) {
+	t.Parallel()
+	base := numbered(40)
+	for _, after := range []string{
+		"",
+		base + "tail\n",
+		"head\n" + base,
+		strings.Replace(base, "line 20\n", "", 1),
+		strings.ReplaceAll(base, "1\n", "one\n"),
+		strings.Replace(base, "line 3\nline 4\n", "x\ny\nz\n", 1),
+		strings.TrimSuffix(base, "\n"),
+	} {
+		checkRoundTrip(t, base, after)
+		checkRoundTrip(t, after, base)
+	}
+}
+
+func FuzzDiffRoundTrip(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n")
+	f.Add("", "x")
+	f.Add(numbered(12), strings.Replace(numbered(12), "line 6\n", "six\nsix\n", 1))
+	f.Fuzz(func(t *testing.T, before, after string) {
+		if strings.Contains(before, "\r") || strings.Contains(after, "\r") || len(before) > 4096 || len(after) > 4096 {
+			return
+		}
+		// Texts that differ only in a final newline read as the same lines.
+		if strings.TrimSuffix(before, "\n") == strings.TrimSuffix(after, "\n") {
+			return
+		}
+		checkRoundTrip(t, before, after)
+		Words(before, after)
+	})
+}
