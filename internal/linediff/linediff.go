@@ -114,7 +114,7 @@ func Diff(before, after string, context int) []Hunk {
 	var ds []lcs.Diff
 	ma, mb := a[head:len(a)-tail], b[head:len(b)-tail]
 	if len(ma) > 0 || len(mb) > 0 {
-		for _, d := range lcs.DiffLines(ma, mb) {
+		for _, d := range diffLines(ma, mb, refineDepth) {
 			d.Start += head
 			d.End += head
 			d.ReplStart += head
@@ -163,6 +163,38 @@ func Diff(before, after string, context int) []Hunk {
 		} else if nc == 0 {
 			out[i].NewStart--
 		}
+	}
+	return out
+}
+
+// refineDepth is how many times diffLines diffs again a block the
+// search gave up on.
+const refineDepth = 4
+
+// diffLines is the line diff of a and b. The LCS search bounds its
+// effort: past some 50 changes it gives up and replaces a whole stretch
+// that holds both changed and equal lines; such a stretch is diffed again
+// on its own, up to depth times, so a file with many scattered changes
+// still shows them one by one.
+func diffLines(a, b []string, depth int) []lcs.Diff {
+	ds := lcs.DiffLines(a, b)
+	if depth == 0 {
+		return ds
+	}
+	var out []lcs.Diff
+	for _, d := range ds {
+		la, lb := d.End-d.Start, d.ReplEnd-d.ReplStart
+		if la > 1 && lb > 1 && (len(ds) > 1 || la < len(a) || lb < len(b)) {
+			sub := diffLines(a[d.Start:d.End], b[d.ReplStart:d.ReplEnd], depth-1)
+			if len(sub) != 1 || sub[0].End-sub[0].Start != la || sub[0].ReplEnd-sub[0].ReplStart != lb {
+				for _, x := range sub {
+					out = append(out, lcs.Diff{Start: x.Start + d.Start, End: x.End + d.Start,
+						ReplStart: x.ReplStart + d.ReplStart, ReplEnd: x.ReplEnd + d.ReplStart})
+				}
+				continue
+			}
+		}
+		out = append(out, d)
 	}
 	return out
 }

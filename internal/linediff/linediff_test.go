@@ -211,3 +211,21 @@ func FuzzDiffRoundTrip(f *testing.F) {
 		Words(before, after)
 	})
 }
+
+// Many scattered changes show one by one, not as one block replaced
+// (the LCS search gives up past some 50; the block is diffed again).
+func TestDiffManyChanges(t *testing.T) {
+	t.Parallel()
+	before := numbered(1000)
+	after := strings.ReplaceAll(before, "7\n", "seven\n")
+	hunks := Diff(before, after, 3)
+	if len(hunks) != 100 {
+		t.Fatalf("%d hunks, want 100", len(hunks))
+	}
+	for _, h := range hunks {
+		if oc, nc := h.Counts(); oc != 7 || nc != 7 {
+			t.Fatalf("hunk at %d spans %d/%d lines", h.OldStart, oc, nc)
+		}
+	}
+	checkRoundTrip(t, before, after)
+}
