@@ -10,12 +10,12 @@ import (
 	"github.com/panto-dev/panto/internal/linediff"
 )
 
-// Hunks draws the diff an edit or write result carries (see linediff):
+// drawHunks draws the diff an edit or write result carries (see linediff):
 // each line with its number in the file (the old file's for a deleted
 // line), its mark and its text, the changed words of a changed line
 // highlighted, and "⋮" between hunks. The text is outside text: it is
 // made safe for the terminal here.
-func Hunks(th *theme.Theme, hunks []linediff.Hunk, cutShort bool, width int) []string {
+func drawHunks(th *theme.Theme, hunks []linediff.Hunk, cutShort bool, width int) []string {
 	nw := 1
 	for _, h := range hunks {
 		oc, nc := h.Counts()
@@ -44,14 +44,14 @@ func Hunks(th *theme.Theme, hunks []linediff.Hunk, cutShort bool, width int) []s
 	return out
 }
 
-// NewFile draws a new file's content as added lines, numbered from 1.
-func NewFile(th *theme.Theme, content string, width int) []string {
+// drawNewFile draws a new file's content as added lines, numbered from 1.
+func drawNewFile(th *theme.Theme, content string, width int) []string {
 	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 	h := linediff.Hunk{NewStart: 1}
 	for _, l := range lines {
 		h.Lines = append(h.Lines, linediff.Line{Kind: linediff.Insert, Text: l})
 	}
-	return Hunks(th, []linediff.Hunk{h}, false, width)
+	return drawHunks(th, []linediff.Hunk{h}, false, width)
 }
 
 // diffLine is one line: its number, its mark, its text (made safe).

@@ -307,7 +307,7 @@ func (t *Tool) body(c Ctx) []string {
 // the lines the result says the edits landed on.
 func (t *Tool) editDiff(th *theme.Theme, width int) []string {
 	if _, hunks, cutShort := linediff.Parse(t.result); len(hunks) > 0 {
-		return Hunks(th, hunks, cutShort, width)
+		return drawHunks(th, hunks, cutShort, width)
 	}
 	var in struct {
 		Path  string `json:"path"`
@@ -332,8 +332,9 @@ func (t *Tool) editDiff(th *theme.Theme, width int) []string {
 }
 
 // writeDiff is a write call's change: over an existing file, the diff
-// its result carries; a new file's content as added lines, numbered (and
-// so a result without a diff, from a log written before).
+// its result carries; a new file's content as added lines, numbered; an
+// overwrite whose result has no diff (a log written before) its content
+// as added lines, as it always showed.
 func (t *Tool) writeDiff(th *theme.Theme, width int) []string {
 	var in struct {
 		Content string `json:"content"`
@@ -343,9 +344,9 @@ func (t *Tool) writeDiff(th *theme.Theme, width int) []string {
 	out := []string{th.Dim.Render(cut(firstLine(head), width))}
 	switch {
 	case len(hunks) > 0:
-		return append(out, Hunks(th, hunks, cutShort, width)...)
+		return append(out, drawHunks(th, hunks, cutShort, width)...)
 	case strings.HasPrefix(head, "Created "):
-		return append(out, NewFile(th, in.Content, width)...)
+		return append(out, drawNewFile(th, in.Content, width)...)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(in.Content, "\n"), "\n") {
 		out = append(out, th.DiffAdd.Render(cut("+ "+expandTabs(l), width)))
