@@ -221,8 +221,8 @@ func (m *Model) ignoredMatches(typed string) []string {
 	}
 	i := strings.LastIndexByte(typed, '/')
 	dir, base := typed[:i+1], typed[i+1:]
-	if strings.HasPrefix(dir, "/") || slices.Contains(strings.Split(dir, "/"), "..") {
-		return nil // the project's paths only
+	if parts := strings.Split(dir, "/"); strings.HasPrefix(dir, "/") || slices.Contains(parts, "..") || slices.Contains(parts, ".") {
+		return nil // the project's paths only, as the list spells them
 	}
 	if c.listedN != len(m.files) || c.listed == nil {
 		c.listed, c.listedN = make(map[string]bool, len(m.files)), len(m.files)
