@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/panto-dev/panto/internal/linediff"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -234,11 +235,48 @@ func writeFile(ctx context.Context, dir string, in writeInput) (string, error) {
 		}
 		return fmt.Sprintf("%s %s%s: wrote %s (through the editor).", verb, p, through(p, target), plural(len(in.Content), "byte")), nil
 	}
+	before, diffable := oldText(target, old)
 	if err := writeAtomic(ctx, target, old, in.Content); err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
-	return fmt.Sprintf("%s %s%s: wrote %s.%s%s", verb, p, through(p, target), plural(len(in.Content), "byte"), linksNote(old),
-		lateCancel(ctx, target)), nil
+	res := fmt.Sprintf("%s %s%s: wrote %s.%s%s", verb, p, through(p, target), plural(len(in.Content), "byte"), linksNote(old),
+		lateCancel(ctx, target))
+	if diffable {
+		res += diffNote(before, in.Content)
+	}
+	return res, nil
+}
+
+// maxDiffSize is the largest old file write shows a diff of.
+const maxDiffSize = 4 << 20
+
+// oldText is the content of the file that a write replaces, when it is
+// a text file small enough to diff; old is its FileInfo, nil for a new
+// file (which has no diff: its content is the call's input).
+func oldText(target string, old fs.FileInfo) (string, bool) {
+	if old == nil || old.Size() > maxDiffSize {
+		return "", false
+	}
+	data, err := os.ReadFile(target)
+	if err != nil || len(data) > maxDiffSize || isBinary(data) {
+		return "", false
+	}
+	return string(data), true
+}
+
+// diffNote is the change from before to after as a unified diff with
+// three lines of context (see linediff), to follow a write's or an
+// edit's result: the model reads the lines as they now are, with their
+// numbers, and the UI draws it.
+func diffNote(before, after string) string {
+	d := linediff.Format(linediff.Diff(before, after, 3))
+	switch {
+	case d == "" && before == after:
+		return "\n\n(The content is unchanged.)"
+	case d == "":
+		return "\n\n(Only the newline at the end of the file changed.)"
+	}
+	return "\n\n" + strings.TrimSuffix(d, "\n")
 }
 
 // lateCancel is the note of a write or edit whose call was cancelled
@@ -324,7 +362,8 @@ func editTool(dir string, own ownDirs) sdk.Tool {
 			"indentation and blank lines included, without the line-number prefix that read shows, and include " +
 			"enough surrounding lines that it occurs only once. Put several changes to one file in one call, in " +
 			"order; if any edit's old_text is missing or occurs more than once, the error names that edit and " +
-			"nothing is written, so fix it and send the whole call again.",
+			"nothing is written, so fix it and send the whole call again. The result shows the change as a unified " +
+			"diff of the lines as they now are, with 3 lines of context: there is no need to read the file again to check it.",
 		Run: bindText(editParams, func(ctx context.Context, in editInput) (string, error) {
 			if err := own.check("edit", dir, in.Path); err != nil {
 				return "", err
@@ -395,13 +434,13 @@ func editFile(ctx context.Context, dir string, in editInput) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("Edited %s%s: applied %s (at line %s), through the editor.", p, through(p, target), plural(len(edits), "edit"),
-			strings.Join(at, ", ")), nil
+			strings.Join(at, ", ")) + diffNote(data, out), nil
 	}
 	if err := writeAtomic(ctx, target, fi, out); err != nil {
 		return "", fmt.Errorf("edit %s: %w", target, err)
 	}
 	return fmt.Sprintf("Edited %s%s: applied %s (at line %s).%s%s", p, through(p, target), plural(len(edits), "edit"),
-		strings.Join(at, ", "), linksNote(fi), lateCancel(ctx, target)), nil
+		strings.Join(at, ", "), linksNote(fi), lateCancel(ctx, target)) + diffNote(data, out), nil
 }
 
 // maxEditSize is the largest file edit changes: it holds the file and

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/panto-dev/panto/internal/gitignore"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -28,6 +29,30 @@ const (
 
 // skipDir reports whether find and grep leave a directory out.
 func skipDir(name string) bool { return name == ".git" || name == "node_modules" }
+
+// ignoreFor is the .gitignore matcher a search under root honours: none
+// when the call asks for ignored paths too, or when root is itself
+// ignored or in an ignored directory (a path the model names there is
+// searched whole), or outside a git work tree.
+func ignoreFor(root string, includeIgnored bool) *gitignore.Matcher {
+	if includeIgnored {
+		return nil
+	}
+	m := gitignore.New(root)
+	if m.Excluded(root, true) {
+		return nil
+	}
+	return m
+}
+
+// ignoredNote is what a search that found nothing adds when it skipped
+// ignored paths.
+func ignoredNote(skipped int) string {
+	if skipped == 0 {
+		return ""
+	}
+	return " (paths that .gitignore ignores were skipped; include_ignored: true searches them too)"
+}
 
 // shown is how a found path is shown: under the path argument as the
 // model gave it, so it can be passed back to read or edit as it is.
@@ -147,6 +172,7 @@ var findParams = json.RawMessage(`{
   "properties": {
     "pattern": {"type": "string", "description": "A glob matched against paths relative to path, with / as separator: * and ? within a name, ** across directories, [abc] and {a,b}. A pattern without / matches the file name at any depth, e.g. *.go; one with / matches the whole relative path, e.g. cmd/**/*_test.go."},
     "path": {"type": "string", "description": "The directory to search: relative to the project directory, or absolute. Default \".\"."},
+    "include_ignored": {"type": "boolean", "description": "Also find paths that .gitignore or .git/info/exclude ignores (build outputs, vendored files). Default false: they are skipped, unless path itself is in an ignored directory."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "How many paths to show at most. Default 1000."}
   },
   "required": ["pattern"],
@@ -154,19 +180,21 @@ var findParams = json.RawMessage(`{
 }`)
 
 type findInput struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
-	Limit   int    `json:"limit"`
+	Pattern        string `json:"pattern"`
+	Path           string `json:"path"`
+	IncludeIgnored bool   `json:"include_ignored"`
+	Limit          int    `json:"limit"`
 }
 
 func findTool(dir string) sdk.Tool {
 	return sdk.Tool{
 		Name:        "find",
-		Description: "Find files and directories by glob pattern under a directory; skips .git and node_modules.",
+		Description: "Find files and directories by glob pattern under a directory; skips .git, node_modules and what .gitignore ignores.",
 		Parameters:  findParams,
 		Guidance: "Use find to locate files by name, e.g. pattern *.go for every Go file at any depth, or " +
 			"internal/**/*_test.go for a subtree. Paths come back as you can pass them to read, in walk order, " +
-			"directories with a trailing /. To search file contents use grep instead.",
+			"directories with a trailing /. Paths that .gitignore ignores are left out; set include_ignored, or give " +
+			"a path inside the ignored directory, to search them. To search file contents use grep instead.",
 		Run: bindText(findParams, func(ctx context.Context, in findInput) (string, error) { return findFiles(ctx, dir, in) }),
 	}
 }
@@ -185,7 +213,8 @@ func findFiles(ctx context.Context, dir string, in findInput) (string, error) {
 		return "", err
 	}
 	r := results{limit: limit}
-	total := 0
+	total, skipped := 0, 0
+	ign := ignoreFor(root, in.IncludeIgnored)
 	walk := walkRoot(root)
 	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
@@ -199,6 +228,10 @@ func findFiles(ctx context.Context, dir string, in findInput) (string, error) {
 		}
 		if d.IsDir() && skipDir(d.Name()) {
 			return filepath.SkipDir
+		}
+		if ign.Ignored(p, d.IsDir()) {
+			skipped++
+			return skipOnError(d)
 		}
 		rel, _ := filepath.Rel(walk, p)
 		rel = filepath.ToSlash(rel)
@@ -216,7 +249,7 @@ func findFiles(ctx context.Context, dir string, in findInput) (string, error) {
 		return "", fmt.Errorf("find in %s: %w", root, err)
 	}
 	if total == 0 {
-		return fmt.Sprintf("No paths match %s under %s.", in.Pattern, root), nil
+		return fmt.Sprintf("No paths match %s under %s%s.", in.Pattern, root, ignoredNote(skipped)), nil
 	}
 	return r.note(fmt.Sprintf("%d matches", total), "narrow the pattern or path, or raise limit"), nil
 }
@@ -268,6 +301,7 @@ var grepParams = json.RawMessage(`{
     "path": {"type": "string", "description": "A file, or a directory to search recursively: relative to the project directory, or absolute. Default \".\"."},
     "glob": {"type": "string", "description": "Only search files whose path relative to path matches this glob (same rules as find), e.g. *.go."},
     "ignore_case": {"type": "boolean", "description": "Match without regard to case. Default false."},
+    "include_ignored": {"type": "boolean", "description": "Also search files that .gitignore or .git/info/exclude ignores (build outputs, vendored files). Default false: they are skipped, unless path itself is an ignored file or in an ignored directory."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "How many matching lines to show at most. Default 100."}
   },
   "required": ["pattern"],
@@ -275,22 +309,24 @@ var grepParams = json.RawMessage(`{
 }`)
 
 type grepInput struct {
-	Pattern    string `json:"pattern"`
-	Path       string `json:"path"`
-	Glob       string `json:"glob"`
-	IgnoreCase bool   `json:"ignore_case"`
-	Limit      int    `json:"limit"`
+	Pattern        string `json:"pattern"`
+	Path           string `json:"path"`
+	Glob           string `json:"glob"`
+	IgnoreCase     bool   `json:"ignore_case"`
+	IncludeIgnored bool   `json:"include_ignored"`
+	Limit          int    `json:"limit"`
 }
 
 func grepTool(dir string) sdk.Tool {
 	return sdk.Tool{
 		Name:        "grep",
-		Description: "Search file contents with a regular expression; prints file:line: text for each matching line. Skips binary files, .git and node_modules.",
+		Description: "Search file contents with a regular expression; prints file:line: text for each matching line. Skips binary files, .git, node_modules and what .gitignore ignores.",
 		Parameters:  grepParams,
 		Guidance: "Use grep to find where something is defined or used, instead of grep or rg in bash. The pattern is " +
 			"Go RE2 syntax (no backreferences or lookaround); escape regexp metacharacters to match them literally. " +
 			"Narrow a search with path and glob (e.g. glob *.go), then read the file around the line numbers " +
-			"it reports. Lines longer than 500 bytes are cut.",
+			"it reports. Lines longer than 500 bytes are cut. Files that .gitignore ignores are skipped; set " +
+			"include_ignored, or give a path inside the ignored directory, to search them.",
 		Run: bindText(grepParams, func(ctx context.Context, in grepInput) (string, error) { return grepFiles(ctx, dir, in) }),
 	}
 }
@@ -330,8 +366,10 @@ func grepFiles(ctx context.Context, dir string, in grepInput) (string, error) {
 		if err != nil && !errors.Is(err, errFull) {
 			return "", fmt.Errorf("grep %s: %w", root, err)
 		}
-		return grepNote(in.Pattern, root, &r), nil
+		return grepNote(in.Pattern, root, &r, 0), nil
 	}
+	ign := ignoreFor(root, in.IncludeIgnored)
+	skipped := 0
 	walk := walkRoot(root)
 	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
@@ -341,6 +379,10 @@ func grepFiles(ctx context.Context, dir string, in grepInput) (string, error) {
 			if p == walk {
 				return err
 			}
+			return skipOnError(d)
+		}
+		if p != walk && ign.Ignored(p, d.IsDir()) {
+			skipped++
 			return skipOnError(d)
 		}
 		if d.IsDir() {
@@ -362,12 +404,12 @@ func grepFiles(ctx context.Context, dir string, in grepInput) (string, error) {
 	if err != nil && !errors.Is(err, errFull) {
 		return "", fmt.Errorf("grep in %s: %w", root, err)
 	}
-	return grepNote(in.Pattern, root, &r), nil
+	return grepNote(in.Pattern, root, &r, skipped), nil
 }
 
-func grepNote(pattern, root string, r *results) string {
+func grepNote(pattern, root string, r *results, skipped int) string {
 	if r.n == 0 && !r.more {
-		return fmt.Sprintf("No matches for %s in %s.", pattern, root)
+		return fmt.Sprintf("No matches for %s in %s%s.", pattern, root, ignoredNote(skipped))
 	}
 	return r.note("matches", "narrow the pattern, path or glob, or raise limit")
 }

@@ -576,6 +576,12 @@ func (p *plan) htmlBlock(h *htmlWriter, b conversation.Block) {
 		if len(b.Content) == 0 {
 			h.m(`<div class="ev">(no output)</div>`)
 		}
+		if head, hunks, cutShort, ok := resultDiff(p.toolName(b.ToolUseID), b); ok {
+			h.pre(head)
+			htmlDiff(h, hunks, cutShort)
+			h.m("</details>\n")
+			return
+		}
 		for _, c := range b.Content {
 			if c.Type == conversation.TypeImage {
 				htmlImage(h, c)

@@ -278,6 +278,11 @@ func (m *mdWriter) block(b conversation.Block) {
 		if len(b.Content) == 0 {
 			m.para("_(no output)_")
 		}
+		if head, hunks, cutShort, ok := resultDiff(m.p.toolName(b.ToolUseID), b); ok {
+			m.para(fence(head, "text"))
+			m.para(mdDiff(hunks, cutShort))
+			return
+		}
 		for _, c := range b.Content {
 			switch c.Type {
 			case conversation.TypeImage:

@@ -25,6 +25,8 @@ details.call,details.result,details.think{margin:.3rem 0}
 .error>pre{border-color:#d1242f}
 mark{background:#fff8c5;border:1px solid #d4a72c;border-radius:3px;padding:0 .3em;color:#1f2328}
 img{max-width:100%;height:auto}
+.diff .n{color:#59636e}.diff .add{color:#1a7f37}.diff .del{color:#d1242f}.diff .gap{color:#59636e}
+.diff ins{text-decoration:none;background:#aceebb}.diff del{text-decoration:none;background:#ffcecb}
 .fork{font-size:13px;color:#59636e;margin:.2rem 0 .2rem .9rem}
 .prompt{border-top:1px solid #d1d9e0;margin-top:1rem}
 .prompt ol{padding-left:1.5rem}

@@ -2,13 +2,16 @@ package tui
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
+	"github.com/panto-dev/panto/internal/gitignore"
 )
 
 // completion is the popup over the editor: the command palette (the
@@ -20,6 +23,16 @@ type completion struct {
 	// dismissed is the editor text Esc closed the popup on: it stays
 	// closed until the text changes.
 	dismissed string
+	// extra are the ignored paths the typed @path names (see
+	// ignoredMatches), shown after the listed files.
+	extra []string
+	// listed holds the listed files, for ignoredMatches; listedN is how
+	// many files it was made from.
+	listed  map[string]bool
+	listedN int
+	// dir and dirEntries are the last directory ignoredMatches read.
+	dir        string
+	dirEntries []string
 }
 
 type compMode int
@@ -76,11 +89,16 @@ func (m *Model) refreshCompletion() tea.Cmd {
 			m.filesAsked = true
 			cmd = m.filesCmd()
 		}
-		if c.mode != compFile || len(c.pk.Items()) != len(m.files) {
+		extra := m.ignoredMatches(word[1:])
+		if c.mode != compFile || len(c.pk.Items()) != len(m.files)+len(c.extra) || !slices.Equal(extra, c.extra) {
 			c.mode = compFile
-			items := make([]picker.Item, len(m.files))
-			for i, f := range m.files {
-				items[i] = picker.Item{Title: f}
+			c.extra = extra
+			items := make([]picker.Item, 0, len(m.files)+len(extra))
+			for _, f := range m.files {
+				items = append(items, picker.Item{Title: f})
+			}
+			for _, f := range extra {
+				items = append(items, picker.Item{Title: f})
 			}
 			c.pk.SetItems(items)
 		}
@@ -171,21 +189,78 @@ func (m *Model) acceptCompletion(run bool) tea.Cmd {
 		return nil
 	case compFile:
 		c.close()
-		m.ed.replaceWordBeforeCursor("@" + it.Title + " ")
 		if strings.HasSuffix(it.Title, "/") {
-			// A directory: go on completing inside it.
+			// A directory: go on completing inside it. (Typed with the
+			// space first, the word before the cursor was empty and the
+			// path went in twice.)
 			m.ed.replaceWordBeforeCursor("@" + it.Title)
 			return m.refreshCompletion()
 		}
+		m.ed.replaceWordBeforeCursor("@" + it.Title + " ")
 		return nil
 	}
 	return nil
 }
 
+// maxDirEntries bounds the entries of one directory that ignoredMatches
+// reads.
+const maxDirEntries = 2000
+
+// ignoredMatches are the paths that the @ list leaves out (git ignores
+// them) and that typed, the text after "@", names: every entry of a
+// directory typed whole that is not listed ("bin/" when bin/ is
+// ignored), and in a listed directory (the project's too) the entries
+// whose name starts with what is typed after the last "/" ("bin" offers
+// "bin/"). So typing an ignored path still completes it, and the list
+// does not offer build outputs unasked. They are read from the disk, one
+// directory at a time, when the files are listed.
+func (m *Model) ignoredMatches(typed string) []string {
+	c := m.comp
+	if m.o.CWD == "" || m.files == nil {
+		return nil
+	}
+	i := strings.LastIndexByte(typed, '/')
+	dir, base := typed[:i+1], typed[i+1:]
+	if parts := strings.Split(dir, "/"); strings.HasPrefix(dir, "/") || slices.Contains(parts, "..") || slices.Contains(parts, ".") {
+		return nil // the project's paths only, as the list spells them
+	}
+	if c.listedN != len(m.files) || c.listed == nil {
+		c.listed, c.listedN = make(map[string]bool, len(m.files)), len(m.files)
+		for _, f := range m.files {
+			c.listed[f] = true
+		}
+	}
+	listed := dir == "" || c.listed[dir]
+	if listed && base == "" {
+		return nil
+	}
+	if dir != c.dir || c.dirEntries == nil {
+		c.dir, c.dirEntries = dir, []string{}
+		entries, _ := os.ReadDir(filepath.Join(m.o.CWD, filepath.FromSlash(dir)))
+		for _, e := range entries[:min(len(entries), maxDirEntries)] {
+			name := e.Name()
+			if e.IsDir() {
+				name += "/"
+			}
+			c.dirEntries = append(c.dirEntries, name)
+		}
+	}
+	var out []string
+	for _, name := range c.dirEntries {
+		p := dir + name
+		if c.listed[p] || (listed && !strings.HasPrefix(name, base)) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 type filesMsg struct{ files []string }
 
 // filesCmd lists the project's files, once, for @: relative paths,
-// directories with a slash, .git and node_modules left out.
+// directories with a slash; .git, node_modules and what git ignores
+// (internal/gitignore) left out.
 func (m *Model) filesCmd() tea.Cmd {
 	root := m.o.CWD
 	if root == "" {
@@ -193,6 +268,10 @@ func (m *Model) filesCmd() tea.Cmd {
 	}
 	return func() tea.Msg {
 		var files []string
+		ign := gitignore.New(root)
+		if ign.Excluded(root, true) {
+			ign = nil // the project is in an ignored directory: list it all
+		}
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || p == root {
 				return nil
@@ -200,6 +279,12 @@ func (m *Model) filesCmd() tea.Cmd {
 			name := d.Name()
 			if d.IsDir() && (name == ".git" || name == "node_modules" || name == ".cache") {
 				return filepath.SkipDir
+			}
+			if ign.Ignored(p, d.IsDir()) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			rel, err := filepath.Rel(root, p)
 			if err != nil {

@@ -63,6 +63,7 @@ type Theme struct {
 	Thinking                       Style
 	OK, Warn, Error, ErrorBold     Style
 	DiffAdd, DiffDel, DiffHunk     Style
+	DiffAddWord, DiffDelWord       Style // the changed words of a changed line
 	ToolName, ToolArgs             Style
 	System                         Style
 	Status, StatusKey              Style
@@ -155,6 +156,8 @@ func New(isDark, plain bool) *Theme {
 	t.DiffAdd = newStyle(fg(p.add))
 	t.DiffDel = newStyle(fg(p.del))
 	t.DiffHunk = newStyle(fg(p.hunk).Faint())
+	t.DiffAddWord = newStyle(fg(p.add).Reverse(true))
+	t.DiffDelWord = newStyle(fg(p.del).Reverse(true))
 	t.ToolName = newStyle(ansi.Style{}.Bold())
 	t.ToolArgs = newStyle(fg(p.dim))
 	t.System = newStyle(fg(p.dim).Italic(true))

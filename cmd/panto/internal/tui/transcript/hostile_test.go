@@ -67,6 +67,15 @@ func TestItemsShowHostileTextSafely(t *testing.T) {
 		write := NewTool("3", "write", json.RawMessage(`{"path":`+string(q)+`,"content":`+string(q)+`}`), start)
 		write.End(x, false, time.Second)
 		items["write"] = write
+		// A result's diff holds the file's lines: hostile ones too, and
+		// the word highlight cuts them into pieces.
+		diffed := NewTool("5", "edit", json.RawMessage(`{"path":"f","edits":[{"old_text":"a","new_text":"b"}]}`), start)
+		diffed.End("Edited f: applied 1 edit (at line 2).\n\n@@ -1,3 +1,3 @@\n "+oneLineOf(x)+"\n-a "+oneLineOf(x)+" b\n+a "+oneLineOf(x)+" c\n "+oneLineOf(x), false, time.Second)
+		diffed.Toggle()
+		items["edit diff"] = diffed
+		overwrote := NewTool("6", "write", json.RawMessage(`{"path":"f","content":"x"}`), start)
+		overwrote.End("Overwrote f: wrote 1 byte.\n\n@@ -1 +1 @@\n-"+oneLineOf(x)+"\n+x", false, time.Second)
+		items["write diff"] = overwrote
 		notJSON := NewTool("4", "x", json.RawMessage(x), start)
 		items["not json"] = notJSON
 		r := NewReply()
@@ -104,3 +113,6 @@ func TestToolShowsTheCR(t *testing.T) {
 	named := NewTool("1", "ba\x1b[2J\nsh", json.RawMessage(`{}`), time.Time{})
 	require.Contains(t, ansi.Strip(raw(named, c)), "ba␛[2J␤sh")
 }
+
+// oneLineOf is s on one line: a diff line cannot hold a line feed.
+func oneLineOf(s string) string { return strings.ReplaceAll(s, "\n", " ") }

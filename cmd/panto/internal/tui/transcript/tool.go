@@ -14,6 +14,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
+	"github.com/panto-dev/panto/internal/linediff"
 )
 
 // Tool is one tool call: a header with the tool and its main argument,
@@ -203,6 +204,8 @@ func (t *Tool) summary() string {
 			return "1 line"
 		}
 		return fmt.Sprintf("%d lines", n)
+	case "edit", "write":
+		return diffStat(t.result)
 	}
 	return ""
 }
@@ -298,9 +301,14 @@ func (t *Tool) body(c Ctx) []string {
 	return gutterAll(gutter, lines)
 }
 
-// editDiff is an edit call's change, one hunk per edit, at the lines its
-// result says the edits landed on.
+// editDiff is an edit call's change: the diff its result carries (the
+// file's lines, numbered, with context); for a result without one (a log
+// written before), one hunk per edit of the input's old and new text, at
+// the lines the result says the edits landed on.
 func (t *Tool) editDiff(th *theme.Theme, width int) []string {
+	if _, hunks, cutShort := linediff.Parse(t.result); len(hunks) > 0 {
+		return drawHunks(th, hunks, cutShort, width)
+	}
 	var in struct {
 		Path  string `json:"path"`
 		Edits []struct {
@@ -323,13 +331,23 @@ func (t *Tool) editDiff(th *theme.Theme, width int) []string {
 	return out
 }
 
-// writeDiff is a write call's content, as added lines.
+// writeDiff is a write call's change: over an existing file, the diff
+// its result carries; a new file's content as added lines, numbered; an
+// overwrite whose result has no diff (a log written before) its content
+// as added lines, as it always showed.
 func (t *Tool) writeDiff(th *theme.Theme, width int) []string {
 	var in struct {
 		Content string `json:"content"`
 	}
 	_ = json.Unmarshal(t.Input, &in)
-	out := []string{th.Dim.Render(cut(firstLine(t.result), width))}
+	head, hunks, cutShort := linediff.Parse(t.result)
+	out := []string{th.Dim.Render(cut(firstLine(head), width))}
+	switch {
+	case len(hunks) > 0:
+		return append(out, drawHunks(th, hunks, cutShort, width)...)
+	case strings.HasPrefix(head, "Created "):
+		return append(out, drawNewFile(th, in.Content, width)...)
+	}
 	for _, l := range strings.Split(strings.TrimSuffix(in.Content, "\n"), "\n") {
 		out = append(out, th.DiffAdd.Render(cut("+ "+expandTabs(l), width)))
 	}

@@ -96,7 +96,8 @@ func TestInsertFront(t *testing.T) {
 }
 
 // A tool call: the header while it runs, then its end and output; an
-// edit's diff; a write's content as added lines.
+// edit's diff (from a result without one: the input's texts); a new
+// file's content as added lines, numbered.
 func TestTool(t *testing.T) {
 	t.Parallel()
 	c := ctx()
@@ -111,7 +112,7 @@ func TestTool(t *testing.T) {
 
 	w := NewTool("2", "write", json.RawMessage(`{"path":"a.txt","content":"one\ntwo\n"}`), start)
 	w.End("Created a.txt (8 bytes).", false, time.Millisecond)
-	require.Equal(t, "✓ write a.txt (2 lines) · 0.0s\n  │ Created a.txt (8 bytes).\n  │ + one\n  │ + two", render(w, c))
+	require.Equal(t, "✓ write a.txt (2 lines) · 0.0s\n  │ Created a.txt (8 bytes).\n  │ 1 + one\n  │ 2 + two", render(w, c))
 
 	e := NewTool("3", "edit", json.RawMessage(`{"path":"x.go","edits":[{"old_text":"a\nb\nc","new_text":"a\nB\nc"},{"old_text":"z","new_text":"y"}]}`), start)
 	e.End("Edited x.go: applied 2 edits (at line 10, 20).", false, time.Millisecond)
