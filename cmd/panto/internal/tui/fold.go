@@ -120,3 +120,16 @@ func (m *Model) openTranscript(all bool) tea.Cmd {
 	m.ov = p
 	return nil
 }
+
+// click is a click with the mouse taken (config mouse): on the
+// alternate screen, a click on a block folds or expands it.
+func (m *Model) click(c tea.MouseClickMsg) tea.Cmd {
+	if c.Button != tea.MouseLeft || m.normal() || m.ov != nil || len(m.asks) > 0 {
+		return nil
+	}
+	if i := m.list.ItemAt(c.Y); i >= 0 && m.foldable(i) {
+		m.list.At(i).(transcript.Collapsible).Toggle()
+		m.list.Changed()
+	}
+	return nil
+}

@@ -215,11 +215,21 @@ func New(ctx context.Context, o Options) *Model {
 	if o.App != nil {
 		m.op = startOpen(ctx, o.App)
 	}
+	m.list.Append(&transcript.Notice{Level: transcript.Quiet, Text: welcome(o.Version)})
 	for _, n := range o.Notices {
 		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: n})
 	}
 	m.layout()
 	return m
+}
+
+// welcome is the first line of every start: what panto this is, and the
+// keys a newcomer needs first.
+func welcome(version string) string {
+	if version == "" {
+		version = "dev"
+	}
+	return "panto " + version + " · /help · Esc stops a turn · Ctrl-O expands a block · Ctrl-D quits"
 }
 
 // openCmd waits for the session to open.
@@ -286,6 +296,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	case tea.MouseWheelMsg:
 		return m.wheel(msg)
+	case tea.MouseClickMsg:
+		return m.click(msg)
 	case tea.PasteMsg:
 		return m.pasteMsg(msg.Content)
 	case openedMsg:

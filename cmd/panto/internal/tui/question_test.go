@@ -200,7 +200,7 @@ func TestQuestionBoxFitsTheScreen(t *testing.T) {
 	h.put(asked{ID: 1, By: "x", Type: extension.AskConfirm, Title: strings.Repeat("a very long title ", 20),
 		Message: strings.Repeat("word ", 500), Deadline: fixedNow.Add(time.Minute)})
 	h.put(asked{ID: 2, By: "y", Type: extension.AskSelect, Title: "pick", Options: []string{"a", "b"}})
-	s := h.screen()
+	s := h.frame()
 	require.Len(t, strings.Split(s, "\n"), 16)
 	require.Contains(t, s, "[y] yes   [n] no")
 	require.Contains(t, s, "no answer in 1m0s counts as none")

@@ -238,7 +238,7 @@ func TestCtrlOTogglesTheFocusedBlock(t *testing.T) {
 	h.typ("run")
 	h.enter()
 	h.idle()
-	h.key(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp}) // three lines up
 	s := h.screen()
 	require.Contains(t, s, "bash seq 2", "the second block is in the middle of the screen:\n%s", s)
 	require.Contains(t, s, "bash seq 3", "the third starts at its bottom")
@@ -268,4 +268,48 @@ func renderPlain(h *harness, it transcript.Item) []string {
 		out[i] = ansi.Strip(ls.Line(i))
 	}
 	return out
+}
+
+// With the mouse taken (mouse = true), a click on a block folds or
+// expands it.
+func TestClickTogglesABlock(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
+		ch <- host.ToolStart{ID: "1", Name: "bash", Input: json.RawMessage(`{"command":"seq 30"}`)}
+		var out strings.Builder
+		for i := 1; i <= 30; i++ {
+			out.WriteString("n" + itoa(i) + "\n")
+		}
+		ch <- host.ToolEnd{ID: "1", Name: "bash", Result: out.String()}
+		ch <- host.TurnEnd{}
+	}
+	h := newHarness(t, f, altScreen)
+	h.typ("run")
+	h.enter()
+	h.idle()
+	require.NotContains(t, h.screen(), "│ n15\n")
+	y := -1
+	for i, l := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(l, "bash seq 30") {
+			y = i
+		}
+	}
+	require.GreaterOrEqual(t, y, 0)
+	h.send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: y + 2})
+	require.Contains(t, h.screen(), "│ n15\n", "the click expanded it")
+}
+
+// Issue 20 item 9: the first start teaches the keys a newcomer needs —
+// the version, /help, Esc, Ctrl-O, quitting — in one line, and a
+// section an extension adds reads as words, not jargon.
+func TestFirstStartTeaches(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.unread = []host.Event{host.SystemChanged{By: "tools", Mode: conversation.ModeAppend, Key: "tools:guidance", Text: "use tools", Source: "extension tools"}}
+	h := newHarness(t, f, func(o *Options) { o.Version = "1.2.3" })
+	s := h.screen()
+	require.Contains(t, s, "panto 1.2.3 · /help · Esc stops a turn · Ctrl-O expands a block · Ctrl-D quits")
+	require.Contains(t, s, "⚙ tools added to the system prompt (tools:guidance)")
+	require.NotContains(t, s, "section added")
 }

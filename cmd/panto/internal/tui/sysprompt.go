@@ -10,7 +10,7 @@ import (
 
 // promptTracker follows the effective system prompt as its changes come,
 // to say each change in words: "persona replaced the system prompt",
-// "tools section updated (tools:guidance)", "re-seeded:
+// "tools updated its part of the system prompt (tools:guidance)", "re-seeded:
 // .panto/APPEND_SYSTEM.md changed".
 type promptTracker struct {
 	cwd, home string
@@ -66,15 +66,15 @@ func (p *promptTracker) apply(by string, mode conversation.Mode, key, text, sour
 				p.blocks = append(p.blocks[:i], p.blocks[i+1:]...)
 			}
 			if by == host.Panto {
-				return owner + " section removed (" + key + "): " + owner + " is not loaded", false
+				return owner + "'s part of the system prompt removed (" + key + "): " + owner + " is not loaded", false
 			}
-			return owner + " section removed (" + key + ")", false
+			return owner + " removed its part of the system prompt (" + key + ")", false
 		case i >= 0:
 			p.blocks[i].text, p.blocks[i].source = text, source
-			return owner + " section updated (" + key + ")", false
+			return owner + " updated its part of the system prompt (" + key + ")", false
 		default:
 			p.blocks = append(p.blocks, sysBlock{key, source, text})
-			return owner + " section added (" + key + ")", false
+			return owner + " added to the system prompt (" + key + ")", false
 		}
 	}
 	p.blocks = append(p.blocks, sysBlock{key, source, text})
