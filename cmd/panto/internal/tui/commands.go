@@ -304,7 +304,9 @@ func (m *Model) sessionText() string {
 	if info.Path == "" {
 		sb.WriteString("log     not recorded (--no-session)\n")
 	} else {
-		fmt.Fprintf(&sb, "log     %s\n", info.Path)
+		// On a line of its own: a path wrapped at the screen's edge
+		// cannot be copied whole.
+		fmt.Fprintf(&sb, "log\n  %s\n", info.Path)
 	}
 	fmt.Fprintf(&sb, "messages %d\n", len(m.sess.Messages()))
 	fmt.Fprintf(&sb, "model   %s/%s\n", info.Provider, info.Model)

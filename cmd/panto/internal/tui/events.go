@@ -130,11 +130,15 @@ func (m *Model) history(msgs []conversation.Message) tea.Cmd {
 	if len(items) == 0 {
 		return nil
 	}
-	text := fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))
+	n := &transcript.Notice{Level: transcript.Quiet, Text: fmt.Sprintf("resumed: %d messages · PgUp scrolls back", len(msgs))}
 	if m.normal() {
-		text = fmt.Sprintf("resumed: %d messages", len(msgs))
+		n.Text = fmt.Sprintf("resumed: %d messages", len(msgs))
 	}
-	return m.showHistory(items, &transcript.Notice{Level: transcript.Quiet, Text: text})
+	if m.switchSays != "" {
+		n.Level, n.Text = transcript.Info, m.switchSays
+		m.switchSays = ""
+	}
+	return m.showHistory(items, n)
 }
 
 // showHistory puts items in front of the list, a notice after them. The
@@ -320,6 +324,9 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		}
 	case host.SystemChanged:
 		m.systemChanged(ev.By, ev.Mode, ev.Key, ev.Text, ev.Source)
+		// The next request's size changed with it (/system-append left
+		// the status line's ctx stale).
+		return m.usageCmd()
 	case host.SystemRefused:
 		m.say(transcript.Warning, fmt.Sprintf("%s's system prompt edit was refused (nothing recorded): %v", ev.By, ev.Err))
 	case host.CompactionStart:

@@ -55,6 +55,8 @@ type fakeSession struct {
 	// says a turn takes it (otherwise Steer fails as the host's does).
 	steered   []string
 	steerable bool
+	// extraTokens grows what ContextUsage says.
+	extraTokens int
 }
 
 func newFake() *fakeSession {
@@ -187,7 +189,11 @@ func (f *fakeSession) SetPermissionMode(mode permissions.Mode) error {
 	f.perm.Mode = string(mode)
 	return nil
 }
-func (f *fakeSession) ContextUsage() (int, int)                   { return 1234, 200000 }
+func (f *fakeSession) ContextUsage() (int, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return 1234 + f.extraTokens, 200000
+}
 func (f *fakeSession) Messages() []conversation.Message           { return f.msgs }
 func (f *fakeSession) EffectiveSystem() []conversation.SystemText { return f.system }
 func (f *fakeSession) Close(ctx context.Context) error {

@@ -105,6 +105,11 @@ func goldenModel(t *testing.T, f *fakeSession, o ...func(*Options)) *Model {
 		Now:    func() time.Time { return fixedNow },
 		App:    &fakeApp{open: func(context.Context) (Session, error) { return f, nil }},
 		Prices: map[string]Price{"claude-test": {Input: 3, Output: 15}},
+		// The frames of a real program in a terminal emulator: on the
+		// alternate screen, where a frame is the whole screen (what the
+		// normal screen leaves in the scrollback depends on when each
+		// print lands; TestGoldenNormalScreen is its golden).
+		AltScreen: true,
 	}
 	for _, fn := range o {
 		fn(&opts)
@@ -204,4 +209,20 @@ func TestGoldenResume(t *testing.T) {
 	runGolden(t, 80, 24, f, func(tm *teatest.TestModel, s *screen) string {
 		return s.waitFor(t, "resumed: 6 messages")
 	})
+}
+
+// The normal screen after a turn: what went into the scrollback, in the
+// order printed, then the frame under it.
+func TestGoldenNormalScreen(t *testing.T) {
+	t.Parallel()
+	f := goldenFake()
+	h := newHarness(t, f, func(o *Options) {
+		o.CWD, o.Home, o.Theme = "/home/ann/proj", "/home/ann", "dark"
+		o.Prices = map[string]Price{"claude-test": {Input: 3, Output: 15}}
+	})
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.typ("fix the off-by-one")
+	h.enter()
+	h.idle()
+	golden.RequireEqual(t, h.screen())
 }

@@ -131,6 +131,8 @@ type Model struct {
 	// (printing).
 	printQ   []string
 	printing bool
+	// switchSays is what a /resume or /fork switch did, said once.
+	switchSays string
 	// profile is the terminal's colours, as the program found them.
 	profile colorprofile.Profile
 	// flushing is set while a streaming frame tick is pending;

@@ -281,11 +281,17 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
 	switch ks {
 	case "ctrl+c":
-		// Never an answer; and a second Ctrl-C quits, whatever else is
-		// asked meanwhile.
+		// Never an answer, and it stops the turn that asked, as Ctrl-C
+		// does anywhere (Esc only dismisses); a second Ctrl-C quits,
+		// whatever else is asked meanwhile.
 		d.q.dismissByUser()
 		m.quitArmed = m.now()
-		return tea.Batch(done("dismissed"), m.setFlash("Ctrl-C again to quit (or Ctrl-D)", quitWindow))
+		say := "dismissed"
+		if m.busy == turning {
+			say = "dismissed; the turn stopped"
+			m.interrupt()
+		}
+		return tea.Batch(done(say), m.setFlash("Ctrl-C again to quit (or Ctrl-D)", quitWindow))
 	case "esc":
 		d.q.dismissByUser()
 		return done("dismissed")

@@ -537,3 +537,33 @@ func TestAPasteWithAQuestionUpGoesToTheMessage(t *testing.T) {
 	require.False(t, ok)
 	require.Contains(t, h.m.ed.value(), "more pasted text", "the paste is in the editor")
 }
+
+// Issue 20 item 13: Ctrl-C on a guard's question during a turn only
+// answered "no" and the turn went on; it dismisses the question and
+// stops the turn, as Ctrl-C does anywhere. Esc only dismisses.
+func TestCtrlCOnAQuestionStopsTheTurn(t *testing.T) {
+	t.Parallel()
+	for _, k := range []tea.KeyPressMsg{ctrl('c'), {Code: tea.KeyEscape}} {
+		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel()
+			f := newFake()
+			f.turn = slowTurn
+			h := newHarness(t, f)
+			h.typ("go")
+			h.enter()
+			h.wait(func() bool { return strings.Contains(h.screen(), "partial") }, "the reply streams")
+			answers := h.put(asked{ID: 1, By: "guard", Type: extension.AskConfirm, Title: "Run rm?", Deadline: fixedNow.Add(time.Minute)})
+			h.screen()
+			h.key(k)
+			a, ok := answeredNow(answers)
+			require.True(t, ok && a.Dismissed)
+			if k.String() == "ctrl+c" {
+				h.idle()
+				require.ErrorIs(t, context.Cause(f.turnCtx[0]), errInterrupted, "the turn stopped")
+				require.Contains(t, h.screen(), "dismissed; the turn stopped")
+			} else {
+				require.NoError(t, f.turnCtx[0].Err(), "Esc: the turn goes on")
+			}
+		})
+	}
+}

@@ -313,3 +313,37 @@ func TestFirstStartTeaches(t *testing.T) {
 	require.Contains(t, s, "⚙ tools added to the system prompt (tools:guidance)")
 	require.NotContains(t, s, "section added")
 }
+
+// Issue 20 item 13: /session wrapped the log's path mid-path (it cannot
+// be copied whole); it has a line of its own.
+func TestSessionPathOnItsOwnLine(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.info.Path = "/home/ann/.local/state/panto/sessions/0123456789abcdef/2026-12-03.jsonl"
+	h := newHarness(t, f)
+	h.typ("/session")
+	h.enter()
+	require.Contains(t, strings.Split(h.screen(), "\n"), "    "+f.info.Path)
+}
+
+// Issue 20 item 13: the status line's ctx was stale after a change of
+// the system prompt (/system-append); it is asked again.
+func TestCtxFollowsAPromptChange(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	h := newHarness(t, f)
+	require.Contains(t, h.frame(), "ctx 1.2k/200k")
+	f.mu.Lock()
+	f.extraTokens = 5000
+	f.mu.Unlock()
+	f.events <- host.SystemChanged{By: "sysprompt", Mode: conversation.ModeAppend, Text: strings.Repeat("rule ", 5000), Source: "extension sysprompt"}
+	h.settle()
+	require.Contains(t, h.frame(), "ctx 6.2k/200k")
+}
+
+// Issue 20 item 13: the idle editor's border had a gap ("── ───").
+func TestIdleBorderHasNoGap(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	require.Contains(t, strings.Split(h.frame(), "\n"), strings.Repeat("─", 80))
+}

@@ -118,12 +118,16 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 	}
 	m.resetTranscript()
 	m.status = status{cwd: m.status.cwd, branch: m.status.branch}
+	// What the switch did is said once: after the conversation it drew,
+	// in the place of "resumed: N messages" (it said so twice).
+	m.switchSays = msg.what
 	cmd := m.opened(openedMsg{sess: msg.sess})
 	if msg.err != nil {
 		m.say(transcript.Error, errText(msg.err))
-	} else if msg.what != "" {
-		m.say(transcript.Info, msg.what)
+	} else if m.switchSays != "" {
+		m.say(transcript.Info, m.switchSays)
 	}
+	m.switchSays = ""
 	return cmd
 }
 

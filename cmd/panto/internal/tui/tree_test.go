@@ -227,6 +227,7 @@ func TestResumeSwitchesSessions(t *testing.T) {
 	scr = h.screen()
 	require.True(t, a.closed, "the session left is closed")
 	require.Contains(t, scr, "resumed session s2")
+	require.NotContains(t, scr, "resumed: 2 messages", "the switch is said once (issue 20 item 13)")
 	require.Contains(t, scr, "hello from b")
 	require.NotContains(t, scr, "you said", "a's conversation is gone")
 

@@ -191,7 +191,11 @@ func (m *Model) activity() string {
 	}
 	fill := max(0, avail-ansi.StringWidth(text))
 	m.view.actKey = key
-	m.view.act = m.guard(th.Border.Render("── ") + text + th.Border.Render(strings.Repeat("─", fill)))
+	lead := "── "
+	if text == "" {
+		lead = "───" // idle: one line, no gap in it
+	}
+	m.view.act = m.guard(th.Border.Render(lead) + text + th.Border.Render(strings.Repeat("─", fill)))
 	return m.view.act
 }
 
