@@ -29,6 +29,10 @@ import (
 // normal reports whether the UI draws on the normal screen.
 func (m *Model) normal() bool { return !m.o.AltScreen }
 
+// onPage reports whether a page is up: it has the alternate screen, and
+// nothing can be printed into the normal one's scrollback meanwhile.
+func (m *Model) onPage() bool { return m.ov != nil && m.ov.page() && len(m.asks) == 0 }
+
 // settled reports whether a transcript item will not change any more,
 // so that it can go into the scrollback.
 func (m *Model) settled(i int) bool {
@@ -51,8 +55,8 @@ func (m *Model) settled(i int) bool {
 // commit prints the settled items at the head of the frame's part of
 // the transcript into the scrollback, and takes them out of the frame.
 func (m *Model) commit() tea.Cmd {
-	if !m.normal() || m.quitting {
-		return nil
+	if !m.normal() || m.quitting || m.onPage() {
+		return nil // a page has the alternate screen: it waits
 	}
 	var b strings.Builder
 	m.printItems(&b, func(i int) bool { return m.settled(i) })
@@ -73,7 +77,7 @@ func (m *Model) print(text string) tea.Cmd {
 }
 
 func (m *Model) printNext() tea.Cmd {
-	if m.printing || len(m.printQ) == 0 {
+	if m.printing || len(m.printQ) == 0 || m.onPage() {
 		return nil
 	}
 	text := m.downsample(strings.Join(m.printQ, "\n"))

@@ -347,3 +347,22 @@ func TestIdleBorderHasNoGap(t *testing.T) {
 	h := newHarness(t, newFake())
 	require.Contains(t, strings.Split(h.frame(), "\n"), strings.Repeat("─", 80))
 }
+
+// What settles while a page is up (the alternate screen, where nothing
+// printed lands) waits, and goes into the scrollback when it closes.
+func TestPrintsWaitForAPage(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = slowTurn
+	h := newHarness(t, f)
+	h.typ("go")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.frame(), "partial") }, "the reply streams")
+	h.key(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	require.True(t, h.m.View().AltScreen)
+	h.m.interrupt() // the turn ends behind the page
+	h.idle()
+	require.NotContains(t, h.printed(), "partial", "not printed while the page is up")
+	h.key(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	require.Contains(t, h.printed(), "partial", "printed once it closed")
+}

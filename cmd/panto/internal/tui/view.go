@@ -41,7 +41,7 @@ func (m *Model) View() tea.View {
 	var v tea.View
 	// A page takes the alternate screen on the normal one too: it is
 	// drawn whole, and leaves the scrollback as it was.
-	v.AltScreen = !m.normal() || (m.ov != nil && m.ov.page() && len(m.asks) == 0)
+	v.AltScreen = !m.normal() || m.onPage()
 	v.WindowTitle = "panto"
 	if !m.o.NoMouse {
 		v.MouseMode = tea.MouseModeCellMotion
