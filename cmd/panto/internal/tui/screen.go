@@ -189,7 +189,7 @@ func (m *Model) farewell() string {
 	m.printQ = nil
 	m.printItems(&b, func(int) bool { return true })
 	if line := m.exitLine(); line != "" {
-		if b.Len() > 0 {
+		if m.printedAny {
 			b.WriteByte('\n')
 		}
 		b.WriteString(line)
@@ -208,8 +208,12 @@ func (m *Model) exitLine() string {
 	if m.info.Path == "" {
 		return m.guard(th.Dim.Render("panto: this session was not recorded (--no-session)"))
 	}
+	short := m.info.ID
+	if len(short) > 8 {
+		short = short[:8] // a unique prefix resumes it
+	}
 	return m.guard(th.Dim.Render("panto: session ") + th.Bold.Render(m.info.ID) +
-		th.Dim.Render(fmt.Sprintf(" · continue it with panto -c, or panto --resume %s", m.info.ID)))
+		th.Dim.Render(fmt.Sprintf(" · panto -c continues it (or panto --resume %s)", short)))
 }
 
 // tailStart is where a history of items starts to be shown on the normal

@@ -68,7 +68,7 @@ func TestFarewellLeavesTheConversationAndHowToResume(t *testing.T) {
 	require.NotContains(t, bye, "▌ go", "printed already: not twice")
 	require.Contains(t, bye, "partial")
 	require.Contains(t, bye, "cut short by quitting")
-	require.Contains(t, bye, "panto: session s1 · continue it with panto -c, or panto --resume s1")
+	require.Contains(t, bye, "panto: session s1 · panto -c continues it (or panto --resume s1)")
 
 	// The alternate screen prints the whole transcript on exit.
 	g := newFake()
@@ -81,7 +81,7 @@ func TestFarewellLeavesTheConversationAndHowToResume(t *testing.T) {
 	bye = ansi.Strip(a.m.farewell())
 	require.Contains(t, bye, "▌ hello")
 	require.Contains(t, bye, "you said hello")
-	require.True(t, strings.HasSuffix(bye, "panto --resume s1\n"))
+	require.True(t, strings.HasSuffix(bye, "\n\npanto: session s1 · panto -c continues it (or panto --resume s1)\n"), "%q", bye)
 }
 
 // A resumed session prints the tail of its history into the scrollback,
