@@ -147,6 +147,7 @@ func TestInterruptedCallKeepsItsProgress(t *testing.T) {
 	told := append([]string(nil), h.rec.told...)
 	h.rec.mu.Unlock()
 	require.Equal(t, []string{"tools:progress:call_p=starting\n"}, told)
+	require.NoError(t, h.ext(t, "tools").Disabled())
 
 	// Sent for a call that is not running: nothing reaches the session.
 	res = h.m.RunTool(context.Background(), conversation.ToolUse("call_q", "echo", json.RawMessage(`{}`)))
@@ -156,4 +157,19 @@ func TestInterruptedCallKeepsItsProgress(t *testing.T) {
 	h.rec.mu.Lock()
 	require.Len(t, h.rec.told, 1)
 	h.rec.mu.Unlock()
+}
+
+// An extension that dies as the user interrupts its call cannot answer
+// it: the output it sent before is still the call's result, kept by
+// panto, marked interrupted.
+func TestInterruptedCallOfADeadExtensionKeepsItsProgress(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")...)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	res := h.m.RunTool(ctx, conversation.ToolUse("call_d", "sleep", json.RawMessage(`{"die":true,"progress":"starting\n"}`)))
+	require.True(t, res.IsError)
+	require.Regexp(t, `^starting\n\[interrupted by the user after [0-9.]+m?s, while running; this is its output until then; `+
+		`its extension tools stopped working \(.+\) before it answered, so whether sleep had any effect is not known\]$`, res.ResultText())
+	require.Error(t, h.ext(t, "tools").Disabled(), "a dead extension is disabled, as before")
 }

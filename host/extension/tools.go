@@ -281,6 +281,12 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
 	default:
 		m.disable(e, callErr(err, false))
+		if c.cancelled && out.text() != "" {
+			// It died as the user interrupted the call: what it had sent
+			// is what is known of it.
+			return fail("%s", interrupted(out, c.after, fmt.Sprintf("its extension %s stopped working (%v) before it answered, so whether %s had any effect is not known",
+				e.Name(), status.Convert(err).Message(), call.Name)))
+		}
 		return fail("%s failed: its extension %s stopped working (%v) before it answered, so whether the call had any effect is not known",
 			call.Name, e.Name(), status.Convert(err).Message())
 	}
