@@ -48,6 +48,24 @@ type ToolStart struct {
 	Input json.RawMessage
 }
 
+// ToolProgress is output of a running tool call, as its tool sends it
+// (a command's lines, say), between the call's ToolStart and its ToolEnd
+// — at most one every 100 ms per call, the output gathered in between.
+// The model does not read it (the call's result, in ToolEnd, replaces
+// it) unless the user interrupts the call and its tool gives no answer:
+// the output so far is then its result.
+type ToolProgress struct {
+	ID, Name string
+	// Text is the output since the call's previous ToolProgress: all of
+	// it, or of a flood its last 16 KiB.
+	Text string
+	// Tail is the end of the output so far, its last 10 lines (of at
+	// most 4 KiB): what a view of the running call shows.
+	Tail string
+	// Elapsed is how long the call has run.
+	Elapsed time.Duration
+}
+
 // ToolEnd is a finished tool call, in the order they finish.
 type ToolEnd struct {
 	ID, Name string
@@ -190,6 +208,7 @@ func (TextDelta) Kind() string       { return "text_delta" }
 func (ThinkingDelta) Kind() string   { return "thinking_delta" }
 func (Reply) Kind() string           { return "reply" }
 func (ToolStart) Kind() string       { return "tool_start" }
+func (ToolProgress) Kind() string    { return "tool_progress" }
 func (ToolEnd) Kind() string         { return "tool_end" }
 func (SystemChanged) Kind() string   { return "system_changed" }
 func (SystemRefused) Kind() string   { return "system_refused" }

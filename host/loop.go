@@ -223,7 +223,8 @@ func turnErr(ctx context.Context, err error) error {
 
 // runTools runs the tool calls of one reply, several at once, and returns
 // their results in call order. Their ToolStart events come in call order
-// first; their ToolEnd events as they finish.
+// first; then the ToolProgress events of those that send progress, and
+// their ToolEnd events as they finish.
 func (s *Session) runTools(ctx context.Context, uses []conversation.Block) []conversation.Block {
 	results := make([]conversation.Block, len(uses))
 	for _, use := range uses {
@@ -233,12 +234,14 @@ func (s *Session) runTools(ctx context.Context, uses []conversation.Block) []con
 	for i, use := range uses {
 		wg.Go(func() {
 			start := time.Now()
+			finish := s.beginLive(use.ID, use.Name, start)
 			var res conversation.Block
 			if s.tools == nil {
 				res = conversation.ToolResult(use.ID, fmt.Sprintf("unknown tool %q: no tools are available", use.Name), true)
 			} else {
 				res = s.runCall(ctx, use)
 			}
+			finish()               // no ToolProgress of it after its ToolEnd
 			res.ToolUseID = use.ID // whatever the runner did, the result answers this call
 			results[i] = res
 			text := res.ResultText()

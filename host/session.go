@@ -38,7 +38,8 @@ type Session struct {
 	created  bool // the log was created by this run
 	logger   hclog.Logger
 	hub      *hub
-	confirm  string // Config.ConfirmDefault
+	live     liveCalls // the tool calls running, for their progress
+	confirm  string    // Config.ConfirmDefault
 	warnings []string
 	// ready is closed once Open has set up everything below it; an
 	// extension's change waits for it (recorder.go). failed is set, before

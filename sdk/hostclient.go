@@ -217,6 +217,13 @@ func (h *remoteHost) RunInTerminal(ctx context.Context, c TerminalCommand) (Term
 		Signal: resp.GetSignal(), TimedOut: resp.GetTimedOut()}, nil
 }
 
+// toolProgress sends a piece of the output of the call id (API v6; see
+// Progress).
+func (h *remoteHost) toolProgress(ctx context.Context, id, text string) error {
+	_, err := h.client.ToolProgress(ctx, &pb.ToolProgressRequest{ToolCallId: id, Text: text})
+	return hostErr("tool progress", nil, err)
+}
+
 func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
 	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
 	if err != nil {

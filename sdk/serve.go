@@ -459,7 +459,14 @@ func (s *server) CallTool(ctx context.Context, req *pb.ToolCallRequest) (*pb.Too
 	if !ok || t.Run == nil {
 		return &pb.ToolCallResponse{Content: "unknown tool " + call.Name, IsError: true}, nil
 	}
-	res, err := t.Run(withCall(ctx, call.ID), s.host.Load().Host, call)
+	h := s.host.Load().Host
+	ctx = withCall(ctx, call.ID)
+	if rh, ok := h.(*remoteHost); ok && rh.needs("tool progress", 6) == nil {
+		p := newProgressSender(func(ctx context.Context, text string) error { return rh.toolProgress(ctx, call.ID, text) })
+		defer p.stop()
+		ctx = WithProgress(ctx, p.add)
+	}
+	res, err := t.Run(ctx, h, call)
 	if err != nil {
 		return &pb.ToolCallResponse{Content: err.Error(), IsError: true}, nil
 	}

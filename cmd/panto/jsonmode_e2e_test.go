@@ -42,6 +42,13 @@ type (
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	}
+	jToolProgress struct {
+		jHead
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		Text      string `json:"text"`
+		ElapsedMS int64  `json:"elapsed_ms"`
+	}
 	jToolEnd struct {
 		jHead
 		ID         string `json:"id"`
@@ -134,6 +141,8 @@ func decodeJSONStream(t *testing.T, stdout string) []any {
 			v = &jReply{}
 		case "tool_start":
 			v = &jToolStart{}
+		case "tool_progress":
+			v = &jToolProgress{}
 		case "tool_end":
 			v = &jToolEnd{}
 		case "system_changed":
@@ -167,6 +176,8 @@ func decodeJSONStream(t *testing.T, stdout string) []any {
 	return out
 }
 
+// types lists the events' types, without tool_progress: how many a
+// call streams depends on timing.
 func types(events []any) []string {
 	var out []string
 	for _, ev := range events {

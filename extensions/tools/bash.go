@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -93,6 +94,104 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration, sb
 		}
 	}
 	return runUnderReaper(ctx, dir, command, timeout, sb)
+}
+
+// progressLines sends a command's output to panto as the call's progress
+// (sdk.Progress) as it comes, whole lines at a time: the rest of a line
+// waits for its newline, or until it is longer than maxProgressLine. It
+// is one writer for stdout and stderr, which share a pipe, so the lines
+// come in the order the result has them. It sends at most once every
+// progressEvery and holds at most the last maxProgressHeld bytes in
+// between, so a command that floods its output (yes) costs little more
+// than one copy of it.
+type progressLines struct {
+	ctx context.Context
+
+	mu    sync.Mutex
+	held  []byte // not sent yet
+	last  time.Time
+	timer *time.Timer
+}
+
+const (
+	// maxProgressLine is the longest unfinished line held back.
+	maxProgressLine = 4 << 10
+	progressEvery   = 50 * time.Millisecond
+	maxProgressHeld = 64 << 10
+)
+
+func (p *progressLines) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.held = append(p.held, b...)
+	if len(p.held) > 2*maxProgressHeld {
+		cut := len(p.held) - maxProgressHeld
+		for cut < len(p.held) && !utf8.RuneStart(p.held[cut]) {
+			cut++
+		}
+		p.held = append(p.held[:0], p.held[cut:]...)
+	}
+	if p.timer != nil {
+		return len(b), nil // the flush scheduled sends it
+	}
+	if wait := progressEvery - time.Since(p.last); wait > 0 {
+		p.timer = time.AfterFunc(wait, p.flush)
+		return len(b), nil
+	}
+	p.sendLocked()
+	return len(b), nil
+}
+
+func (p *progressLines) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer = nil
+	p.sendLocked()
+}
+
+// sendLocked sends the whole lines held (the last maxProgressHeld bytes
+// of them), and a line longer than maxProgressLine without its end.
+func (p *progressLines) sendLocked() {
+	send := len(p.held)
+	if i := bytes.LastIndexByte(p.held, '\n'); i >= 0 {
+		send = i + 1
+	} else if len(p.held) <= maxProgressLine {
+		return
+	}
+	// Never split a character: hold its start back for the next send.
+	for send > 0 && send < len(p.held) && !utf8.RuneStart(p.held[send]) {
+		send--
+	}
+	from := max(send-maxProgressHeld, 0)
+	for from > 0 && from < send && !utf8.RuneStart(p.held[from]) {
+		from++
+	}
+	if from < send {
+		sdk.Progress(p.ctx, validText(string(p.held[from:send])))
+		p.last = time.Now()
+	}
+	p.held = append(p.held[:0], p.held[send:]...)
+}
+
+// interruptedAfter is how runBash says the user stopped the command: by
+// the time it had run, when panto cancelled the call (the user
+// interrupted it); "cancelled" otherwise.
+func interruptedAfter(ctx context.Context, start time.Time) string {
+	if errors.Is(context.Cause(ctx), sdk.ErrCallCancelled) {
+		return "interrupted by the user after " + roundElapsed(time.Since(start))
+	}
+	return "cancelled"
+}
+
+// roundElapsed is d as people read a command's time: 3.2s, 45ms, 2m5s.
+func roundElapsed(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // tailBuffer keeps the last output of a command: at most max bytes and

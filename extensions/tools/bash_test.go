@@ -15,11 +15,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/sdk"
 )
 
 func TestBash(t *testing.T) {
@@ -251,5 +254,71 @@ func TestBashDiesWithTheToolsProcess(t *testing.T) {
 			require.Eventually(t, func() bool { return len(marked(t, mark)) == 0 }, 5*time.Second, 20*time.Millisecond,
 				"processes outlived the tools process: %v", marked(t, mark))
 		})
+	}
+}
+
+// bash streams its output as the call's progress while the command
+// runs, stdout and stderr in the order the result has them, whole lines
+// only; when panto cancels the call for the user, the result is the
+// output so far, marked interrupted with the time it ran.
+func TestBashStreamsProgressAndKeepsItOnInterrupt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var pieces []string
+	got := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(pieces, "")
+	}
+	ctx, cancel := context.WithCancelCause(sdk.WithProgress(context.Background(), func(text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		pieces = append(pieces, text)
+	}))
+	done := make(chan sdk.ToolResult, 1)
+	go func() {
+		done <- callCtx(t, ctx, dir, "bash", `{"command":"echo starting; echo oops >&2; printf 'half'; sleep 0.3; echo ' line'; sleep 60"}`)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(got(), "half line\n") }, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, "starting\noops\nhalf line\n", got(), "whole lines, as they came, before the command ended")
+	cancel(sdk.ErrCallCancelled)
+	var res sdk.ToolResult
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("bash did not return after the interrupt")
+	}
+	require.True(t, res.IsError)
+	require.Regexp(t, `^starting\noops\nhalf line\n\[interrupted by the user after [0-9.]+m?s: the command and its process group were killed\]$`, res.Content)
+}
+
+// A command that floods its output is sent as a few pieces, each at most
+// the last 64 KiB of what came since the one before, and the end of the
+// output is never held back.
+func TestBashProgressOfAFlood(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var pieces []string
+	ctx := sdk.WithProgress(context.Background(), func(text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		pieces = append(pieces, text)
+	})
+	start := time.Now()
+	res := callCtx(t, ctx, t.TempDir(), "bash", `{"command":"yes | head -c 20000000; echo end"}`)
+	took := time.Since(start)
+	require.False(t, res.IsError, res.Content)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(pieces) > 0 && strings.HasSuffix(pieces[len(pieces)-1], "y\nend\n")
+	}, 5*time.Second, 10*time.Millisecond, "the last lines are sent")
+	mu.Lock()
+	defer mu.Unlock()
+	require.LessOrEqual(t, len(pieces), int(took/(50*time.Millisecond))+3, "one piece per 50 ms at most")
+	for _, p := range pieces {
+		require.LessOrEqual(t, len(p), 64<<10)
+		require.True(t, strings.HasSuffix(p, "\n"), "whole lines")
 	}
 }

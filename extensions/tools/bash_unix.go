@@ -61,8 +61,10 @@ func runUnderReaper(ctx context.Context, dir, command string, timeout time.Durat
 
 	out := &tailBuffer{max: maxBytes}
 	copied := make(chan struct{})
+	start := time.Now()
 	go func() {
-		_, _ = io.Copy(out, outR) // until every writer is gone, or outR is closed
+		// The output streams to panto as progress while it comes.
+		_, _ = io.Copy(io.MultiWriter(out, &progressLines{ctx: ctx}), outR) // until every writer is gone, or outR is closed
 		close(copied)
 	}()
 
@@ -82,7 +84,7 @@ func runUnderReaper(ctx context.Context, dir, command string, timeout time.Durat
 		case <-timer.C:
 			why = fmt.Sprintf("timed out after %s", timeout)
 		case <-ctx.Done():
-			why = "cancelled"
+			why = interruptedAfter(ctx, start)
 		}
 		mu.Lock()
 		reason = why

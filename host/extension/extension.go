@@ -189,6 +189,9 @@ type Ext struct {
 	// running (its tool) now: a question it asks meanwhile is about the
 	// call when there is one (Question.ToolCall).
 	checking checks
+	// outputs are the tool calls it runs now, each with the end of the
+	// progress it sent (progress.go).
+	outputs outputs
 
 	// ready is set once Init has returned and info is final; the Host
 	// service refuses calls before that (it would not know the caller).

@@ -229,6 +229,16 @@ func (r *recorder) SetStatus(by, key, text string) {
 	r.told = append(r.told, by+":status:"+key+"="+text)
 }
 
+// ToolProgress keeps a piece of a call's progress in told:
+// "BY:progress:CALL=TEXT".
+func (r *recorder) ToolProgress(by, id, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.told = append(r.told, by+":progress:"+id+"="+text)
+}
+
+var _ ProgressRecorder = (*recorder)(nil)
+
 // DisposeSections records the removals as edits by panto: "key=".
 func (r *recorder) DisposeSections(owner, why string) error {
 	for _, sec := range r.Sections(owner) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/pb"
 	"github.com/panto-dev/panto/sdk"
 )
 
@@ -125,4 +126,50 @@ func TestInterruptedCallRecordsTheToolsOwnAnswer(t *testing.T) {
 			require.NoError(t, h.ext(t, "tools").Disabled())
 		})
 	}
+}
+
+// A call the user interrupts that gives no answer of its own keeps the
+// output it sent as progress: that is its result, marked interrupted,
+// not a bare "interrupted". The progress reached the session as it
+// came, for the call it belongs to; one for a call not running is
+// dropped.
+func TestInterruptedCallKeepsItsProgress(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")...)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	res := h.m.RunTool(ctx, conversation.ToolUse("call_p", "sleep", json.RawMessage(`{"ignore":true,"progress":"starting\n"}`)))
+	require.True(t, res.IsError)
+	text := res.ResultText()
+	require.Regexp(t, `^starting\n\[interrupted by the user after [0-9.]+m?s, while running; this is its output until then; `+
+		`the tools extension did not answer within 3s of the interrupt, so whether sleep had any effect is not known\]$`, text)
+	h.rec.mu.Lock()
+	told := append([]string(nil), h.rec.told...)
+	h.rec.mu.Unlock()
+	require.Equal(t, []string{"tools:progress:call_p=starting\n"}, told)
+	require.NoError(t, h.ext(t, "tools").Disabled())
+
+	// Sent for a call that is not running: nothing reaches the session.
+	res = h.m.RunTool(context.Background(), conversation.ToolUse("call_q", "echo", json.RawMessage(`{}`)))
+	require.False(t, res.IsError)
+	_, err := (&hostServer{ext: h.ext(t, "tools"), rec: h.rec}).ToolProgress(context.Background(), &pb.ToolProgressRequest{ToolCallId: "call_q", Text: "late"})
+	require.NoError(t, err)
+	h.rec.mu.Lock()
+	require.Len(t, h.rec.told, 1)
+	h.rec.mu.Unlock()
+}
+
+// An extension that dies as the user interrupts its call cannot answer
+// it: the output it sent before is still the call's result, kept by
+// panto, marked interrupted.
+func TestInterruptedCallOfADeadExtensionKeepsItsProgress(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("tools")...)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	res := h.m.RunTool(ctx, conversation.ToolUse("call_d", "sleep", json.RawMessage(`{"die":true,"progress":"starting\n"}`)))
+	require.True(t, res.IsError)
+	require.Regexp(t, `^starting\n\[interrupted by the user after [0-9.]+m?s, while running; this is its output until then; `+
+		`its extension tools stopped working \(.+\) before it answered, so whether sleep had any effect is not known\]$`, res.ResultText())
+	require.Error(t, h.ext(t, "tools").Disabled(), "a dead extension is disabled, as before")
 }

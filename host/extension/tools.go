@@ -253,7 +253,9 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 		return fail("%s not run: %v", call.Name, err)
 	}
 	end := e.checking.begin(call.ID)
+	out, ended := e.outputs.begin(call.ID)
 	resp, c, err := m.callTool(ctx, e, req)
+	ended()
 	end()
 	var result conversation.Block
 	truncated, size := false, 0
@@ -266,7 +268,8 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 		result = withImages(result, resp.GetImages())
 		*blocked = resp.GetSandboxBlocked()
 	case c.unknown != "":
-		return fail("interrupted by the user while running; %s", c.unknown)
+		// The output it sent until then is what is known of it.
+		return fail("%s", interrupted(out, c.after, c.unknown))
 	case c.timedOut || status.Code(err) == codes.DeadlineExceeded:
 		return fail("%s did not finish within %s", call.Name, m.opts.ToolTimeout)
 	case status.Code(err) == codes.ResourceExhausted:
@@ -278,6 +281,12 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
 	default:
 		m.disable(e, callErr(err, false))
+		if c.cancelled && out.text() != "" {
+			// It died as the user interrupted the call: what it had sent
+			// is what is known of it.
+			return fail("%s", interrupted(out, c.after, fmt.Sprintf("its extension %s stopped working (%v) before it answered, so whether %s had any effect is not known",
+				e.Name(), status.Convert(err).Message(), call.Name)))
+		}
 		return fail("%s failed: its extension %s stopped working (%v) before it answered, so whether the call had any effect is not known",
 			call.Name, e.Name(), status.Convert(err).Message())
 	}
@@ -356,6 +365,8 @@ type callEnd struct {
 	unknown string
 	// timedOut: it ran past the tool deadline.
 	timedOut bool
+	// after is how long the call had run when the user interrupted it.
+	after time.Duration
 }
 
 // callTool runs the call in e under the tool deadline. When ctx ends
@@ -373,6 +384,7 @@ func (m *Manager) callTool(ctx context.Context, e *Ext, req *pb.ToolCallRequest)
 	}
 	tctx, cancel := context.WithTimeout(base, m.opts.ToolTimeout)
 	defer cancel()
+	start := time.Now()
 	type answer struct {
 		resp *pb.ToolCallResponse
 		err  error
@@ -383,7 +395,7 @@ func (m *Manager) callTool(ctx context.Context, e *Ext, req *pb.ToolCallRequest)
 		answered <- answer{resp, err}
 	}()
 	hard := func(a answer) (*pb.ToolCallResponse, callEnd, error) {
-		end := callEnd{cancelled: true}
+		end := callEnd{cancelled: true, after: time.Since(start)}
 		if a.err != nil {
 			end.unknown = fmt.Sprintf("the %s extension cannot say what a call did once it is interrupted (it does not take tool_cancel), so whether %s had any effect is not known",
 				e.Name(), req.GetCall().GetName())
@@ -402,7 +414,7 @@ func (m *Manager) callTool(ctx context.Context, e *Ext, req *pb.ToolCallRequest)
 	if !soft {
 		return hard(<-answered) // tctx is done too: at once
 	}
-	end := callEnd{cancelled: true}
+	end := callEnd{cancelled: true, after: time.Since(start)}
 	grace, stop := context.WithTimeout(context.Background(), toolCancelGrace)
 	defer stop()
 	id := &pb.ToolCall{Id: req.GetCall().GetId(), Name: req.GetCall().GetName()}

@@ -3640,6 +3640,96 @@ func (x *RunInTerminalRequest) GetToolCallId() string {
 	return ""
 }
 
+type ToolProgressRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tool_call_id is the call the text is output of (the Go SDK sets it
+	// from the tool's context).
+	ToolCallId    string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolProgressRequest) Reset() {
+	*x = ToolProgressRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolProgressRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolProgressRequest) ProtoMessage() {}
+
+func (x *ToolProgressRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolProgressRequest.ProtoReflect.Descriptor instead.
+func (*ToolProgressRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *ToolProgressRequest) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolProgressRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+type ToolProgressResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolProgressResponse) Reset() {
+	*x = ToolProgressResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolProgressResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolProgressResponse) ProtoMessage() {}
+
+func (x *ToolProgressResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolProgressResponse.ProtoReflect.Descriptor instead.
+func (*ToolProgressResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{58}
+}
+
 type RunInTerminalResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// output is what the command wrote (stdout and stderr, as the terminal
@@ -3659,7 +3749,7 @@ type RunInTerminalResponse struct {
 
 func (x *RunInTerminalResponse) Reset() {
 	*x = RunInTerminalResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[57]
+	mi := &file_sdk_extension_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3671,7 +3761,7 @@ func (x *RunInTerminalResponse) String() string {
 func (*RunInTerminalResponse) ProtoMessage() {}
 
 func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[57]
+	mi := &file_sdk_extension_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3684,7 +3774,7 @@ func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInTerminalResponse.ProtoReflect.Descriptor instead.
 func (*RunInTerminalResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{57}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *RunInTerminalResponse) GetOutput() string {
@@ -3985,7 +4075,12 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"timeout_ms\x18\x03 \x01(\rR\ttimeoutMs\x12*\n" +
 	"\x11output_byte_limit\x18\x04 \x01(\x04R\x0foutputByteLimit\x12 \n" +
 	"\ftool_call_id\x18\x05 \x01(\tR\n" +
-	"toolCallId\"\xd0\x01\n" +
+	"toolCallId\"K\n" +
+	"\x13ToolProgressRequest\x12 \n" +
+	"\ftool_call_id\x18\x01 \x01(\tR\n" +
+	"toolCallId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\x16\n" +
+	"\x14ToolProgressResponse\"\xd0\x01\n" +
 	"\x15RunInTerminalResponse\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12\x1c\n" +
 	"\ttruncated\x18\x02 \x01(\bR\ttruncated\x12\x1b\n" +
@@ -3999,7 +4094,7 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
 	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
-	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xa5\f\n" +
+	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\x88\r\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
 	"\x14ReplaceSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12j\n" +
@@ -4019,7 +4114,8 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\bSetTools\x12#.panto.extension.v1.SetToolsRequest\x1a$.panto.extension.v1.SetToolsResponse\x12a\n" +
 	"\fReadTextFile\x12'.panto.extension.v1.ReadTextFileRequest\x1a(.panto.extension.v1.ReadTextFileResponse\x12d\n" +
 	"\rWriteTextFile\x12(.panto.extension.v1.WriteTextFileRequest\x1a).panto.extension.v1.WriteTextFileResponse\x12d\n" +
-	"\rRunInTerminal\x12(.panto.extension.v1.RunInTerminalRequest\x1a).panto.extension.v1.RunInTerminalResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
+	"\rRunInTerminal\x12(.panto.extension.v1.RunInTerminalRequest\x1a).panto.extension.v1.RunInTerminalResponse\x12a\n" +
+	"\fToolProgress\x12'.panto.extension.v1.ToolProgressRequest\x1a(.panto.extension.v1.ToolProgressResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
 
 var (
 	file_sdk_extension_proto_rawDescOnce sync.Once
@@ -4033,7 +4129,7 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_sdk_extension_proto_goTypes = []any{
 	(*Error)(nil),                   // 0: panto.extension.v1.Error
 	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
@@ -4092,15 +4188,17 @@ var file_sdk_extension_proto_goTypes = []any{
 	(*WriteTextFileRequest)(nil),    // 54: panto.extension.v1.WriteTextFileRequest
 	(*WriteTextFileResponse)(nil),   // 55: panto.extension.v1.WriteTextFileResponse
 	(*RunInTerminalRequest)(nil),    // 56: panto.extension.v1.RunInTerminalRequest
-	(*RunInTerminalResponse)(nil),   // 57: panto.extension.v1.RunInTerminalResponse
-	nil,                             // 58: panto.extension.v1.InitResponse.VariablesEntry
+	(*ToolProgressRequest)(nil),     // 57: panto.extension.v1.ToolProgressRequest
+	(*ToolProgressResponse)(nil),    // 58: panto.extension.v1.ToolProgressResponse
+	(*RunInTerminalResponse)(nil),   // 59: panto.extension.v1.RunInTerminalResponse
+	nil,                             // 60: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
 	51, // 0: panto.extension.v1.InitRequest.workspace:type_name -> panto.extension.v1.Workspace
 	4,  // 1: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 2: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 3: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	58, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	60, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 5: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 6: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 7: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -4152,30 +4250,32 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	52, // 53: panto.extension.v1.Host.ReadTextFile:input_type -> panto.extension.v1.ReadTextFileRequest
 	54, // 54: panto.extension.v1.Host.WriteTextFile:input_type -> panto.extension.v1.WriteTextFileRequest
 	56, // 55: panto.extension.v1.Host.RunInTerminal:input_type -> panto.extension.v1.RunInTerminalRequest
-	2,  // 56: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	16, // 57: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	23, // 58: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	19, // 59: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	25, // 60: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	27, // 61: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	27, // 62: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	29, // 63: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	27, // 64: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	27, // 65: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	34, // 66: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	36, // 67: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	38, // 68: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	40, // 69: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	42, // 70: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	44, // 71: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	46, // 72: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	48, // 73: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	50, // 74: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
-	53, // 75: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
-	55, // 76: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
-	57, // 77: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
-	56, // [56:78] is the sub-list for method output_type
-	34, // [34:56] is the sub-list for method input_type
+	57, // 56: panto.extension.v1.Host.ToolProgress:input_type -> panto.extension.v1.ToolProgressRequest
+	2,  // 57: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 58: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	23, // 59: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	19, // 60: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	25, // 61: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	27, // 62: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 63: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	29, // 64: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	27, // 65: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 66: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	34, // 67: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	36, // 68: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	38, // 69: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	40, // 70: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	42, // 71: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	44, // 72: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	46, // 73: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	48, // 74: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	50, // 75: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
+	53, // 76: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
+	55, // 77: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
+	59, // 78: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
+	58, // 79: panto.extension.v1.Host.ToolProgress:output_type -> panto.extension.v1.ToolProgressResponse
+	57, // [57:80] is the sub-list for method output_type
+	34, // [34:57] is the sub-list for method input_type
 	34, // [34:34] is the sub-list for extension type_name
 	34, // [34:34] is the sub-list for extension extendee
 	0,  // [0:34] is the sub-list for field type_name
@@ -4204,7 +4304,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -340,6 +340,7 @@ const (
 	Host_ReadTextFile_FullMethodName         = "/panto.extension.v1.Host/ReadTextFile"
 	Host_WriteTextFile_FullMethodName        = "/panto.extension.v1.Host/WriteTextFile"
 	Host_RunInTerminal_FullMethodName        = "/panto.extension.v1.Host/RunInTerminal"
+	Host_ToolProgress_FullMethodName         = "/panto.extension.v1.Host/ToolProgress"
 )
 
 // HostClient is the client API for Host service.
@@ -414,6 +415,21 @@ type HostClient interface {
 	ReadTextFile(ctx context.Context, in *ReadTextFileRequest, opts ...grpc.CallOption) (*ReadTextFileResponse, error)
 	WriteTextFile(ctx context.Context, in *WriteTextFileRequest, opts ...grpc.CallOption) (*WriteTextFileResponse, error)
 	RunInTerminal(ctx context.Context, in *RunInTerminalRequest, opts ...grpc.CallOption) (*RunInTerminalResponse, error)
+	// ToolProgress reports what a running tool call has produced so far
+	// (API v6): text is the next piece of its output — lines of a
+	// command's, say — in the order produced, appended to the pieces
+	// before. panto shows the end of it while the call runs (the last
+	// lines, with the time the call has taken) and, in --mode json, as
+	// tool_progress lines; when the user interrupts the call and the
+	// extension does not answer it (it does not take tool_cancel, or
+	// hangs, or dies), the output so far becomes the call's result, marked
+	// interrupted. It is never sent to the model otherwise: the call's own
+	// result replaces it. panto keeps only the last 16 KiB, and shows a
+	// call's progress at most 10 times a second; send as often as is
+	// convenient, but a piece every few milliseconds is wasted. A call id
+	// the extension is not running now is ignored. A panto older than v6
+	// does not have the call (the Go SDK then drops progress).
+	ToolProgress(ctx context.Context, in *ToolProgressRequest, opts ...grpc.CallOption) (*ToolProgressResponse, error)
 }
 
 type hostClient struct {
@@ -594,6 +610,16 @@ func (c *hostClient) RunInTerminal(ctx context.Context, in *RunInTerminalRequest
 	return out, nil
 }
 
+func (c *hostClient) ToolProgress(ctx context.Context, in *ToolProgressRequest, opts ...grpc.CallOption) (*ToolProgressResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToolProgressResponse)
+	err := c.cc.Invoke(ctx, Host_ToolProgress_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -666,6 +692,21 @@ type HostServer interface {
 	ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error)
 	WriteTextFile(context.Context, *WriteTextFileRequest) (*WriteTextFileResponse, error)
 	RunInTerminal(context.Context, *RunInTerminalRequest) (*RunInTerminalResponse, error)
+	// ToolProgress reports what a running tool call has produced so far
+	// (API v6): text is the next piece of its output — lines of a
+	// command's, say — in the order produced, appended to the pieces
+	// before. panto shows the end of it while the call runs (the last
+	// lines, with the time the call has taken) and, in --mode json, as
+	// tool_progress lines; when the user interrupts the call and the
+	// extension does not answer it (it does not take tool_cancel, or
+	// hangs, or dies), the output so far becomes the call's result, marked
+	// interrupted. It is never sent to the model otherwise: the call's own
+	// result replaces it. panto keeps only the last 16 KiB, and shows a
+	// call's progress at most 10 times a second; send as often as is
+	// convenient, but a piece every few milliseconds is wasted. A call id
+	// the extension is not running now is ignored. A panto older than v6
+	// does not have the call (the Go SDK then drops progress).
+	ToolProgress(context.Context, *ToolProgressRequest) (*ToolProgressResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -726,6 +767,9 @@ func (UnimplementedHostServer) WriteTextFile(context.Context, *WriteTextFileRequ
 }
 func (UnimplementedHostServer) RunInTerminal(context.Context, *RunInTerminalRequest) (*RunInTerminalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunInTerminal not implemented")
+}
+func (UnimplementedHostServer) ToolProgress(context.Context, *ToolProgressRequest) (*ToolProgressResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ToolProgress not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -1054,6 +1098,24 @@ func _Host_RunInTerminal_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_ToolProgress_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToolProgressRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).ToolProgress(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_ToolProgress_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).ToolProgress(ctx, req.(*ToolProgressRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1128,6 +1190,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RunInTerminal",
 			Handler:    _Host_RunInTerminal_Handler,
+		},
+		{
+			MethodName: "ToolProgress",
+			Handler:    _Host_ToolProgress_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -32,10 +32,11 @@ const PluginName = "extension"
 // The panto API versions: the newest this module speaks, and the oldest
 // panto still loads. Each version only adds fields and calls to the wire
 // (2: sections and the user calls; 3: InitRequest.config and SetTools;
-// 4: the workspace calls; 5: the sandbox of a tool call), so an
-// extension built for an older one runs as it did.
+// 4: the workspace calls; 5: the sandbox of a tool call; 6: a tool
+// call's progress, ToolProgress), so an extension built for an older one
+// runs as it did.
 const (
-	APIVersion    = 5
+	APIVersion    = 6
 	MinAPIVersion = 1
 )
 

@@ -90,6 +90,7 @@ type Harness struct {
 	tools     []sdk.Tool
 	config    json.RawMessage
 	toolSets  []ToolSet
+	progress  []Progress
 	log       bytes.Buffer
 }
 

@@ -116,7 +116,8 @@ const ToolTimeout = 15 * time.Minute
 
 // CallTool runs the named tool with input under ToolTimeout, as panto
 // does; a returned error becomes an is_error result, as the model would
-// see it. An unknown name is an error.
+// see it. An unknown name is an error. What the tool sends with
+// sdk.Progress meanwhile is kept (Progress).
 func (h *Harness) CallTool(name string, input json.RawMessage) (sdk.ToolResult, error) {
 	for _, t := range h.Tools() {
 		if t.Name != name {
@@ -124,6 +125,11 @@ func (h *Harness) CallTool(name string, input json.RawMessage) (sdk.ToolResult, 
 		}
 		var res sdk.ToolResult
 		err := h.hookWithin(ToolTimeout, "tool "+name, "tool_timeout; panto would answer the model with an error", func(ctx context.Context) error {
+			ctx = sdk.WithProgress(ctx, func(text string) {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				h.progress = append(h.progress, Progress{Tool: name, Text: text})
+			})
 			r, err := t.Run(ctx, h.host, sdk.ToolCall{ID: "sdktest_call", Name: name, Input: input})
 			if err != nil {
 				r = sdk.ToolResult{Content: err.Error(), IsError: true}
@@ -134,6 +140,23 @@ func (h *Harness) CallTool(name string, input json.RawMessage) (sdk.ToolResult, 
 		return res, err
 	}
 	return sdk.ToolResult{}, fmt.Errorf("sdktest: unknown tool %q", name)
+}
+
+// Progress is one piece of a tool call's output the tool sent with
+// sdk.Progress while it ran.
+type Progress struct {
+	// Tool is the tool's name.
+	Tool string
+	Text string
+}
+
+// Progress returns every piece of progress the tools sent in CallTool,
+// in order, one per sdk.Progress call (panto gathers them into fewer
+// sends, and shows the last lines while the call runs).
+func (h *Harness) Progress() []Progress {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Progress(nil), h.progress...)
 }
 
 // ToolCall delivers the tool_call event; a zero decision when the

@@ -59,3 +59,28 @@ func TestTools(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, c.Amend, "not a tool_result watcher: no change")
 }
+
+type progressExt struct{ sdk.Base }
+
+func (*progressExt) Tools() []sdk.Tool {
+	return []sdk.Tool{{
+		Name: "build",
+		Run: func(ctx context.Context, _ sdk.Host, _ sdk.ToolCall) (sdk.ToolResult, error) {
+			sdk.Progress(ctx, "compiling\n")
+			sdk.Progress(ctx, "linking\n")
+			return sdk.ToolResult{Content: "compiling\nlinking\nbuilt"}, nil
+		},
+	}}
+}
+
+// The harness shows the progress a tool sent while it ran, piece by
+// piece.
+func TestToolProgress(t *testing.T) {
+	t.Parallel()
+	h := sdktest.New(t, &progressExt{})
+	require.Empty(t, h.Progress())
+	res, err := h.CallTool("build", nil)
+	require.NoError(t, err)
+	require.Equal(t, "compiling\nlinking\nbuilt", res.Content)
+	require.Equal(t, []sdktest.Progress{{Tool: "build", Text: "compiling\n"}, {Tool: "build", Text: "linking\n"}}, h.Progress())
+}

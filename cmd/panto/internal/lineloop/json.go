@@ -63,6 +63,14 @@ type (
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	}
+	jsonToolProgress struct {
+		jsonHead
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		// Text is the output since the call's previous tool_progress.
+		Text      string `json:"text"`
+		ElapsedMS int64  `json:"elapsed_ms"`
+	}
 	jsonToolEnd struct {
 		jsonHead
 		ID         string `json:"id"`
@@ -186,6 +194,8 @@ func (v *jsonView) show(ev host.Event) {
 		v.write(jsonReply{h, ev.Message, string(ev.StopReason)})
 	case host.ToolStart:
 		v.write(jsonToolStart{h, ev.ID, ev.Name, ev.Input})
+	case host.ToolProgress:
+		v.write(jsonToolProgress{h, ev.ID, ev.Name, ev.Text, ev.Elapsed.Milliseconds()})
 	case host.ToolEnd:
 		v.write(jsonToolEnd{h, ev.ID, ev.Name, ev.IsError, ev.Duration.Milliseconds(), ev.Lines, ev.Excerpt, ev.Result})
 	case host.SystemChanged:

@@ -317,6 +317,10 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		m.tools[ev.ID] = t
 		m.add(t)
 		return m.ensureTick()
+	case host.ToolProgress:
+		if t := m.tools[ev.ID]; t != nil {
+			t.Progress(ev.Tail)
+		}
 	case host.ToolEnd:
 		if t := m.tools[ev.ID]; t != nil {
 			t.End(ev.Result, ev.IsError, ev.Duration)

@@ -18,7 +18,8 @@ import (
 )
 
 // Tool is one tool call: a header with the tool and its main argument,
-// a spinner and the elapsed time while it runs, then how it ended (exit
+// a spinner and the elapsed time while it runs (and the last lines of
+// its output, when its tool streams them), then how it ended (exit
 // code, error) and an excerpt of its output that Ctrl-O expands. An edit
 // or a write shows as a diff.
 type Tool struct {
@@ -34,9 +35,33 @@ type Tool struct {
 	note     string
 	expanded bool
 	// folds is set when the last render hid lines.
-	folds   bool
+	folds bool
+	// live is the end of a running call's output, as its tool streams
+	// it: at most liveLines lines, made safe for the terminal.
+	live    []string
 	version int
 	c       cache
+}
+
+// liveLines is how many of its last lines a running call shows.
+const liveLines = 5
+
+// Progress shows the end of a running call's output (tail, its last
+// lines as the tool streamed them) under its header, the last liveLines
+// of it, until the call ends and its result replaces them.
+func (t *Tool) Progress(tail string) {
+	if t.done {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(termtext.Sanitize(tail), "\n"), "\n")
+	if len(lines) > liveLines {
+		lines = lines[len(lines)-liveLines:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		lines = nil
+	}
+	t.live = lines
+	t.version++
 }
 
 // NewTool returns a running call. Its name and input come from the
@@ -137,6 +162,12 @@ func (t *Tool) Render(c Ctx) Lines {
 	}
 	out := []string{t.header(c)}
 	if !t.done {
+		// The output so far, each line cut to the width: the view of a
+		// running call does not grow or wrap as its lines come.
+		gutter := c.Theme.Border.Render("  │ ")
+		for _, l := range t.live {
+			out = append(out, gutter+c.Theme.Dim.Render(cut(expandTabs(l), max(c.Width-4, 1))))
+		}
 		return Strings(out) // changes every frame: not worth caching
 	}
 	t.folds = false

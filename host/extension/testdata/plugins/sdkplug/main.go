@@ -134,15 +134,23 @@ func (e *ext) Tools() []sdk.Tool {
 					}
 					return sdk.ToolResult{Content: strings.Repeat("x", in.Bytes)}, nil
 				}},
-			{Name: "sleep", Description: "waits for its deadline (input.ignore: ignores its cancel)", Run: func(ctx context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
-				var in struct{ Ignore bool }
+			{Name: "sleep", Description: "waits for its deadline (input.ignore: ignores its cancel; input.progress: sends it as progress first; input.die: is SIGKILLed by its cancel)", Run: func(ctx context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolResult, error) {
+				var in struct {
+					Ignore   bool
+					Progress string
+					Die      bool
+				}
 				_ = json.Unmarshal(call.Input, &in)
+				sdk.Progress(ctx, in.Progress)
 				done := ctx.Done()
 				if in.Ignore {
 					done = nil
 				}
 				select {
 				case <-done:
+					if in.Die {
+						crash("sigkill")
+					}
 					return sdk.ToolResult{Content: "slept until: " + context.Cause(ctx).Error()}, nil
 				case <-time.After(time.Minute):
 				}
