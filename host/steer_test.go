@@ -28,11 +28,9 @@ func TestSteerIsDeliveredBeforeTheNextRequest(t *testing.T) {
 	defer stop()
 	events := s.Subscribe(sub)
 	require.NoError(t, s.Turn(context.Background(), "write it"))
-	var kinds []string
 	var steered []string
 	var last TurnEnd
 	for ev := range events {
-		kinds = append(kinds, ev.Kind())
 		switch ev := ev.(type) {
 		case ToolStart:
 			require.NoError(t, s.Steer("use Go"))

@@ -131,6 +131,9 @@ type Model struct {
 	// (printing).
 	printQ   []string
 	printing bool
+	// printHeld holds prints until the program has drawn on the normal
+	// screen; sized is set by the first size the terminal gave.
+	printHeld, sized bool
 	// switchSays is what a /resume or /fork switch did, said once.
 	switchSays string
 	// profile is the terminal's colours, as the program found them.
@@ -211,6 +214,8 @@ func New(ctx context.Context, o Options) *Model {
 		opening: o.App != nil,
 		width:   80, height: 24,
 		prompts: promptTracker{cwd: o.CWD, home: o.Home},
+		// Until the terminal's size came and a frame was drawn.
+		printHeld: true,
 	}
 	m.status.cwd = shortCWD(shortPath(o.CWD, "", o.Home))
 	m.comp = newCompletion()
@@ -273,12 +278,26 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles a message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	page := m.onPage()
 	cmd := m.update(msg)
+	if _, sized := msg.(tea.WindowSizeMsg); (sized && !m.sized) || (page && !m.onPage()) {
+		// Nothing is printed before the program drew on the normal
+		// screen: at the start, and when a page leaves the alternate
+		// one (a print would land there, and be lost).
+		m.sized, m.printHeld = true, true
+		cmd = tea.Batch(cmd, tea.Tick(printSettle, func(time.Time) tea.Msg { return printReleaseMsg{} }))
+	}
 	if c := m.commit(); c != nil {
 		cmd = tea.Sequence(c, cmd)
 	}
 	return m, cmd
 }
+
+// printSettle is how long prints wait for the program to draw on the
+// normal screen.
+const printSettle = 30 * time.Millisecond
+
+type printReleaseMsg struct{}
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -333,6 +352,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.flush()
 	case printedMsg:
 		m.printing = false
+		return m.printNext()
+	case printReleaseMsg:
+		m.printHeld = false
 		return m.printNext()
 	case tickMsg:
 		return m.tick()

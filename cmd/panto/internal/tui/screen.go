@@ -77,12 +77,23 @@ func (m *Model) print(text string) tea.Cmd {
 }
 
 func (m *Model) printNext() tea.Cmd {
-	if m.printing || len(m.printQ) == 0 || m.onPage() {
+	if m.printing || m.printHeld || len(m.printQ) == 0 || m.onPage() {
 		return nil
 	}
-	text := m.downsample(strings.Join(m.printQ, "\n"))
+	lines := strings.Split(m.downsample(strings.Join(m.printQ, "\n")), "\n")
 	m.printQ, m.printing = nil, true
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+	// In pieces no taller than half the screen: the program inserts a
+	// print above its frame, which a piece taller than the screen
+	// pushes off it.
+	n := max(1, m.height/2)
+	var cmds []tea.Cmd
+	for len(lines) > 0 {
+		k := min(n, len(lines))
+		cmds = append(cmds, tea.Println(strings.Join(lines[:k], "\n")))
+		lines = lines[k:]
+	}
+	cmds = append(cmds, func() tea.Msg { return printedMsg{} })
+	return tea.Sequence(cmds...)
 }
 
 // printItems writes the items not printed yet, from the first, while ok

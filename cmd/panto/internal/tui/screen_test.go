@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -365,4 +366,26 @@ func TestPrintsWaitForAPage(t *testing.T) {
 	require.NotContains(t, h.printed(), "partial", "not printed while the page is up")
 	h.key(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	require.Contains(t, h.printed(), "partial", "printed once it closed")
+}
+
+// A /resume of a log gone since it was listed keeps the session, and
+// says so in the scrollback (the normal screen held it back).
+func TestResumeOfAVanishedLogSaysSo(t *testing.T) {
+	t.Parallel()
+	a := newFake()
+	gone := filepath.Join(t.TempDir(), "gone.jsonl")
+	h := newHarness(t, a, func(o *Options) {
+		appOf(o).sessions = func() ([]SessionItem, error) {
+			return []SessionItem{{Path: a.info.Path, ID: "s1"}, {Path: gone, ID: "s2", First: "gone"}}, nil
+		}
+	})
+	h.typ("/resume")
+	h.enter()
+	require.True(t, h.m.View().AltScreen)
+	h.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	h.enter()
+	h.wait(func() bool { return h.m.busy == idle && h.m.sess != nil }, "the switch gives up")
+	h.settle()
+	require.False(t, h.m.View().AltScreen)
+	require.Contains(t, h.printed(), "no longer exists")
 }
