@@ -17,6 +17,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/serializers"
 )
 
 // errInterrupted is the cause of a turn the user interrupted.
@@ -371,6 +372,10 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		if errors.Is(ev.Err, errInterrupted) {
 			return nil // the turn's end says so
 		}
+		if errors.Is(ev.Err, serializers.ErrTruncated) {
+			m.streamCut(ev.Err)
+			return nil
+		}
 		m.say(transcript.Error, errText(ev.Err))
 	case host.TurnEnd:
 		return m.turnEnded(ev)
@@ -506,6 +511,20 @@ func (m *Model) systemChanged(by string, mode conversation.Mode, key, text, sour
 		m.add(m.system)
 	}
 	m.system.Add(transcript.SystemChange{Says: says, Text: text})
+}
+
+// streamCut says that the provider's stream ended before the reply did
+// (a decoder's serializers.ErrTruncated): the half reply on screen is
+// marked cut, and the error line says in words what happened and what
+// the log holds, the decoder's error under it.
+func (m *Model) streamCut(err error) {
+	text := "the provider's stream ended before the reply did: nothing of the reply was recorded"
+	if m.reply != nil && m.reply.HasText() {
+		m.reply.SetNote("cut: the stream ended here; this half reply was not recorded")
+		text = "the provider's stream ended before the reply did: the half reply above was not recorded"
+	}
+	text += " (the messages before it were); send a message to try again"
+	m.say(transcript.Error, text).Set(transcript.Error, text, errText(err))
 }
 
 // turnEnded ends a turn: what is still open is closed, and the next
