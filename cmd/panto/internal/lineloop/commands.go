@@ -42,7 +42,7 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /session   show the session log in use
   /permissions [mode MODE]  what the tool calls run under, or switch the mode
   /compact   summarise older messages to free context (the prompt stays)
-  /model [NAME]  show the models to choose from, or switch to NAME
+  /model [NAME] [--force]  show the models to choose from, or switch to NAME (--force: one the provider does not list)
   /tree      show the session tree: short ids, labels, prompt changes
   /tree ID   continue from entry ID as a new branch (--summary, --no-summary)
   /label [ID] TEXT  label an entry (the current one without ID; empty TEXT removes it)
@@ -100,30 +100,33 @@ func (c *chat) showSession(_ context.Context, _ string, out io.Writer) error {
 	return nil
 }
 
-// model lists the models to choose from (the one in use marked), or
-// switches to the one named: by name, or by its number in the list.
-func (c *chat) model(_ context.Context, args string, out io.Writer) error {
+// model lists the models to choose from (the one in use marked): the
+// configured ones and the provider's list; or switches to the one named,
+// by name or by its number in the list, --force taking a name the
+// provider does not list.
+func (c *chat) model(ctx context.Context, args string, out io.Writer) error {
 	info := c.sess.Info()
-	models := c.app.Models(info.Model)
-	if args == "" {
-		for i, m := range models {
+	name, force := app.ModelArgs(args)
+	if name == "" && !force {
+		list := c.sess.Models(ctx)
+		for i, m := range list.Names() {
 			mark := " "
 			if m == info.Model {
 				mark = "*"
 			}
 			fmt.Fprintf(out, "%s %d. %s\n", mark, i+1, m)
 		}
-		fmt.Fprintf(out, "provider %s; /model NAME (or a number) switches; config models = [...] lists more\n", info.Provider)
+		fmt.Fprintf(out, "provider %s; /model NAME (or a number) switches; /model NAME --force takes a name the provider does not list\n", info.Provider)
 		return nil
 	}
-	name := args
-	if n, err := strconv.Atoi(args); err == nil {
+	if n, err := strconv.Atoi(name); err == nil {
+		models := c.sess.Models(ctx).Names()
 		if n < 1 || n > len(models) {
 			return fmt.Errorf("/model %d: want 1 to %d", n, len(models))
 		}
 		name = models[n-1]
 	}
-	if err := c.sess.SetModel(name); err != nil {
+	if err := app.SetModel(c.sess, name, force); err != nil {
 		return fmt.Errorf("/model: %w", err)
 	}
 	fmt.Fprintf(out, "model %s (recorded; a resume goes on with it)\n", name)
