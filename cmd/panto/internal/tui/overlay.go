@@ -12,6 +12,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
 )
 
 // overlay is what takes the screen (a page) or a box over it (a picker)
@@ -202,6 +203,9 @@ func promptLines(th *theme.Theme, blocks []conversation.SystemText, width int, s
 	var out []string
 	for i, b := range blocks {
 		from := termtext.Line(short(b.Source))
+		if rest, ok := strings.CutPrefix(b.Source, host.ReseedSource); ok {
+			from = termtext.Line(short(rest)) + " (re-seeded)"
+		}
 		if b.Source == "" {
 			from = fmt.Sprintf("message %d", b.Index+1)
 		}
