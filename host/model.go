@@ -73,12 +73,7 @@ func (s *Session) setModel(model string, force bool) error {
 		return errors.New("set model: the session has no provider to record the change for")
 	}
 	if !force && s.modelName() != model {
-		// The list is fetched before the session is taken: a slow
-		// provider holds up /model, not a turn.
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		list := s.Models(ctx)
-		cancel()
-		if err := list.Check(model); err != nil {
+		if err := s.checkModel(model); err != nil {
 			return err
 		}
 	}
@@ -98,6 +93,26 @@ func (s *Session) setModel(model string, force bool) error {
 	}
 	s.emit(ModelChanged{Provider: s.providerName, Model: model})
 	return nil
+}
+
+// checkModel checks model against the configured names and the
+// provider's list (ModelList.Check), fetched first if need be: before
+// the session is taken, so a slow provider holds up /model, not a turn.
+// Close cuts the fetch short; ErrClosed and ErrBusy come before it.
+func (s *Session) checkModel(model string) error {
+	leave, err := s.ops.enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	if s.Busy() {
+		return ErrBusy
+	}
+	ctx, release := s.ops.cut(context.Background())
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return s.Models(ctx).Check(model)
 }
 
 // ModelLister is a provider that lists its models (provider.Lister:

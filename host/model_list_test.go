@@ -103,3 +103,12 @@ func TestSetModelTakesAnyNameWithoutAList(t *testing.T) {
 	require.NoError(t, s.SetModel("whatever-the-server-has"))
 	require.ErrorContains(t, s.Models(context.Background()).Unlisted, "404")
 }
+
+// A closed session takes no model change, forced or not.
+func TestForceModelAfterClose(t *testing.T) {
+	t.Parallel()
+	s, _ := listingSession(t, &listing{names: []string{"fake-model"}})
+	require.NoError(t, s.Close(context.Background()))
+	require.ErrorIs(t, s.ForceModel("other"), ErrClosed)
+	require.ErrorIs(t, s.SetModel("fake-model-2"), ErrClosed, "closed, before it is unknown")
+}
