@@ -46,3 +46,30 @@ func TestLineLoopModelChecksTheProvidersList(t *testing.T) {
 	}
 	require.Equal(t, []string{"gpt-a", "gpt-b", "unlisted-one"}, models, "the refused name was never recorded")
 }
+
+// ACP's /model checks the name as the line loop's does: the refusal is
+// the agent's message, in words, and nothing is recorded; --force takes
+// it.
+func TestACPModelChecksTheProvidersList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	fake := newFake(t, reply{body: `{"object":"list","data":[{"id":"gpt-a","object":"model"},{"id":"gpt-b","object":"model"}]}`})
+	h.env["OPENAI_API_KEY"] = "sk-test"
+	c := h.acpStart("--provider", "openai", "--model", "gpt-a", "--base-url", fake.srv.URL+"/v1")
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	resp, updates := c.prompt(id, "/model gpt-bb")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, textOf(updates, "agent_message_chunk"), `openai does not list a model "gpt-bb", nor does the config: did you mean "gpt-b"`)
+	_, updates = c.prompt(id, "/model")
+	require.Contains(t, textOf(updates, "agent_message_chunk"), "* gpt-a\n  gpt-b\n")
+	_, updates = c.prompt(id, "/model gpt-preview --force")
+	require.Contains(t, textOf(updates, "agent_message_chunk"), "model gpt-preview (recorded")
+	require.Equal(t, 0, c.close(), c.stderr.String())
+	var models []string
+	for _, en := range entriesOfType(t, h.sessionFiles()[0], "model_change") {
+		models = append(models, en["model"].(string))
+	}
+	require.Equal(t, []string{"gpt-a", "gpt-preview"}, models)
+	require.Equal(t, 1, fake.count(), "the list is fetched once")
+}

@@ -428,7 +428,7 @@ func (a *agent) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionCon
 	if v.ConfigId != modelOption {
 		return acpsdk.SetSessionConfigOptionResponse{}, invalidParams(fmt.Sprintf("unknown config option %q: panto has %q", string(v.ConfigId), modelOption))
 	}
-	if err := s.setModel(string(v.Value), false); err != nil {
+	if err := s.setModel(string(v.Value)); err != nil {
 		return acpsdk.SetSessionConfigOptionResponse{}, err
 	}
 	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil

@@ -133,7 +133,9 @@ func (s *session) cmdModel(ctx context.Context, args string) (string, error) {
 		fmt.Fprintf(&b, "provider %s; /model NAME switches (or the model option); /model NAME --force takes a name the provider does not list", info.Provider)
 		return b.String(), nil
 	}
-	if err := s.setModel(name, force); err != nil {
+	// The chat gets the error in words (did you mean, --force), not as
+	// a JSON-RPC error.
+	if err := app.SetModel(s.sess, name, force); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("model %s (recorded; a load goes on with it)", name), nil
@@ -168,12 +170,12 @@ func (s *session) configOptions() []acpsdk.SessionConfigOption {
 }
 
 // setModel switches the model, recorded as /model records it.
-func (s *session) setModel(name string, force bool) error {
+func (s *session) setModel(name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return invalidParams("the model's name is empty")
 	}
-	if err := app.SetModel(s.sess, name, force); err != nil {
+	if err := s.sess.SetModel(name); err != nil {
 		var unknown *host.UnknownModelError
 		if errors.As(err, &unknown) {
 			return invalidParams(err.Error())
