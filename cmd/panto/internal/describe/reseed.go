@@ -2,6 +2,7 @@ package describe
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -122,4 +123,32 @@ func changed(a, b []string) int {
 		}
 	}
 	return n
+}
+
+// ShortSource shortens a prompt block's source for a line, as the
+// transcript and the tree views show it: a layer's file relative to the
+// project (".panto/APPEND_SYSTEM.md"), or under home with "~"; any other
+// source (a flag, an extension, the built-in default) as it is.
+func ShortSource(source, cwd, home string) string {
+	if source == "" {
+		return "an unrecorded source" // Diff counts these itself
+	}
+	layer, path, ok := strings.Cut(source, " ")
+	if !ok || strings.HasPrefix(source, "--") || !filepath.IsAbs(path) {
+		return source
+	}
+	switch layer {
+	case "project", "user", "base":
+	default:
+		return source
+	}
+	if cwd != "" {
+		if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	if home != "" && (path == home || strings.HasPrefix(path, home+string(filepath.Separator))) {
+		return "~" + path[len(home):]
+	}
+	return path
 }

@@ -113,21 +113,10 @@ func seeded(blocks []sysBlock) []describe.Block {
 func isExtensionSource(s string) bool { return strings.HasPrefix(s, "extension ") }
 
 // short shortens a source for a line: a layer's file relative to the
-// project (".panto/APPEND_SYSTEM.md") or to the home directory.
+// project (".panto/APPEND_SYSTEM.md") or to the home directory
+// (describe.ShortSource, which the tree views use too).
 func (p *promptTracker) short(source string) string {
-	if source == "" {
-		return "an unrecorded source" // describe.Diff counts these itself
-	}
-	layer, path, ok := strings.Cut(source, " ")
-	if !ok || strings.HasPrefix(source, "--") || !filepath.IsAbs(path) {
-		return source
-	}
-	switch layer {
-	case "project", "user", "base":
-	default:
-		return source
-	}
-	return shortPath(path, p.cwd, p.home)
+	return describe.ShortSource(source, p.cwd, p.home)
 }
 
 // long is a source with its layer, the path shortened: "project
