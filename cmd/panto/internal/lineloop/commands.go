@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/host"
@@ -146,7 +148,7 @@ func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ref, summarize, opt := a.Ref, a.Summarize, treeview.Options{Full: a.Full}
+	ref, summarize, opt := a.Ref, a.Summarize, treeview.Options{Full: a.Full, Short: c.shortSource}
 	t, err := c.sess.Tree()
 	if err != nil {
 		return fmt.Errorf("/tree: %w", err)
@@ -340,4 +342,15 @@ func (c *chat) resume(ctx context.Context, args string, out io.Writer) error {
 	info := c.sess.Info()
 	fmt.Fprintf(out, "resumed session %s (%d messages)\nlog %s\n", info.ID, c.sess.MessageCount(), info.Path)
 	return nil
+}
+
+// shortSource shortens a prompt block's source in /tree's rows as the
+// full-screen UI does (describe.ShortSource).
+func (c *chat) shortSource(source string) string {
+	home, _ := os.UserHomeDir() // "" without one: paths stay whole
+	cwd := ""
+	if c.app != nil {
+		cwd = c.app.Dirs().CWD
+	}
+	return describe.ShortSource(source, cwd, home)
 }
