@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/panto-dev/panto/serializers/anthropic"
@@ -72,7 +73,8 @@ func (p *anthropicProvider) ListModels(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// ListModels lists the models of an OpenAI (or compatible) server.
+// ListModels lists the models of an OpenAI (or compatible) server, by
+// name.
 func (p *openaiProvider) ListModels(ctx context.Context) ([]string, error) {
 	h := http.Header{}
 	if k := p.http.cfg.APIKey; k != "" {
@@ -92,6 +94,8 @@ func (p *openaiProvider) ListModels(ctx context.Context) ([]string, error) {
 			out = append(out, m.ID)
 		}
 	}
+	// The API lists them in no order: by name, for a picker.
+	slices.Sort(out)
 	return out, nil
 }
 

@@ -43,14 +43,14 @@ func TestOpenAIListModels(t *testing.T) {
 			return
 		}
 		require.Equal(t, "Bearer sk-openai-key", r.Header.Get("authorization"))
-		fmt.Fprint(w, `{"object":"list","data":[{"id":"gpt-x","object":"model","owned_by":"o"},{"id":"gpt-y","object":"model"}]}`)
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"gpt-y","object":"model","owned_by":"o"},{"id":"gpt-x","object":"model"}]}`)
 	}))
 	t.Cleanup(srv.Close)
 	p, err := New(Config{Name: OpenAI, BaseURL: srv.URL + "/v1", APIKey: "sk-openai-key"})
 	require.NoError(t, err)
 	got, err := p.(Lister).ListModels(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, []string{"gpt-x", "gpt-y"}, got)
+	require.Equal(t, []string{"gpt-x", "gpt-y"}, got, "by name")
 
 	p, err = New(Config{Name: OpenAI, BaseURL: srv.URL + "/nolist", APIKey: "sk-openai-key"})
 	require.NoError(t, err)
