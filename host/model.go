@@ -264,7 +264,7 @@ const listRetry = time.Minute
 // thread) and kept for the session.
 func (s *Session) Models(ctx context.Context) ModelList {
 	c := &s.models
-	l := ModelList{Provider: s.providerName, Current: s.modelName(), Configured: c.configured}
+	l := ModelList{Provider: s.providerName, Current: s.modelName(), Configured: slices.Clone(c.configured)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.fetchedAt.IsZero() || c.unlisted != nil && c.unlisted != ErrNoModelList && time.Since(c.fetchedAt) > listRetry {
@@ -285,7 +285,7 @@ func (s *Session) Models(ctx context.Context) ModelList {
 			c.fetchedAt = time.Time{} // a request given up on is tried again next time
 		}
 	}
-	l.Listed, l.Unlisted = c.listed, c.unlisted
+	l.Listed, l.Unlisted = slices.Clone(c.listed), c.unlisted
 	return l
 }
 
