@@ -292,9 +292,13 @@ const summaryReserve = 4096
 func (s *Session) summariseInPieces(ctx context.Context, req serializers.Request, ask summaryAsk, previous string, pieces []string) (string, error) {
 	limit := 0 // bytes of previous summary and transcript a request may hold
 	if w := s.compaction.Window; w > 0 {
-		reserve := req.MaxTokens
-		if reserve <= 0 {
-			reserve = min(summaryReserve, w/4)
+		// The reply's room: max_tokens, at most a quarter of the window
+		// (a summary needs no more; the request's max_tokens is cut to
+		// it, so input and reply fit the window together).
+		reserve := min(summaryReserve, w/4)
+		if req.MaxTokens > 0 {
+			reserve = min(req.MaxTokens, w/4)
+			req.MaxTokens = reserve
 		}
 		overhead := approxTokens(summaryRequest(req, ask, "", "").Messages)
 		// The estimate is of four bytes a token; code and other languages

@@ -107,3 +107,32 @@ func TestCompactRefusesAWindowTooSmall(t *testing.T) {
 	require.ErrorContains(t, err, "leaves no room")
 	require.Empty(t, prov.requests)
 }
+
+// A max_tokens larger than the window (config's, for the turns) does not
+// leave the summarising requests without room: their max_tokens is cut
+// to a quarter of the window, and input and reply fit it together.
+func TestCompactCutsMaxTokensToTheWindow(t *testing.T) {
+	t.Parallel()
+	const window = 900
+	msgs := []conversation.Message{conversation.SystemMessage("seed", conversation.ModeAppend)}
+	for i := range 8 {
+		msgs = append(msgs, conversation.UserText(fmt.Sprintf("question %d: %s", i, strings.Repeat("why ", 60))),
+			conversation.AssistantText("answer"))
+	}
+	path := writeLog(t, msgs...)
+	prov := &summariser{}
+	cfg := config(path, "seed")
+	cfg.Provider = prov
+	cfg.Model.MaxTokens = 8192
+	cfg.Compaction = Compaction{Window: window, Threshold: 0.5, KeepTokens: 1}
+	s, err := Open(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	_, err = s.Compact(t.Context())
+	require.NoError(t, err)
+	require.NotEmpty(t, prov.requests)
+	for i, r := range prov.requests {
+		require.LessOrEqual(t, r.MaxTokens, window/4, "request %d", i+1)
+		require.LessOrEqual(t, approxTokens(r.Messages)+r.MaxTokens, window, "request %d", i+1)
+	}
+}

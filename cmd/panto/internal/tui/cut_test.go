@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // A stream cut mid-reply marks the half reply as cut, and the error line
@@ -20,7 +19,7 @@ func TestStreamCutMarksTheHalfReply(t *testing.T) {
 	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
 		ch <- host.TurnStart{Text: text}
 		ch <- host.TextDelta{Text: "the first half of an answer"}
-		err := fmt.Errorf("anthropic: decode stream: %w: unexpected EOF", serializers.ErrTruncated)
+		err := fmt.Errorf("anthropic: decode stream: %w: unexpected EOF", host.ErrTruncated)
 		ch <- host.Error{Err: err}
 		ch <- host.TurnEnd{Err: err}
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/serializers"
 )
 
 // errInterrupted is the cause of a turn the user interrupted.
@@ -372,7 +371,7 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		if errors.Is(ev.Err, errInterrupted) {
 			return nil // the turn's end says so
 		}
-		if errors.Is(ev.Err, serializers.ErrTruncated) {
+		if errors.Is(ev.Err, host.ErrTruncated) {
 			m.streamCut(ev.Err)
 			return nil
 		}
@@ -514,7 +513,7 @@ func (m *Model) systemChanged(by string, mode conversation.Mode, key, text, sour
 }
 
 // streamCut says that the provider's stream ended before the reply did
-// (a decoder's serializers.ErrTruncated): the half reply on screen is
+// (a decoder's host.ErrTruncated): the half reply on screen is
 // marked cut, and the error line says in words what happened and what
 // the log holds, the decoder's error under it.
 func (m *Model) streamCut(err error) {
