@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/serializers"
@@ -170,11 +171,11 @@ func (s *Session) compact(ctx context.Context, auto bool) error {
 		return ErrNothingToCompact
 	}
 	before := approxTokens(s.requestMessagesLocked())
-	transcript := transcriptOf(s.summary, s.conv.Messages[s.keptFrom:cut])
+	previous, pieces := s.summary, transcriptPieces(s.conv.Messages[s.keptFrom:cut])
 	s.mu.Unlock()
 
 	s.emit(CompactionStart{Auto: auto, Tokens: before})
-	err := s.summarise(ctx, cut, before, transcript)
+	err := s.summarise(ctx, cut, before, previous, pieces)
 	done := CompactionDone{Err: err}
 	if err == nil {
 		done.Tokens = approxTokens(s.requestMessages())
@@ -183,23 +184,18 @@ func (s *Session) compact(ctx context.Context, auto bool) error {
 	return err
 }
 
-func (s *Session) summarise(ctx context.Context, cut, before int, transcript string) error {
+func (s *Session) summarise(ctx context.Context, cut, before int, previous string, pieces []string) error {
 	req := s.settings().request()
 	if s.compaction.Model != "" {
 		req.Model = s.compaction.Model
 	}
 	req.Tools, req.ToolChoice, req.ThinkingBudget = nil, serializers.ToolChoice{}, 0
-	req.Messages = []conversation.Message{
-		conversation.SystemMessage(compactionPrompt, conversation.ModeAppend),
-		conversation.UserText("Summarise this conversation:\n\n" + transcript),
-	}
-	reply, err := s.prov.Send(ctx, req, nil)
-	if err != nil {
-		return fmt.Errorf("compact: summarise: %w", err)
-	}
-	summary := strings.TrimSpace(reply.Message.Text())
-	if summary == "" {
+	summary, err := s.summariseInPieces(ctx, req, compactionAsk, previous, pieces)
+	switch {
+	case errors.Is(err, errEmptySummary):
 		return errors.New("compact: the model returned an empty summary; nothing was changed")
+	case err != nil:
+		return fmt.Errorf("compact: summarise: %w", err)
 	}
 
 	s.wmu.Lock()
@@ -229,13 +225,10 @@ func (s *Session) summarise(ctx context.Context, cut, before int, transcript str
 	return nil
 }
 
-// transcriptOf renders messages as plain text for the summariser, after
-// the previous summary if there is one. Long tool output is cut.
-func transcriptOf(previous string, msgs []conversation.Message) string {
-	var b strings.Builder
-	if previous != "" {
-		b.WriteString("Summary of what came before:\n" + previous + "\n\n")
-	}
+// transcriptPieces renders messages as plain text for the summariser, a
+// piece per block worth summarising. Long tool output is cut.
+func transcriptPieces(msgs []conversation.Message) []string {
+	var out []string
 	clip := func(s string, n int) string {
 		if len(s) > n {
 			return s[:n] + " [...]"
@@ -247,16 +240,120 @@ func transcriptOf(previous string, msgs []conversation.Message) string {
 			switch blk.Type {
 			case conversation.TypeText:
 				if blk.Text != "" {
-					fmt.Fprintf(&b, "%s: %s\n\n", roleName(m.Role), clip(blk.Text, 4000))
+					out = append(out, fmt.Sprintf("%s: %s\n\n", roleName(m.Role), clip(blk.Text, 4000)))
 				}
 			case conversation.TypeToolUse:
-				fmt.Fprintf(&b, "Assistant called %s with %s\n\n", blk.Name, clip(string(blk.Input), 1000))
+				out = append(out, fmt.Sprintf("Assistant called %s with %s\n\n", blk.Name, clip(string(blk.Input), 1000)))
 			case conversation.TypeToolResult:
-				fmt.Fprintf(&b, "Result of that call: %s\n\n", clip(blk.ResultText(), 1500))
+				out = append(out, fmt.Sprintf("Result of that call: %s\n\n", clip(blk.ResultText(), 1500)))
 			}
 		}
 	}
-	return b.String()
+	return out
+}
+
+// summaryRequest is the summarising request of one piece of the
+// transcript, after the summary of what came before it.
+func summaryRequest(req serializers.Request, ask summaryAsk, previous, transcript string) serializers.Request {
+	var b strings.Builder
+	if previous != "" {
+		b.WriteString("Summary of what came before:\n" + previous + "\n\n")
+	}
+	b.WriteString(transcript)
+	req.Messages = []conversation.Message{
+		conversation.SystemMessage(ask.system, conversation.ModeAppend),
+		conversation.UserText(ask.lead + b.String()),
+	}
+	return req
+}
+
+// summaryAsk is what a summarising request asks: its system prompt, and
+// the words before the transcript.
+type summaryAsk struct{ system, lead string }
+
+var (
+	compactionAsk    = summaryAsk{compactionPrompt, "Summarise this conversation:\n\n"}
+	branchSummaryAsk = summaryAsk{branchSummaryPrompt, "Summarise this branch:\n\n"}
+)
+
+// errEmptySummary is a summarising request's empty reply.
+var errEmptySummary = errors.New("the model returned an empty summary")
+
+// summaryReserve is what a summarising request leaves of the window for
+// the reply when the model settings set no MaxTokens.
+const summaryReserve = 4096
+
+// summariseInPieces asks for the summary of previous (the last
+// compaction's summary, or "") and pieces, in as many requests as it
+// takes for each to fit the context window: each request holds the
+// summary so far and as much of the rest as fits, and its reply is the
+// summary the next one starts from. The last reply is the summary. A
+// window of 0 (not known) sends it all in one request.
+func (s *Session) summariseInPieces(ctx context.Context, req serializers.Request, ask summaryAsk, previous string, pieces []string) (string, error) {
+	limit := 0 // bytes of previous summary and transcript a request may hold
+	if w := s.compaction.Window; w > 0 {
+		// The reply's room: max_tokens, at most a quarter of the window
+		// (a summary needs no more; the request's max_tokens is cut to
+		// it, so input and reply fit the window together).
+		reserve := min(summaryReserve, w/4)
+		if req.MaxTokens > 0 {
+			reserve = min(req.MaxTokens, w/4)
+			req.MaxTokens = reserve
+		}
+		overhead := approxTokens(summaryRequest(req, ask, "", "").Messages)
+		// The estimate is of four bytes a token; code and other languages
+		// take more tokens a byte: a quarter of the room is kept for that.
+		limit = (w - reserve - overhead) * 4 * 3 / 4
+		if limit < 256 {
+			return "", fmt.Errorf("a context window of %d tokens leaves no room for a summarising request", w)
+		}
+	}
+	summary := previous
+	rest := pieces
+	for first := true; first || len(rest) > 0; first = false {
+		var chunk strings.Builder
+		if limit > 0 {
+			if len(summary) > limit/2 {
+				// A summary this long would leave no room to go on with:
+				// its start is kept.
+				summary = summary[:limit/2] + " [...]"
+			}
+			room := limit - len(summary)
+			for len(rest) > 0 {
+				p := rest[0]
+				if chunk.Len()+len(p) > room {
+					if chunk.Len() > 0 {
+						break
+					}
+					// One piece longer than a request holds: it goes in
+					// parts.
+					cutAt := room
+					for cutAt > 0 && !utf8.RuneStart(p[cutAt]) {
+						cutAt--
+					}
+					chunk.WriteString(p[:cutAt])
+					rest[0] = p[cutAt:]
+					break
+				}
+				chunk.WriteString(p)
+				rest = rest[1:]
+			}
+		} else {
+			for _, p := range rest {
+				chunk.WriteString(p)
+			}
+			rest = nil
+		}
+		reply, err := s.prov.Send(ctx, summaryRequest(req, ask, summary, chunk.String()), nil)
+		if err != nil {
+			return "", err
+		}
+		summary = strings.TrimSpace(reply.Message.Text())
+		if summary == "" {
+			return "", errEmptySummary
+		}
+	}
+	return summary, nil
 }
 
 func roleName(r conversation.Role) string {

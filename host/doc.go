@@ -14,7 +14,8 @@
 //   - turns: Turn;
 //   - what it is: Info, Messages, EffectiveSystem, ContextUsage,
 //     MessageCount, Commands, ExtensionInfo, ExtensionStops;
-//   - what it does between turns: RunCommand, Compact, SetModel;
+//   - what it does between turns: RunCommand, Compact, SetModel (and
+//     ForceModel; Models lists the names it takes);
 //   - its tree: Tree, PromptAt, MoveTo, Label (and Fork, CheckMove and
 //     PromptAt on a log that is not open);
 //   - its end: Close.
@@ -61,7 +62,7 @@
 //
 // Close is a state, as net/http's Server.Shutdown makes one: from its
 // start every operation (Turn, MoveTo, Label, Compact, SetModel,
-// RunCommand) fails with ErrClosed; the questions on the screen are
+// ForceModel, RunCommand) fails with ErrClosed; the questions on the screen are
 // withdrawn; a running turn, move or compaction is cancelled and waited
 // for, so the turn records what an interrupt records (its user message,
 // no half reply, an error result for each tool call cut short); then the

@@ -19,6 +19,12 @@ import (
 // reply has an (error) result. Send another message to go on.
 var ErrMaxSteps = errors.New("the turn reached max_steps")
 
+// ErrTruncated is wrapped by a turn's error when the provider's stream
+// ended before the reply did (serializers.ErrTruncated, named here so a
+// front end need not import the wire formats): nothing of the half reply
+// was recorded; the messages before it were.
+var ErrTruncated = serializers.ErrTruncated
+
 // ErrBusy is returned by Turn, MoveTo, Compact and SetModel while
 // another of them runs: wait for its end (the TurnEnd event, or the call
 // returning) and try again.

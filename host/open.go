@@ -49,6 +49,10 @@ type Config struct {
 	ProviderName string
 	// Model holds the model settings of every request.
 	Model Model
+	// Models are the other models the configuration names (config
+	// models): SetModel takes them, and Model.Name, whatever the
+	// provider's list says (Models).
+	Models []string
 	// MaxSteps bounds the model requests of one turn; 0 means no bound.
 	MaxSteps   int
 	Compaction Compaction
@@ -143,6 +147,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	s.confirm = cfg.ConfirmDefault
 	s.before = len(s.conv.Messages)
 	s.prov, s.providerName, s.model = cfg.Provider, cfg.ProviderName, cfg.Model
+	s.models.configured = append([]string{cfg.Model.Name}, cfg.Models...)
 	if cfg.KeepRecordedModel {
 		if m := s.recordedModel(cfg.ProviderName); m != "" && m != s.model.Name {
 			s.model.Name = m

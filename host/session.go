@@ -55,6 +55,7 @@ type Session struct {
 	render       func(text, source string) (string, error)
 	prov         Sender
 	providerName string
+	models       modelCatalog // the names /model offers and takes (model.go)
 	userPrompt   []PromptBlock
 	maxSteps     int
 	compaction   Compaction

@@ -380,17 +380,14 @@ func (s *Session) summariseBranch(ctx context.Context, tree *sessionlog.Tree, id
 		req.Model = s.compaction.Model
 	}
 	req.Tools, req.ToolChoice, req.ThinkingBudget = nil, serializers.ToolChoice{}, 0
-	req.Messages = []conversation.Message{
-		conversation.SystemMessage(branchSummaryPrompt, conversation.ModeAppend),
-		conversation.UserText("Summarise this branch:\n\n" + transcriptOf("", msgs)),
-	}
-	reply, err := s.prov.Send(ctx, req, nil)
-	if err != nil {
-		return "", fmt.Errorf("branch summary: %w (nothing was moved; move without a summary, or try again)", err)
-	}
-	summary := strings.TrimSpace(reply.Message.Text())
-	if summary == "" {
+	// A long branch is summarised in pieces that fit the window, as a
+	// compaction is.
+	summary, err := s.summariseInPieces(ctx, req, branchSummaryAsk, "", transcriptPieces(msgs))
+	switch {
+	case errors.Is(err, errEmptySummary):
 		return "", errors.New("branch summary: the model returned an empty summary; nothing was moved")
+	case err != nil:
+		return "", fmt.Errorf("branch summary: %w (nothing was moved; move without a summary, or try again)", err)
 	}
 	return summary, nil
 }

@@ -137,7 +137,7 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		CWD:           a.Dirs().CWD,
 		Home:          e.getenv("HOME"),
 		Version:       version,
-		Models:        cfg.Models,
+		Models:        append([]string{cfg.Model}, cfg.Models...),
 		Prices:        prices,
 		Theme:         cfg.Theme,
 		NoColor:       e.getenv("NO_COLOR") != "",

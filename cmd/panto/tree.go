@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/export"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
@@ -57,7 +58,9 @@ With --json, the rows as JSON for scripts.`,
 			if err != nil {
 				return err
 			}
-			rows, err := treeview.Build(t, treeview.Options{Full: full})
+			// Sources shortened as the transcript shortens them.
+			short := func(s string) string { return describe.ShortSource(s, e.cwd, e.getenv("HOME")) }
+			rows, err := treeview.Build(t, treeview.Options{Full: full, Short: short})
 			if err != nil {
 				return fmt.Errorf("session tree %s: %w", path, err)
 			}

@@ -29,7 +29,7 @@ type builtin struct {
 var builtins = map[string]builtin{
 	"prompt":  {"show the effective system prompt, each block with where it came from", "", (*session).cmdPrompt},
 	"compact": {"summarise older messages to free context (the prompt stays)", "", (*session).cmdCompact},
-	"model":   {"show the models to choose from, or switch to NAME", "NAME", (*session).cmdModel},
+	"model":   {"show the models to choose from, or switch to NAME (--force: one the provider does not list)", "NAME [--force]", (*session).cmdModel},
 	"session": {"show the session's id and log", "", (*session).cmdSession},
 	"permissions": {"show what the tool calls run under (mode, rules, grants, sandbox), or switch the mode", "mode MODE",
 		func(s *session, _ context.Context, args string) (string, error) {
@@ -118,24 +118,27 @@ func (s *session) cmdCompact(ctx context.Context, _ string) (string, error) {
 	return fmt.Sprintf("compacted: the next request sends %d messages instead of %d; the system prompt is unchanged", res.MessagesAfter, res.MessagesBefore), nil
 }
 
-func (s *session) cmdModel(_ context.Context, args string) (string, error) {
+func (s *session) cmdModel(ctx context.Context, args string) (string, error) {
 	info := s.sess.Info()
-	if args == "" {
+	name, force := app.ModelArgs(args)
+	if name == "" && !force {
 		var b strings.Builder
-		for _, m := range s.app.Models(info.Model) {
+		for _, m := range s.sess.Models(ctx).Names() {
 			mark := " "
 			if m == info.Model {
 				mark = "*"
 			}
 			fmt.Fprintf(&b, "%s %s\n", mark, m)
 		}
-		fmt.Fprintf(&b, "provider %s; /model NAME switches (or the model option)", info.Provider)
+		fmt.Fprintf(&b, "provider %s; /model NAME switches (or the model option); /model NAME --force takes a name the provider does not list", info.Provider)
 		return b.String(), nil
 	}
-	if err := s.setModel(args); err != nil {
+	// The chat gets the error in words (did you mean, --force), not as
+	// a JSON-RPC error.
+	if err := app.SetModel(s.sess, name, force); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("model %s (recorded; a load goes on with it)", args), nil
+	return fmt.Sprintf("model %s (recorded; a load goes on with it)", name), nil
 }
 
 func (s *session) cmdSession(context.Context, string) (string, error) {
@@ -173,6 +176,10 @@ func (s *session) setModel(name string) error {
 		return invalidParams("the model's name is empty")
 	}
 	if err := s.sess.SetModel(name); err != nil {
+		var unknown *host.UnknownModelError
+		if errors.As(err, &unknown) {
+			return invalidParams(err.Error())
+		}
 		if errors.Is(err, host.ErrBusy) {
 			return &acpsdk.RequestError{Code: -32600, Message: "the model cannot change while a turn runs: set it once the prompt has answered"}
 		}

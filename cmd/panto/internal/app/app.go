@@ -249,12 +249,13 @@ func (a *App) Logger() hclog.Logger { return a.logger }
 // Store is the session logs of the working directory.
 func (a *App) Store() *Store { return a.store }
 
-// Models are the models /model offers: current (the one in use) first,
-// then the configured list.
+// Models are the configured models /model offers: current (the one in
+// use) first, then the configured model and list. Session.Models adds
+// the provider's.
 func (a *App) Models(current string) []string {
 	out := []string{current}
-	for _, m := range a.cfg.Models {
-		if !slices.Contains(out, m) {
+	for _, m := range append([]string{a.cfg.Model}, a.cfg.Models...) {
+		if m != "" && !slices.Contains(out, m) {
 			out = append(out, m)
 		}
 	}
@@ -445,6 +446,7 @@ func (a *App) HostConfig(log host.Log, specs []extension.Spec, prov host.Sender)
 			Temperature:    a.cfg.Temperature,
 			Stream:         a.cfg.Stream,
 		},
+		Models:   a.cfg.Models,
 		MaxSteps: a.cfg.MaxSteps,
 		Compaction: host.Compaction{
 			Model: a.cfg.CompactionModel, Window: window,

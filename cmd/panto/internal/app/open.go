@@ -36,7 +36,13 @@ type Session interface {
 	Commands() []extension.Command
 	RunCommand(ctx context.Context, name, args string) (string, error)
 	Compact(ctx context.Context) (host.CompactResult, error)
+	// SetModel refuses a name neither configured nor in the provider's
+	// list (host.UnknownModelError); ForceModel takes any; Models is
+	// what /model offers (it may fetch the provider's list: call it off
+	// a UI's thread).
 	SetModel(name string) error
+	ForceModel(name string) error
+	Models(ctx context.Context) host.ModelList
 	ContextUsage() (tokens, window int)
 	Messages() []conversation.Message
 	MessageCount() int

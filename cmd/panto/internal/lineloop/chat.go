@@ -298,6 +298,11 @@ func (c *chat) turn(ctx context.Context, text string) error {
 		if cause := context.Cause(ctx); errors.Is(cause, signals.ErrInterrupted) || errors.As(cause, new(*signals.Stopped)) {
 			return fmt.Errorf("%w (no half reply was recorded; tool calls cut short have error results)", cause)
 		}
+		if errors.Is(err, host.ErrTruncated) {
+			// The decoder's words ("decode stream: … unexpected EOF")
+			// read like a bug of panto's: say what happened.
+			return fmt.Errorf("the provider's stream ended before the reply did: the half reply was not recorded (the messages before it were); send a message to try again (%w)", err)
+		}
 		return err
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/host"
@@ -42,7 +44,7 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /session   show the session log in use
   /permissions [mode MODE]  what the tool calls run under, or switch the mode
   /compact   summarise older messages to free context (the prompt stays)
-  /model [NAME]  show the models to choose from, or switch to NAME
+  /model [NAME] [--force]  show the models to choose from, or switch to NAME (--force: one the provider does not list)
   /tree      show the session tree: short ids, labels, prompt changes
   /tree ID   continue from entry ID as a new branch (--summary, --no-summary)
   /label [ID] TEXT  label an entry (the current one without ID; empty TEXT removes it)
@@ -100,30 +102,33 @@ func (c *chat) showSession(_ context.Context, _ string, out io.Writer) error {
 	return nil
 }
 
-// model lists the models to choose from (the one in use marked), or
-// switches to the one named: by name, or by its number in the list.
-func (c *chat) model(_ context.Context, args string, out io.Writer) error {
+// model lists the models to choose from (the one in use marked): the
+// configured ones and the provider's list; or switches to the one named,
+// by name or by its number in the list, --force taking a name the
+// provider does not list.
+func (c *chat) model(ctx context.Context, args string, out io.Writer) error {
 	info := c.sess.Info()
-	models := c.app.Models(info.Model)
-	if args == "" {
-		for i, m := range models {
+	name, force := app.ModelArgs(args)
+	if name == "" && !force {
+		list := c.sess.Models(ctx)
+		for i, m := range list.Names() {
 			mark := " "
 			if m == info.Model {
 				mark = "*"
 			}
 			fmt.Fprintf(out, "%s %d. %s\n", mark, i+1, m)
 		}
-		fmt.Fprintf(out, "provider %s; /model NAME (or a number) switches; config models = [...] lists more\n", info.Provider)
+		fmt.Fprintf(out, "provider %s; /model NAME (or a number) switches; /model NAME --force takes a name the provider does not list\n", info.Provider)
 		return nil
 	}
-	name := args
-	if n, err := strconv.Atoi(args); err == nil {
+	if n, err := strconv.Atoi(name); err == nil {
+		models := c.sess.Models(ctx).Names()
 		if n < 1 || n > len(models) {
 			return fmt.Errorf("/model %d: want 1 to %d", n, len(models))
 		}
 		name = models[n-1]
 	}
-	if err := c.sess.SetModel(name); err != nil {
+	if err := app.SetModel(c.sess, name, force); err != nil {
 		return fmt.Errorf("/model: %w", err)
 	}
 	fmt.Fprintf(out, "model %s (recorded; a resume goes on with it)\n", name)
@@ -143,7 +148,7 @@ func (c *chat) tree(ctx context.Context, args string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ref, summarize, opt := a.Ref, a.Summarize, treeview.Options{Full: a.Full}
+	ref, summarize, opt := a.Ref, a.Summarize, treeview.Options{Full: a.Full, Short: c.shortSource}
 	t, err := c.sess.Tree()
 	if err != nil {
 		return fmt.Errorf("/tree: %w", err)
@@ -337,4 +342,15 @@ func (c *chat) resume(ctx context.Context, args string, out io.Writer) error {
 	info := c.sess.Info()
 	fmt.Fprintf(out, "resumed session %s (%d messages)\nlog %s\n", info.ID, c.sess.MessageCount(), info.Path)
 	return nil
+}
+
+// shortSource shortens a prompt block's source in /tree's rows as the
+// full-screen UI does (describe.ShortSource).
+func (c *chat) shortSource(source string) string {
+	home, _ := os.UserHomeDir() // "" without one: paths stay whole
+	cwd := ""
+	if c.app != nil {
+		cwd = c.app.Dirs().CWD
+	}
+	return describe.ShortSource(source, cwd, home)
 }

@@ -155,6 +155,9 @@ type Options struct {
 	// the leaf — and folds each run of the others into one elided row.
 	Full   bool
 	Budget int
+	// Short shortens a prompt block's source in the rows (the UI's
+	// ".panto/APPEND_SYSTEM.md"); nil shows it whole.
+	Short func(source string) string
 }
 
 // DefaultBudget is how many rows a view shows before it folds.
@@ -378,8 +381,17 @@ func Build(tree *sessionlog.Tree, opt Options) ([]Row, error) {
 		nd := shown[k]
 		k++
 		r := nd.row
-		for _, id := range nd.ids {
-			fill(&r, byID[id])
+		for j := 0; j < len(nd.ids); j++ {
+			if n := reseedRun(nd.ids[j:], byID); n > 0 {
+				// A re-seed and the configured blocks it recorded after
+				// it: one phrase of what changed.
+				r.Kind = KindSystem
+				r.Prompt = joinNonEmpty(r.Prompt, reseedSays(tree, nd.ids[j:j+n], byID, opt.Short))
+				r.Text = r.Prompt
+				j += n - 1
+				continue
+			}
+			fill(&r, byID[nd.ids[j]])
 		}
 		rows[i] = r
 	}

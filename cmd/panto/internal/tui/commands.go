@@ -13,6 +13,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/host"
@@ -27,7 +28,7 @@ type builtin struct {
 
 var builtins = []builtin{
 	{"help", "", "keys and commands", true},
-	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it)", false},
+	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it); --force takes a name the provider does not list", false},
 	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
 	{"tree", "[ID]", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
 	{"resume", "", "switch to another session of this directory", false},
@@ -133,39 +134,84 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return m.resumeCmd(args)
 	case "model":
 		if args == "" {
-			m.ov = newModelPicker(m.models(), m.status.model)
-			return nil
+			// The configured models at once; the provider's list when
+			// it comes (modelListMsg).
+			m.ov = newModelPicker(m.modelItems(), m.status.model)
+			sess, ctx := m.sess, m.ctx
+			return func() tea.Msg { return modelListMsg{list: sess.Models(ctx)} }
 		}
 		return m.setModel(args)
 	}
 	return nil
 }
 
-// setModel switches the model, by name or by its number in the list.
+// modelListMsg is the models /model offers, the provider's list fetched
+// (Session.Models).
+type modelListMsg struct{ list host.ModelList }
+
+// modelList takes the provider's list: kept for /model N, and shown in
+// the picker if it is still open.
+func (m *Model) modelList(msg modelListMsg) {
+	m.listed = &msg.list
+	if p, ok := m.ov.(*modelPicker); ok {
+		p.setItems(m.modelItems())
+	}
+}
+
+// setModel switches the model, by name or by its number in the list;
+// --force takes a name the provider does not list.
 func (m *Model) setModel(arg string) tea.Cmd {
-	name := arg
-	models := m.models()
-	if n, err := strconv.Atoi(arg); err == nil {
+	name, force := app.ModelArgs(arg)
+	if name == "" {
+		m.say(transcript.Error, "/model --force: which model? (/model NAME --force)")
+		return nil
+	}
+	models := m.modelItems()
+	if n, err := strconv.Atoi(name); err == nil {
 		if n < 1 || n > len(models) {
 			m.say(transcript.Error, fmt.Sprintf("/model %d: want 1 to %d", n, len(models)))
 			return nil
 		}
-		name = models[n-1]
+		name = models[n-1].Title
 	}
 	sess := m.sess
 	return func() tea.Msg {
-		err := sess.SetModel(name)
+		err := app.SetModel(sess, name, force)
 		return commandDoneMsg{name: "model", err: err, model: name}
 	}
 }
 
-// models are the models /model offers: the one in use, then config's.
-func (m *Model) models() []string {
-	out := []string{m.status.model}
-	for _, x := range m.o.Models {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
+// modelItems are the models /model offers, each once: the one in use,
+// the configured default and config's models, then the provider's list
+// once fetched; each says which it is.
+func (m *Model) modelItems() []picker.Item {
+	configured := m.o.Models
+	if m.listed != nil && len(m.listed.Configured) > 0 {
+		configured = m.listed.Configured // the session's word on it
+	}
+	names := append([]string{m.status.model}, configured...)
+	if m.listed != nil {
+		names = append(names, m.listed.Listed...)
+	}
+	var out []picker.Item
+	for _, name := range names {
+		if name == "" || slices.ContainsFunc(out, func(it picker.Item) bool { return it.Title == name }) {
+			continue
 		}
+		it := picker.Item{Title: name}
+		var desc []string
+		if name == m.status.model {
+			it.Mark = "*"
+			desc = append(desc, "in use")
+		}
+		switch i := slices.Index(configured, name); {
+		case i == 0:
+			desc = append(desc, "default")
+		case i > 0:
+			desc = append(desc, "config")
+		}
+		it.Desc = strings.Join(desc, ", ")
+		out = append(out, it)
 	}
 	return out
 }
@@ -191,6 +237,8 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 	case msg.name == "model":
 		if msg.err != nil {
 			m.say(transcript.Error, "/model: "+errText(msg.err))
+		} else if m.sess.Info().Model != m.status.model {
+			m.say(transcript.Quiet, "model "+termtext.Line(m.sess.Info().Model)+" (recorded; a resume goes on with it)")
 		}
 		m.status.model = m.sess.Info().Model
 		return m.next()

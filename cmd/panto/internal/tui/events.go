@@ -371,6 +371,10 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		if errors.Is(ev.Err, errInterrupted) {
 			return nil // the turn's end says so
 		}
+		if errors.Is(ev.Err, host.ErrTruncated) {
+			m.streamCut(ev.Err)
+			return nil
+		}
 		m.say(transcript.Error, errText(ev.Err))
 	case host.TurnEnd:
 		return m.turnEnded(ev)
@@ -506,6 +510,20 @@ func (m *Model) systemChanged(by string, mode conversation.Mode, key, text, sour
 		m.add(m.system)
 	}
 	m.system.Add(transcript.SystemChange{Says: says, Text: text})
+}
+
+// streamCut says that the provider's stream ended before the reply did
+// (a decoder's host.ErrTruncated): the half reply on screen is
+// marked cut, and the error line says in words what happened and what
+// the log holds, the decoder's error under it.
+func (m *Model) streamCut(err error) {
+	text := "the provider's stream ended before the reply did: nothing of the reply was recorded"
+	if m.reply != nil && m.reply.HasText() {
+		m.reply.SetNote("cut: the stream ended here; this half reply was not recorded")
+		text = "the provider's stream ended before the reply did: the half reply above was not recorded"
+	}
+	text += " (the messages before it were); send a message to try again"
+	m.say(transcript.Error, text).Set(transcript.Error, text, errText(err))
 }
 
 // turnEnded ends a turn: what is still open is closed, and the next

@@ -57,6 +57,10 @@ type fakeSession struct {
 	steerable bool
 	// extraTokens grows what ContextUsage says.
 	extraTokens int
+	// listed is the provider's list of models (nil: it has none, any
+	// name is taken), configured the configured ones: SetModel checks
+	// a name against them as the host does.
+	listed, configured []string
 }
 
 func newFake() *fakeSession {
@@ -168,7 +172,18 @@ func (f *fakeSession) RunCommand(ctx context.Context, name, args string) (string
 func (f *fakeSession) Compact(ctx context.Context) (host.CompactResult, error) {
 	return host.CompactResult{MessagesBefore: 10, MessagesAfter: 3}, nil
 }
+func (f *fakeSession) Models(context.Context) host.ModelList {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return host.ModelList{Provider: f.info.Provider, Current: f.info.Model, Configured: f.configured, Listed: f.listed}
+}
 func (f *fakeSession) SetModel(name string) error {
+	if err := f.Models(context.Background()).Check(name); err != nil {
+		return err
+	}
+	return f.ForceModel(name)
+}
+func (f *fakeSession) ForceModel(name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.models = append(f.models, name)

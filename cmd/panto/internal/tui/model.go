@@ -25,7 +25,9 @@ type Options struct {
 	CWD, Home string
 	// Version is panto's, for /session.
 	Version string
-	// Models are the models /model offers besides the one in use.
+	// Models are the configured models /model offers besides the one in
+	// use: config's model (the run's default) first, then its models
+	// list. The provider's list is added once fetched (Session.Models).
 	Models []string
 	// Prices give the cost per million tokens of a model, when known.
 	Prices map[string]Price
@@ -89,6 +91,9 @@ type Model struct {
 	opening bool
 	openErr error
 	info    host.Info
+	// listed is the models /model offers, the provider's list in it,
+	// once fetched.
+	listed *host.ModelList
 
 	width, height int
 	th            *theme.Theme
@@ -340,6 +345,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case commandDoneMsg:
 		return m.commandDone(msg)
+	case modelListMsg:
+		m.modelList(msg)
+		return nil
 	case treeLoadedMsg:
 		return m.treeLoaded(msg)
 	case promptAtMsg:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
 )
 
 // overlay is what takes the screen (a page) or a box over it (a picker)
@@ -116,25 +118,45 @@ type modelPicker struct {
 	pk *picker.Model
 }
 
-func newModelPicker(models []string, current string) *modelPicker {
-	var items []picker.Item
-	for _, x := range models {
-		it := picker.Item{Title: x}
-		if x == current {
-			it.Mark, it.Desc = "*", "in use"
-		}
-		items = append(items, it)
-	}
+// modelHint is the picker's hint line: the box is made wide enough for
+// it.
+const modelHint = "Enter switches · a typed name wins · Esc closes"
+
+func newModelPicker(items []picker.Item, current string) *modelPicker {
 	pk := picker.New("Model", items)
-	pk.Hint = "Enter switches (recorded) · type a name · Esc closes"
+	pk.Hint = modelHint
 	pk.Select(current)
 	return &modelPicker{pk: pk}
+}
+
+// setItems takes a longer list (the provider's came), the cursor staying
+// on its item when nothing is typed.
+func (p *modelPicker) setItems(items []picker.Item) {
+	at, ok := p.pk.Selected()
+	p.pk.SetItems(items)
+	if ok && p.pk.Filter() == "" {
+		p.pk.Select(at.Title)
+	}
 }
 
 func (p *modelPicker) page() bool    { return false }
 func (p *modelPicker) title() string { return "/model" }
 
 func (p *modelPicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "enter" {
+		// A name typed whole wins over the row the filter put first
+		// (fake-model typed, fake-model-2 listed first); a name that
+		// matches no row is any model the provider may have (checked).
+		typed := strings.TrimSpace(p.pk.Filter())
+		exact := slices.ContainsFunc(p.pk.Items(), func(it picker.Item) bool { return it.Title == typed })
+		if typed != "" && (exact || p.pk.Len() == 0) {
+			m.ov = nil
+			if typed == m.status.model {
+				return nil
+			}
+			return m.setModel(typed)
+		}
+	}
 	switch p.pk.Update(k) {
 	case picker.Cancel:
 		return m.closeOverlay()
@@ -146,18 +168,13 @@ func (p *modelPicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.setModel(it.Title)
 	}
-	if k.String() == "enter" && p.pk.Len() == 0 && strings.TrimSpace(p.pk.Filter()) != "" {
-		// A name not in the list: any model the provider knows.
-		m.ov = nil
-		return m.setModel(strings.TrimSpace(p.pk.Filter()))
-	}
 	return nil
 }
 
 func (p *modelPicker) view(m *Model, width, height int) []string {
-	w := 44
+	w := max(44, ansi.StringWidth(modelHint))
 	for _, it := range p.pk.Items() {
-		w = max(w, ansi.StringWidth(it.Title)+12)
+		w = max(w, ansi.StringWidth(it.Title)+ansi.StringWidth(it.Desc)+6)
 	}
 	return p.pk.View(m.th, min(width, w), min(height, 14))
 }
@@ -186,6 +203,9 @@ func promptLines(th *theme.Theme, blocks []conversation.SystemText, width int, s
 	var out []string
 	for i, b := range blocks {
 		from := termtext.Line(short(b.Source))
+		if rest, ok := strings.CutPrefix(b.Source, host.ReseedSource); ok {
+			from = termtext.Line(short(rest)) + " (re-seeded)"
+		}
 		if b.Source == "" {
 			from = fmt.Sprintf("message %d", b.Index+1)
 		}

@@ -26,3 +26,27 @@ func TestStatusShowsThePermissionMode(t *testing.T) {
 	require.Contains(t, narrow, "anthropic/claude-sonnet-4-5")
 	require.NotContains(t, narrow, "/home/u/project", "the directory went first")
 }
+
+// The context's share of the window is drawn in the warning colour from
+// 80% and in the error colour past 100%: "ctx 231k/128k 181%" in the
+// status grey looked like any other number.
+func TestStatusColoursAFullContext(t *testing.T) {
+	t.Parallel()
+	th := theme.New(true, false)
+	s := status{model: "m", provider: "p"}
+	for _, c := range []struct {
+		tokens int
+		style  theme.Style
+		text   string
+	}{
+		{50_000, th.Status, "ctx 50k/128k 39%"},
+		{110_000, th.Warn, "ctx 110k/128k 85%"},
+		{128_000, th.Warn, "ctx 128k/128k 100%"},
+		{231_000, th.Error, "ctx 231k/128k 180%"},
+	} {
+		s.ctxTokens, s.ctxWindow = c.tokens, 128_000
+		require.Contains(t, s.view(th, 200), c.style.Render(c.text), "at %d tokens", c.tokens)
+	}
+	require.NotEqual(t, th.Status.Render("x"), th.Warn.Render("x"), "the colours differ")
+	require.NotEqual(t, th.Warn.Render("x"), th.Error.Render("x"), "the colours differ")
+}

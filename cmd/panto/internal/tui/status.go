@@ -128,10 +128,21 @@ func (s *status) view(th *theme.Theme, width int) string {
 	}
 	if s.ctxTokens > 0 {
 		t := "ctx " + kilo(s.ctxTokens)
+		style := th.Status
 		if s.ctxWindow > 0 {
-			t += fmt.Sprintf("/%s %d%%", kilo(s.ctxWindow), s.ctxTokens*100/s.ctxWindow)
+			pct := s.ctxTokens * 100 / s.ctxWindow
+			t += fmt.Sprintf("/%s %d%%", kilo(s.ctxWindow), pct)
+			// Near the window (where compaction starts, by default) in
+			// the warning colour; over it, where requests fail, in the
+			// error colour.
+			switch {
+			case pct > 100:
+				style = th.Error
+			case pct >= 80:
+				style = th.Warn
+			}
 		}
-		segs = append(segs, segment{th.Status.Render(t), 7})
+		segs = append(segs, segment{style.Render(t), 7})
 	}
 	if s.costKnown {
 		segs = append(segs, segment{th.Status.Render(fmt.Sprintf("$%.3f", s.cost)), 5})

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
 )
@@ -94,54 +95,28 @@ func (p *promptTracker) find(key string) int {
 }
 
 // reseedSays says what the re-seed changed, by source: the files whose
-// text changed, came or went.
+// text changed, came or went (describe.Reseed, the tree's words too).
 func (p *promptTracker) reseedSays() string {
-	r := p.reseed
-	var what []string
-	had := map[string]string{}
-	for _, b := range r.before {
-		had[b.source] = b.text
+	return describe.Reseed(seeded(p.reseed.before), seeded(p.reseed.after), p.short)
+}
+
+// seeded is blocks as describe compares them: the configured blocks have
+// no section key.
+func seeded(blocks []sysBlock) []describe.Block {
+	out := make([]describe.Block, len(blocks))
+	for i, b := range blocks {
+		out[i] = describe.Block{Source: b.source, Text: b.text}
 	}
-	has := map[string]bool{}
-	for _, b := range r.after {
-		has[b.source] = true
-		old, ok := had[b.source]
-		switch {
-		case !ok:
-			what = append(what, p.short(b.source)+" added")
-		case old != b.text:
-			what = append(what, p.short(b.source)+" changed")
-		}
-	}
-	for _, b := range r.before {
-		if !has[b.source] {
-			what = append(what, p.short(b.source)+" removed")
-		}
-	}
-	if len(what) == 0 {
-		return "re-seeded: the configured prompt changed"
-	}
-	return "re-seeded: " + strings.Join(what, ", ")
+	return out
 }
 
 func isExtensionSource(s string) bool { return strings.HasPrefix(s, "extension ") }
 
 // short shortens a source for a line: a layer's file relative to the
-// project (".panto/APPEND_SYSTEM.md") or to the home directory.
+// project (".panto/APPEND_SYSTEM.md") or to the home directory
+// (describe.ShortSource, which the tree views use too).
 func (p *promptTracker) short(source string) string {
-	if source == "" {
-		return "an unrecorded source"
-	}
-	layer, path, ok := strings.Cut(source, " ")
-	if !ok || strings.HasPrefix(source, "--") || !filepath.IsAbs(path) {
-		return source
-	}
-	switch layer {
-	case "project", "user", "base":
-	default:
-		return source
-	}
-	return shortPath(path, p.cwd, p.home)
+	return describe.ShortSource(source, p.cwd, p.home)
 }
 
 // long is a source with its layer, the path shortened: "project

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
@@ -63,13 +64,13 @@ type treeNav struct {
 
 // loadTree reads the tree in the background.
 func (m *Model) loadTree(full bool, keep string) tea.Cmd {
-	sess := m.sess
+	sess, short := m.sess, m.shortSource()
 	return func() tea.Msg {
 		t, err := sess.Tree()
 		if err != nil {
 			return treeLoadedMsg{err: err}
 		}
-		rows, err := treeview.Build(t, treeview.Options{Full: full})
+		rows, err := treeview.Build(t, treeview.Options{Full: full, Short: short})
 		return treeLoadedMsg{rows: rows, full: full, keep: keep, err: err}
 	}
 }
@@ -288,17 +289,45 @@ func (nav *treeNav) preview(m *Model, id string, width, height int) []string {
 	if p.err != nil {
 		return []string{th.Error.Render(ansi.Truncate("the prompt as of "+short+": "+termtext.Line(errText(p.err)), width, "…"))}
 	}
-	now := "differs from now"
-	if m.sess != nil && sameBlocks(p.blocks, m.sess.EffectiveSystem()) {
-		now = "as now"
+	now, since := "differs from now", ""
+	if m.sess != nil {
+		cur := m.sess.EffectiveSystem()
+		if sameBlocks(p.blocks, cur) {
+			now = "as now"
+		} else if d := describe.Diff(diffBlocks(p.blocks), diffBlocks(cur), m.prompts.short); len(d) > 0 {
+			// Which blocks: in the transcript's words.
+			since = "since then: " + termtext.Line(strings.Join(d, ", "))
+		}
 	}
 	head := fmt.Sprintf("as of %s · %s · %d block(s)", short, now, len(p.blocks))
 	out := []string{th.Bold.Render(ansi.Truncate(head, width, "…"))}
+	if since != "" {
+		for _, l := range strings.Split(ansi.Wrap(since, max(10, width), ""), "\n") {
+			out = append(out, th.Warn.Render(l))
+		}
+	}
 	out = append(out, promptLines(th, p.blocks, width, m.prompts.long)...)
 	if len(out) > height {
 		out = append(out[:height-1], th.Dim.Render(fmt.Sprintf("… %d more lines: p shows it whole", len(out)-height+1)))
 	}
 	return out
+}
+
+// diffBlocks is a prompt as describe.Diff compares it.
+func diffBlocks(bs []conversation.SystemText) []describe.Block {
+	out := make([]describe.Block, len(bs))
+	for i, b := range bs {
+		// A re-seed's first block came from where the seed comes from.
+		out[i] = describe.Block{Key: b.Key, Source: strings.TrimPrefix(b.Source, host.ReseedSource), Text: b.Text}
+	}
+	return out
+}
+
+// shortSource shortens a block's source as the transcript does, for the
+// tree's rows (built off the UI's thread: a copy of what it needs).
+func (m *Model) shortSource() func(string) string {
+	p := &promptTracker{cwd: m.prompts.cwd, home: m.prompts.home}
+	return p.short
 }
 
 // sameBlocks reports whether two prompts say the same.
@@ -411,13 +440,13 @@ func (m *Model) resetTranscript() {
 
 // labelCmd is /label [TEXT]: labels the row of the current leaf.
 func (m *Model) labelCmd(args string) tea.Cmd {
-	sess := m.sess
+	sess, short := m.sess, m.shortSource()
 	return func() tea.Msg {
 		t, err := sess.Tree()
 		if err != nil {
 			return commandDoneMsg{name: "label", err: err}
 		}
-		rows, err := treeview.Build(t, treeview.Options{})
+		rows, err := treeview.Build(t, treeview.Options{Short: short})
 		if err != nil {
 			return commandDoneMsg{name: "label", err: err}
 		}
