@@ -36,6 +36,10 @@ var builtins = []builtin{
 	{"permissions", "[mode MODE]", "what the tool calls run under: mode, rules, grants, sandbox (mode MODE switches; so does Shift+Tab)", true},
 	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
 	{"fork", "", "copy this conversation into a new session and switch to it", false},
+	{"new", "", "start a new session in this directory and switch to it", false},
+	{"name", "[TEXT]", "name the session (shown by /resume and panto session list; no TEXT removes the name)", false},
+	{"export", "[PATH]", "write the session as HTML to PATH (default: beside the log) and print the path", true},
+	{"copy", "[N]", "copy the last reply to the clipboard; N: the Nth-last block (a reply, a tool's output, your message)", true},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
 }
 
@@ -89,6 +93,9 @@ func (m *Model) command(name, args string) tea.Cmd {
 }
 
 func (m *Model) runBuiltin(name, args string) tea.Cmd {
+	if cmd, ok := m.keysBuiltin(name, args); ok {
+		return cmd
+	}
 	switch name {
 	case "quit":
 		return m.quit()

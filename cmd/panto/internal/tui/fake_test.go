@@ -306,6 +306,9 @@ type harness struct {
 	clear bool
 	// scrollback is what the UI printed above itself, plain.
 	scrollback []string
+	// clipboard is what the UI last wrote to the terminal's clipboard
+	// (OSC 52, tea.SetClipboard).
+	clipboard string
 }
 
 func newHarness(t *testing.T, sess *fakeSession, opts ...func(*Options)) *harness {
@@ -376,6 +379,9 @@ func (h *harness) send(msg tea.Msg) {
 	case "tea.printLineMessage":
 		// What the program prints above itself: the scrollback.
 		h.scrollback = append(h.scrollback, strings.Split(ansi.Strip(reflect.ValueOf(msg).Field(0).String()), "\n")...)
+		return
+	case "tea.setClipboardMsg":
+		h.clipboard = fmt.Sprint(msg)
 		return
 	}
 	_, cmd := h.m.Update(msg)

@@ -59,6 +59,12 @@ type Options struct {
 	// OnInterrupt, when set, is given a function that interrupts as
 	// Ctrl-C does: panto calls it on SIGINT from outside.
 	OnInterrupt func(func())
+	// Getenv is the environment ($VISUAL, $EDITOR, PATH and the display
+	// for /copy); nil means os.Getenv.
+	Getenv func(string) string
+	// First is a message sent as soon as the session opens (panto
+	// "TEXT").
+	First string
 }
 
 // Price is what a model costs, in dollars per million tokens.
@@ -347,7 +353,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.ResumeMsg:
 		return nil
 	}
-	return nil
+	return m.keysMsg(msg)
 }
 
 // layout sizes the components for the screen.
