@@ -40,6 +40,9 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.ov != nil {
 		return m.ov.key(m, k)
 	}
+	if cmd, ok := m.actionKey(ks); ok {
+		return cmd
+	}
 	switch ks {
 	case "ctrl+c":
 		return m.ctrlC()

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"os/exec"
+
+	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -78,4 +81,53 @@ func TestCopyInTmuxSaysSo(t *testing.T) {
 	h.settle()
 	require.Equal(t, "hello", h.clipboard)
 	require.Contains(t, h.screen(), "copied the last reply, 5 B (OSC 52): inside tmux it reaches the clipboard only")
+}
+
+// runDirect runs an ExecProcess command in the command's goroutine, as
+// the program would with the terminal handed over.
+func runDirect(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+	return func() tea.Msg { return fn(c.Run()) }
+}
+
+// Ctrl-G opens the message in $VISUAL and puts the saved text back.
+func TestCtrlGEditsInVisual(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	seen := filepath.Join(bin, "seen")
+	// The editor sees the message, and saves another.
+	ed := writeScript(t, bin, "ed", `for f; do :; done; cp "$f" `+seen+`; printf 'edited\nover two lines\n' > "$f"`)
+	h := newHarness(t, newFake(), func(o *Options) {
+		o.Getenv = fakeEnv("VISUAL", ed+" --wait", "EDITOR", "nano")
+	})
+	h.m.execProcess = runDirect
+	h.typ("draft one")
+	h.key(ctrl('g'))
+	h.settle()
+	data, err := os.ReadFile(seen)
+	require.NoError(t, err, h.screen())
+	require.Equal(t, "draft one", string(data))
+	require.Equal(t, "edited\nover two lines", h.m.ed.value())
+	h.enter()
+	h.idle()
+	require.Equal(t, []string{"edited\nover two lines"}, h.sess.sentTexts())
+}
+
+// With neither $VISUAL nor $EDITOR, Ctrl-G says what to set; a failing
+// editor leaves the message as it was.
+func TestCtrlGWithoutEditor(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake(), func(o *Options) { o.Getenv = fakeEnv() })
+	h.m.execProcess = runDirect
+	h.typ("keep me")
+	h.key(ctrl('g'))
+	require.Contains(t, h.screen(), "set $VISUAL or $EDITOR")
+	require.Equal(t, "keep me", h.m.ed.value())
+
+	h2 := newHarness(t, newFake(), func(o *Options) { o.Getenv = fakeEnv("EDITOR", "false") })
+	h2.m.execProcess = runDirect
+	h2.typ("keep me")
+	h2.key(ctrl('g'))
+	h2.settle()
+	require.Contains(t, h2.screen(), "the message is as it was")
+	require.Equal(t, "keep me", h2.m.ed.value())
 }

@@ -177,6 +177,10 @@ type Model struct {
 
 	// cache of the last frame's parts
 	view viewCache
+	// execProcess runs a process with the terminal; nil is
+	// tea.ExecProcess (tests run it directly).
+	execProcess execFunc
+
 	// unguarded leaves safeFrame out (tests of what the surfaces make
 	// safe themselves).
 	unguarded bool

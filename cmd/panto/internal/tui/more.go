@@ -20,11 +20,23 @@ func (m *Model) keysBuiltin(name, args string) (cmd tea.Cmd, ok bool) {
 	return nil, false
 }
 
+// actionKey runs the key bound to one of those files' actions; ok is
+// false for any other key.
+func (m *Model) actionKey(ks string) (cmd tea.Cmd, ok bool) {
+	switch ks {
+	case "ctrl+g":
+		return m.externalEditor(), true
+	}
+	return nil, false
+}
+
 // keysMsg takes the messages of those files' commands.
 func (m *Model) keysMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case copiedMsg:
 		return m.copied(msg)
+	case editedMsg:
+		return m.edited(msg)
 	}
 	return nil
 }
