@@ -315,6 +315,9 @@ func (m *Model) submit() tea.Cmd {
 	m.comp.close()
 	m.list.Bottom()
 	save := m.saveHistoryCmd(text)
+	if cmd, ok := m.shellSubmit(text); ok {
+		return tea.Batch(save, cmd)
+	}
 	if c, ok := app.ParseCommand(text); ok {
 		return tea.Batch(save, m.command(c.Name, c.Args))
 	}
@@ -331,8 +334,9 @@ func (m *Model) send(text string) tea.Cmd {
 	}
 	item := &transcript.User{Text: text}
 	m.add(item)
+	full := m.withShellContext(text, item) // what !cmd ran since the last message
 	ctx, cancel := context.WithCancelCause(m.ctx)
-	if err := m.sess.Turn(ctx, text); err != nil {
+	if err := m.sess.Turn(ctx, full); err != nil {
 		cancel(nil)
 		item.SetNote("not sent: " + errText(err))
 		return nil

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -130,4 +131,57 @@ func TestCtrlGWithoutEditor(t *testing.T) {
 	h2.settle()
 	require.Contains(t, h2.screen(), "the message is as it was")
 	require.Equal(t, "keep me", h2.m.ed.value())
+}
+
+// !cmd runs a shell command in the session's directory and shows its
+// output; it reaches the model only with the next message, and !!cmd
+// never does.
+func TestShellCommand(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	h := newHarness(t, f)
+	h.typ("!pwd; echo to-stderr >&2; exit 3")
+	h.enter()
+	h.idle()
+	s := h.screen()
+	require.Contains(t, s, "$ pwd; echo to-stderr >&2; exit 3")
+	require.Contains(t, s, filepath.Base(h.m.o.CWD), "it ran in the session's directory")
+	require.Contains(t, s, "to-stderr")
+	require.Contains(t, s, "(exit status 3)")
+	require.Empty(t, f.sentTexts(), "nothing went to the model by itself")
+
+	h.typ("!!echo private-bit")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "private-bit")
+	require.Contains(t, h.screen(), "(not sent to the model)")
+
+	h.typ("what failed?")
+	h.enter()
+	h.idle()
+	sent := f.sentTexts()
+	require.Len(t, sent, 1)
+	require.Contains(t, sent[0], "$ pwd; echo to-stderr >&2; exit 3")
+	require.Contains(t, sent[0], "to-stderr")
+	require.Contains(t, sent[0], "(exit status 3)")
+	require.NotContains(t, sent[0], "private-bit", "!! is never sent")
+	require.True(t, strings.HasSuffix(sent[0], "\nwhat failed?"))
+	require.Contains(t, h.screen(), "with the output of the shell command above")
+
+	h.typ("and now?")
+	h.enter()
+	h.idle()
+	require.Equal(t, "and now?", f.sentTexts()[1], "the output goes once")
+}
+
+// Esc stops a shell command.
+func TestShellCommandEsc(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newFake())
+	h.typ("!echo started; sleep 30")
+	h.enter()
+	h.wait(func() bool { return h.m.busy != idle }, "the command runs")
+	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	h.idle()
+	require.Contains(t, h.screen(), "(stopped (Esc))")
 }

@@ -177,6 +177,10 @@ type Model struct {
 
 	// cache of the last frame's parts
 	view viewCache
+	// shellContext are the shell commands run with ! (and their output)
+	// since the last message: the next one takes them to the model.
+	shellContext []string
+
 	// execProcess runs a process with the terminal; nil is
 	// tea.ExecProcess (tests run it directly).
 	execProcess execFunc

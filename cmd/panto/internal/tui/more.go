@@ -37,6 +37,8 @@ func (m *Model) keysMsg(msg tea.Msg) tea.Cmd {
 		return m.copied(msg)
 	case editedMsg:
 		return m.edited(msg)
+	case shellDoneMsg:
+		return m.shellDone(msg)
 	}
 	return nil
 }
