@@ -245,6 +245,24 @@ type fakeApp struct {
 	sessions func() ([]SessionItem, error)
 	reopen   func(context.Context, string) (Session, error)
 	fork     func(context.Context, Session, string) (app.Forked, error)
+	// newSess opens /new's session; export writes /export's file (nil:
+	// each fails).
+	newSess func(context.Context) (Session, error)
+	export  func(context.Context, Session, string) (string, error)
+}
+
+func (a *fakeApp) New(ctx context.Context) (Session, error) {
+	if a.newSess == nil {
+		return nil, errors.New("fakeApp: cannot start a new session")
+	}
+	return a.newSess(ctx)
+}
+
+func (a *fakeApp) Export(ctx context.Context, s Session, path string) (string, error) {
+	if a.export == nil {
+		return "", errors.New("fakeApp: cannot export")
+	}
+	return a.export(ctx, s, path)
 }
 
 var _ App = (*fakeApp)(nil)

@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"context"
+	"errors"
+
+	"github.com/panto-dev/panto/host"
 	"os/exec"
 
 	tea "charm.land/bubbletea/v2"
@@ -184,4 +188,55 @@ func TestShellCommandEsc(t *testing.T) {
 	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
 	h.idle()
 	require.Contains(t, h.screen(), "(stopped (Esc))")
+}
+
+// /new closes the session and opens a new one in its place; the
+// conversation left is gone from the screen.
+func TestNewSession(t *testing.T) {
+	t.Parallel()
+	a, b := newFake(), newFake()
+	b.info = host.Info{ID: "s2new", Path: "/tmp/s2.jsonl", Provider: "echo", Model: "echo"}
+	h := newHarness(t, a, func(o *Options) {
+		appOf(o).newSess = func(context.Context) (Session, error) { return b, nil }
+	})
+	h.typ("hi")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "you said")
+	h.typ("/new")
+	h.enter()
+	h.wait(func() bool { return h.m.sess == Session(b) && h.m.busy == idle }, "the switch")
+	h.settle()
+	require.True(t, a.closed, "the session left is closed")
+	s := h.screen()
+	require.Contains(t, s, "a new session s2new (the session left is s1: panto --resume s1)")
+	require.NotContains(t, s, "you said")
+	h.typ("again")
+	h.enter()
+	h.idle()
+	require.Equal(t, []string{"again"}, b.sentTexts())
+}
+
+// /export writes the HTML export and says where.
+func TestExportCommand(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	h := newHarness(t, newFake(), func(o *Options) {
+		appOf(o).export = func(_ context.Context, _ Session, p string) (string, error) {
+			asked = append(asked, p)
+			if p == "" {
+				return "/work/panto-s1.html", nil
+			}
+			return "", errors.New("export: -o " + p + ": directory /nope does not exist")
+		}
+	})
+	h.typ("/export")
+	h.enter()
+	h.settle()
+	require.Contains(t, h.screen(), "exported the session as HTML to /work/panto-s1.html")
+	h.typ("/export /nope/x.html")
+	h.enter()
+	h.settle()
+	require.Contains(t, h.screen(), "directory /nope does not exist")
+	require.Equal(t, []string{"", "/nope/x.html"}, asked)
 }

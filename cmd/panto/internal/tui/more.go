@@ -16,6 +16,10 @@ func (m *Model) keysBuiltin(name, args string) (cmd tea.Cmd, ok bool) {
 	switch name {
 	case "copy":
 		return m.copyCmd(args), true
+	case "new":
+		return m.newSession(), true
+	case "export":
+		return m.exportCmd(args), true
 	}
 	return nil, false
 }
@@ -39,6 +43,8 @@ func (m *Model) keysMsg(msg tea.Msg) tea.Cmd {
 		return m.edited(msg)
 	case shellDoneMsg:
 		return m.shellDone(msg)
+	case exportedMsg:
+		return m.exported(msg)
 	}
 	return nil
 }

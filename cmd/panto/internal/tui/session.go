@@ -31,6 +31,12 @@ type App interface {
 	// Fork copies the path of s's log up to the entry ref names ("" the
 	// leaf) into a new session's log (/fork).
 	Fork(ctx context.Context, s Session, ref string) (app.Forked, error)
+	// New opens a new session in this directory, with the same flags
+	// and extensions (/new).
+	New(ctx context.Context) (Session, error)
+	// Export writes the HTML export of s's log to path ("" the default
+	// place) and returns the path written (/export).
+	Export(ctx context.Context, s Session, path string) (string, error)
 }
 
 var _ App = (*app.App)(nil)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -69,7 +70,13 @@ type switchedMsg struct {
 // before anything is closed. When the log cannot be opened, the session
 // left is opened again (app.Switch).
 func (m *Model) switchTo(target func() (path string, what func(Session) string, err error)) tea.Cmd {
-	old, reopen := m.sess, m.o.App.Reopen
+	return m.switchVia(m.o.App.Reopen, target)
+}
+
+// switchVia is switchTo with the sessions opened by reopen (app.Switch's
+// open).
+func (m *Model) switchVia(reopen func(context.Context, string) (Session, error), target func() (path string, what func(Session) string, err error)) tea.Cmd {
+	old := m.sess
 	m.sess = nil // what is typed meanwhile waits, as at the start
 	if m.unsubscribe != nil {
 		// What the session left says from now on (while it closes) is
