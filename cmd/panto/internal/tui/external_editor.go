@@ -56,6 +56,11 @@ func (m *Model) externalEditor() tea.Cmd {
 	}
 	c := exec.Command("/bin/sh", "-c", ed+` "$@"`, ed, path)
 	c.Dir = m.o.CWD
+	// The terminal itself, never the UI's reader of it (the paste guard):
+	// a reader not an *os.File would be copied into the editor by a
+	// goroutine Run waits for, which reads the terminal after the
+	// editor has exited.
+	c.Stdin, c.Stdout, c.Stderr = m.terminalFiles()
 	run := m.execProcess
 	if run == nil {
 		run = tea.ExecProcess
@@ -85,4 +90,19 @@ func (m *Model) edited(msg editedMsg) tea.Cmd {
 	m.ed.ta.InsertString(text)
 	m.comp.close()
 	return nil
+}
+
+// terminalFiles are the terminal's files, for a process that takes it
+// over: Options.Input and Output where they are files, else the
+// process's stdin and stdout (stderr too goes to the terminal: panto's
+// may be redirected to a file).
+func (m *Model) terminalFiles() (in, out, errw *os.File) {
+	in, out = os.Stdin, os.Stdout
+	if f, ok := m.o.Input.(*os.File); ok {
+		in = f
+	}
+	if f, ok := m.o.Output.(*os.File); ok {
+		out = f
+	}
+	return in, out, out
 }

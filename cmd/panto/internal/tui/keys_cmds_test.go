@@ -240,3 +240,50 @@ func TestExportCommand(t *testing.T) {
 	require.Contains(t, h.screen(), "directory /nope does not exist")
 	require.Equal(t, []string{"", "/nope/x.html"}, asked)
 }
+
+// panto "TEXT": the first message is sent once the session opens.
+func TestFirstMessage(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	h := newHarness(t, f, func(o *Options) { o.First = "what is this project?" })
+	h.idle()
+	require.Equal(t, []string{"what is this project?"}, f.sentTexts())
+	require.Contains(t, h.screen(), "you said what is this project?")
+}
+
+// thinkTurn thinks three lines, then answers.
+func thinkTurn(ctx context.Context, text string, ch chan<- host.Event) {
+	ch <- host.TurnStart{Text: text}
+	ch <- host.ThinkingDelta{Text: "first thought\nsecond thought\nthird thought"}
+	ch <- host.TextDelta{Text: "the answer to " + text}
+	ch <- host.Reply{Message: conversation.AssistantText("the answer to " + text), Streamed: true}
+	ch <- host.TurnEnd{}
+}
+
+// Ctrl-T shows every reply's thinking whole, the next ones' too, and
+// folds it again; Ctrl-T no longer swaps characters in the editor.
+func TestCtrlTTogglesThinking(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = thinkTurn
+	h := newHarness(t, f)
+	h.typ("one")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "∴ thinking, 3 lines")
+	require.NotContains(t, h.screen(), "second thought")
+	h.typ("ab")
+	h.key(ctrl('t'))
+	require.Equal(t, "ab", h.m.ed.value(), "Ctrl-T is not the editor's")
+	s := h.screen()
+	require.Contains(t, s, "second thought")
+	require.Contains(t, s, "thinking shown · Ctrl-T folds it")
+	h.key(ctrl('u'))
+	h.typ("two")
+	h.enter()
+	h.idle()
+	require.Equal(t, 2, strings.Count(h.screen(), "second thought"), "a reply after it shows its thinking too")
+	h.key(ctrl('t'))
+	require.NotContains(t, h.screen(), "second thought")
+	require.Equal(t, 2, strings.Count(h.screen(), "∴ thinking, 3 lines"))
+}

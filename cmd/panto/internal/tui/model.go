@@ -177,6 +177,9 @@ type Model struct {
 
 	// cache of the last frame's parts
 	view viewCache
+	// thinkingShown: Ctrl-T shows every reply's thinking whole.
+	thinkingShown bool
+
 	// shellContext are the shell commands run with ! (and their output)
 	// since the last message: the next one takes them to the model.
 	shellContext []string
@@ -235,6 +238,7 @@ func New(ctx context.Context, o Options) *Model {
 	for _, n := range o.Notices {
 		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: n})
 	}
+	m.sendFirst()
 	m.layout()
 	return m
 }
@@ -396,6 +400,9 @@ func (m *Model) say(level transcript.Level, text string) *transcript.Notice {
 func (m *Model) add(it transcript.Item) {
 	if _, ok := it.(*transcript.System); !ok {
 		m.system = nil
+	}
+	if r, ok := it.(*transcript.Reply); ok && m.thinkingShown {
+		r.SetExpanded(true) // Ctrl-T
 	}
 	m.list.Append(it)
 }

@@ -1,7 +1,13 @@
 package tui
 
 import (
+	"strings"
+	"time"
+
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 )
 
 // The commands and keys added beside the core ones (issue 20's "keys
@@ -30,6 +36,8 @@ func (m *Model) actionKey(ks string) (cmd tea.Cmd, ok bool) {
 	switch ks {
 	case "ctrl+g":
 		return m.externalEditor(), true
+	case "ctrl+t":
+		return m.toggleThinking(), true
 	}
 	return nil, false
 }
@@ -47,4 +55,40 @@ func (m *Model) keysMsg(msg tea.Msg) tea.Cmd {
 		return m.exported(msg)
 	}
 	return nil
+}
+
+// sendFirst queues Options.First (panto "TEXT") as typed before the
+// session opened: it is sent (or, a /command, run) once it has.
+func (m *Model) sendFirst() {
+	text := strings.TrimSpace(m.o.First)
+	if text == "" {
+		return
+	}
+	m.ed.hist.Add(text)
+	if c, ok := app.ParseCommand(text); ok {
+		m.command(c.Name, c.Args)
+		return
+	}
+	item := &transcript.User{Text: text}
+	m.add(item)
+	if m.sess == nil && m.o.App != nil {
+		item.SetNote("queued: sent once the extensions have started")
+		m.queued = append(m.queued, queuedMsg{text: text, item: item})
+	}
+}
+
+// toggleThinking is Ctrl-T: every reply's thinking shown whole, the
+// replies to come too, or folded again to its one line.
+func (m *Model) toggleThinking() tea.Cmd {
+	m.thinkingShown = !m.thinkingShown
+	for _, it := range m.list.Items() {
+		if r, ok := it.(*transcript.Reply); ok && r.Foldable() {
+			r.SetExpanded(m.thinkingShown)
+		}
+	}
+	m.list.Changed()
+	if m.thinkingShown {
+		return m.setFlash("thinking shown · Ctrl-T folds it", 2*time.Second)
+	}
+	return m.setFlash("thinking folded · Ctrl-T shows it", 2*time.Second)
 }

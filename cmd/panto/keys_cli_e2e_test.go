@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// panto TEXT: the arguments are the first message (print mode's prompt
+// without a terminal); a first word like a mistyped command still gets
+// a suggestion, and -- sends it anyway.
+func TestPositionalMessage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.ok("--provider", "echo", "hello", "there")
+	require.Contains(t, r.stdout, `echo: you said "hello there"`)
+
+	r = h.run("", "--provider", "echo", "sesion", "list")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "unknown command \"sesion\": did you mean `panto session`? (to send it as a message: panto -- sesion list)")
+
+	r = h.ok("--provider", "echo", "--", "sesion", "list")
+	require.Contains(t, r.stdout, `echo: you said "sesion list"`)
+
+	r = h.run("", "--provider", "echo", "-p", "one", "two")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "the prompt is given twice")
+
+	// Piped stdin is appended, as to -p.
+	r = h.run("some input", "--provider", "echo", "review this:")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.True(t, strings.Contains(r.stdout, `review this:\n\nsome input`), r.stdout)
+}
+
+// In the line loop (no full screen), panto TEXT sends TEXT first, then
+// reads what is typed.
+func TestPositionalMessageLineLoop(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	var out, errb strings.Builder
+	e := &env{
+		stdin: strings.NewReader("second\n"), stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off"}[k] },
+		cwd:    root, terminal: true,
+	}
+	code := run(context.Background(), e, []string{"--provider", "echo", "first", "one"})
+	require.Equal(t, 0, code, errb.String())
+	s := out.String()
+	i, j := strings.Index(s, `echo: you said "first one"`), strings.Index(s, `echo: you said "second"`)
+	require.True(t, i >= 0 && j > i, s)
+}
