@@ -262,25 +262,7 @@ func flagError(cmd *cobra.Command, err error) error {
 }
 
 // levenshtein is the edit distance of a and b.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func levenshtein(a, b string) int { return app.Distance(a, b) }
 
 // completeWords completes a flag's value from a fixed list.
 func completeWords(cmd *cobra.Command, flag string, words ...string) {

@@ -51,3 +51,15 @@ func TestPositionalMessageLineLoop(t *testing.T) {
 	i, j := strings.Index(s, `echo: you said "first one"`), strings.Index(s, `echo: you said "second"`)
 	require.True(t, i >= 0 && j > i, s)
 }
+
+// A mistyped provider gets the nearest one's name.
+func TestProviderDidYouMean(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.run("", "--provider", "antropic", "-p", "hi")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, `--provider "antropic": did you mean anthropic? (want anthropic, openai or echo)`)
+	r = h.run("", "--provider", "zzz", "-p", "hi")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, `--provider "zzz": want anthropic, openai or echo`)
+}

@@ -88,7 +88,7 @@ func (m *Model) command(name, args string) tea.Cmd {
 			return m.runExtension(name, args)
 		}
 	}
-	m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", name))
+	m.unknownCommand(name)
 	return nil
 }
 
@@ -223,7 +223,7 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		if errors.Is(msg.err, host.ErrNoCommand) {
-			m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", msg.name))
+			m.unknownCommand(msg.name)
 		} else {
 			m.say(transcript.Error, "/"+msg.name+": "+errText(msg.err))
 		}

@@ -49,6 +49,9 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if m.comp.open() {
 			m.comp.dismiss(m.ed.value())
+			if m.ed.value() == "/" {
+				m.ed.reset() // the palette's "/": what is typed next is no command
+			}
 			return nil
 		}
 		if !m.normal() && !m.list.Following() {

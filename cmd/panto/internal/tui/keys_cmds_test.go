@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/extension"
 	"os/exec"
 
 	tea "charm.land/bubbletea/v2"
@@ -286,4 +287,40 @@ func TestCtrlTTogglesThinking(t *testing.T) {
 	h.key(ctrl('t'))
 	require.NotContains(t, h.screen(), "second thought")
 	require.Equal(t, 2, strings.Count(h.screen(), "∴ thinking, 3 lines"))
+}
+
+// An unknown /command gets the nearest one's name.
+func TestUnknownCommandSuggests(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.cmds = []extension.Command{{Extension: "sysprompt", Name: "system-append"}}
+	h := newHarness(t, f)
+	h.typ("/hlep")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "unknown command /hlep: did you mean /help?")
+	h.typ("/system-apend x")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "unknown command /system-apend: did you mean /system-append?")
+	h.typ("/zzzz")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "unknown command /zzzz (see /help)")
+}
+
+// Esc in the palette takes its "/" away: the next text is a message.
+func TestEscInPaletteClearsTheSlash(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	h := newHarness(t, f)
+	h.typ("/")
+	require.True(t, h.m.comp.open())
+	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	require.False(t, h.m.comp.open())
+	require.Equal(t, "", h.m.ed.value())
+	h.typ("hello")
+	h.enter()
+	h.idle()
+	require.Equal(t, []string{"hello"}, f.sentTexts())
 }

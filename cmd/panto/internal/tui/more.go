@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 )
 
@@ -91,4 +93,23 @@ func (m *Model) toggleThinking() tea.Cmd {
 		return m.setFlash("thinking shown · Ctrl-T folds it", 2*time.Second)
 	}
 	return m.setFlash("thinking folded · Ctrl-T shows it", 2*time.Second)
+}
+
+// unknownCommand says /name is no command, with the nearest one's name
+// when one is close (/hlep: did you mean /help?).
+func (m *Model) unknownCommand(name string) {
+	names := []string{"exit"}
+	for _, b := range builtins {
+		names = append(names, b.name)
+	}
+	if m.sess != nil {
+		for _, c := range m.sess.Commands() {
+			names = append(names, c.Name)
+		}
+	}
+	if s := app.Suggest(name, names); s != "" {
+		m.say(transcript.Error, fmt.Sprintf("unknown command /%s: did you mean /%s? (see /help)", termtext.Line(name), termtext.Line(s)))
+		return
+	}
+	m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", termtext.Line(name)))
 }
