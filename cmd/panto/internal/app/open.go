@@ -70,6 +70,12 @@ var _ Session = (*host.Session)(nil)
 func (a *App) Prepare(interactive bool) error {
 	a.tellStart()
 	path, id, err := a.store.Pick(a.flags.Log, time.Now())
+	if errors.Is(err, ErrNothingToContinue) && a.flags.Log.From == "" {
+		// -c where no session was ever started: start one, as pi does.
+		path, id = NewPath(a.dirs.SessionDir(), time.Now())
+		a.env.notify(fmt.Sprintf("no session to continue in %s: starting a new one", a.dirs.CWD))
+		err = nil
+	}
 	if err != nil {
 		return err
 	}

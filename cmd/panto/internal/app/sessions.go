@@ -324,8 +324,13 @@ func (s *Store) Latest() (string, error) {
 	case skipped > 0:
 		return "", fmt.Errorf("--continue: no readable session to continue in %s (start one with plain panto)", s.dirs.CWD)
 	}
-	return "", fmt.Errorf("--continue: no session to continue in %s (start one with plain panto)", s.dirs.CWD)
+	return "", fmt.Errorf("--continue: %w in %s (start one with plain panto)", ErrNothingToContinue, s.dirs.CWD)
 }
+
+// ErrNothingToContinue says the working directory has no session at
+// all for -c: a session run starts a new one instead (App.Prepare), as
+// pi does.
+var ErrNothingToContinue = errors.New("no session to continue")
 
 // Find finds the session whose id is, or starts with, prefix: among the
 // working directory's first, then among every directory's. The error
