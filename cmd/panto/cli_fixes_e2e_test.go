@@ -262,7 +262,7 @@ func TestMessageCountsAgreeAndNegativeAt(t *testing.T) {
 	h.ok("-p", "two", "--provider", "echo", "-c")
 
 	fields := strings.Fields(strings.Split(h.ok("session", "list").stdout, "\n")[1])
-	listed := fields[3] // id, date, time, count
+	listed := fields[4] // id, name, date, time, count
 	r := h.ok("-p", "/session", "--provider", "echo", "-c")
 	require.Contains(t, r.stdout, "messages "+listed+"\n")
 	n := len(logMessages(t, h.sessionFiles()[0]))

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // panto TEXT: the arguments are the first message (print mode's prompt
@@ -62,4 +65,30 @@ func TestProviderDidYouMean(t *testing.T) {
 	r = h.run("", "--provider", "zzz", "-p", "hi")
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, `--provider "zzz": want anthropic, openai or echo`)
+}
+
+// panto session list shows a session's name (/name records it in the
+// log), and --json has it.
+func TestSessionListShowsTheName(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("-p", "hello", "--provider", "echo")
+	path := h.sessionFiles()[0]
+	w, _, err := sessionlog.Open(path)
+	require.NoError(t, err)
+	_, err = w.Append(sessionlog.SessionInfoEntry("the parser port"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+
+	r := h.ok("session", "list")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	require.Equal(t, []string{"ID", "NAME", "UPDATED"}, strings.Fields(lines[0])[:3])
+	require.Contains(t, lines[1], "the parser port")
+	r = h.ok("session", "list", "--json")
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rows), r.stdout)
+	require.Len(t, rows, 1)
+	require.Equal(t, "the parser port", rows[0]["name"])
+	require.Equal(t, "hello", rows[0]["first"])
+	require.Equal(t, path, rows[0]["path"])
 }

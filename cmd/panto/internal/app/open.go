@@ -50,6 +50,10 @@ type Session interface {
 	Tree() (*sessionlog.Tree, error)
 	MoveTo(ctx context.Context, ref string, opt host.MoveOptions) (host.MoveResult, error)
 	Label(ref, text string) (string, error)
+	// SetName names the session in its log ("" removes the name): /name;
+	// Name is the name.
+	SetName(name string) (string, error)
+	Name() (string, error)
 	PromptAt(ref string) ([]conversation.SystemText, error)
 
 	// The permission policy of the tool calls (/permissions, Shift+Tab).

@@ -201,6 +201,8 @@ type SessionItem struct {
 	Messages, Branches int
 	// Labels are its labels, sorted.
 	Labels []string
+	// Name is the session's name (/name), or "".
+	Name string
 	// First is what the user typed first (conversation.Message.Typed).
 	First string
 	// Err says why the log could not be read; the other fields but Path,
@@ -252,7 +254,7 @@ func item(f sessionFile) SessionItem {
 	if !sum.LastTime.IsZero() {
 		it.Updated = sum.LastTime
 	}
-	it.Messages, it.Branches, it.First = sum.Messages, sum.Branches, sum.FirstUserText
+	it.Messages, it.Branches, it.First, it.Name = sum.Messages, sum.Branches, sum.FirstUserText, sum.Name
 	for _, l := range sum.Labels {
 		it.Labels = append(it.Labels, l)
 	}

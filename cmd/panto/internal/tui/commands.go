@@ -37,7 +37,7 @@ var builtins = []builtin{
 	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
 	{"fork", "", "copy this conversation into a new session and switch to it", false},
 	{"new", "", "start a new session in this directory and switch to it", false},
-	{"name", "[TEXT]", "name the session (shown by /resume and panto session list; no TEXT removes the name)", false},
+	{"name", "[TEXT]", "name the session, recorded in its log (shown by /resume and panto session list); no TEXT shows the name", false},
 	{"export", "[PATH]", "write the session as HTML to PATH (default: beside the log) and print the path", true},
 	{"copy", "[N]", "copy the last reply to the clipboard; N: the Nth-last block (a reply, a tool's output, your message)", true},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},

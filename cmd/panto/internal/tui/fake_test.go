@@ -57,6 +57,8 @@ type fakeSession struct {
 	steerable bool
 	// extraTokens grows what ContextUsage says.
 	extraTokens int
+	// name is what SetName recorded.
+	name string
 }
 
 func newFake() *fakeSession {
@@ -214,6 +216,20 @@ func (f *fakeSession) MoveTo(context.Context, string, host.MoveOptions) (host.Mo
 	return host.MoveResult{}, host.ErrNotRecorded
 }
 func (f *fakeSession) Label(string, string) (string, error) { return "", host.ErrNotRecorded }
+func (f *fakeSession) SetName(name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.info.Path == "" {
+		return "", host.ErrNotRecorded
+	}
+	f.name = name
+	return name, nil
+}
+func (f *fakeSession) Name() (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.name, nil
+}
 func (f *fakeSession) PromptAt(string) ([]conversation.SystemText, error) {
 	return nil, host.ErrNotRecorded
 }

@@ -324,3 +324,36 @@ func TestEscInPaletteClearsTheSlash(t *testing.T) {
 	h.idle()
 	require.Equal(t, []string{"hello"}, f.sentTexts())
 }
+
+// /name names the session; /resume shows the names and filters on them.
+func TestNameAndResumeShowsIt(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	h := newHarness(t, f, func(o *Options) {
+		appOf(o).sessions = func() ([]SessionItem, error) {
+			return []SessionItem{
+				{Path: "/tmp/s1.jsonl", ID: "s1", Messages: 2, First: "hi", Name: f.name},
+				{Path: "/tmp/s2.jsonl", ID: "s2", Messages: 4, First: "other", Name: "the parser port"},
+			}, nil
+		}
+	})
+	h.typ("/name")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), "the session has no name")
+	h.typ("/name fix the count bug")
+	h.enter()
+	h.idle()
+	require.Contains(t, h.screen(), `named the session "fix the count bug"`)
+	require.Equal(t, "fix the count bug", f.name)
+	h.typ("/resume")
+	h.enter()
+	h.settle()
+	s := h.screen()
+	require.Contains(t, s, "fix the count bug")
+	require.Contains(t, s, "the parser port")
+	h.typ("parser")
+	s = h.screen()
+	require.Contains(t, s, "the parser port")
+	require.NotContains(t, s, "s1  ", "filtered on the name")
+}

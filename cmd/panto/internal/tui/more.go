@@ -28,6 +28,8 @@ func (m *Model) keysBuiltin(name, args string) (cmd tea.Cmd, ok bool) {
 		return m.newSession(), true
 	case "export":
 		return m.exportCmd(args), true
+	case "name":
+		return m.nameCmd(args), true
 	}
 	return nil, false
 }
@@ -55,6 +57,8 @@ func (m *Model) keysMsg(msg tea.Msg) tea.Cmd {
 		return m.shellDone(msg)
 	case exportedMsg:
 		return m.exported(msg)
+	case namedMsg:
+		return m.named(msg)
 	}
 	return nil
 }
@@ -71,12 +75,7 @@ func (m *Model) sendFirst() {
 		m.command(c.Name, c.Args)
 		return
 	}
-	item := &transcript.User{Text: text}
-	m.add(item)
-	if m.sess == nil && m.o.App != nil {
-		item.SetNote("queued: sent once the extensions have started")
-		m.queued = append(m.queued, queuedMsg{text: text, item: item})
-	}
+	m.send(text) // the session is not open yet: it waits its turn
 }
 
 // toggleThinking is Ctrl-T: every reply's thinking shown whole, the

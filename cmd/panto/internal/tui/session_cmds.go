@@ -3,10 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 )
@@ -74,5 +76,44 @@ func (m *Model) exported(msg exportedMsg) tea.Cmd {
 		return nil
 	}
 	m.say(transcript.Info, "exported the session as HTML to "+msg.path)
+	return nil
+}
+
+// nameCmd is /name [TEXT]: the session named in its log, or its name
+// shown.
+func (m *Model) nameCmd(args string) tea.Cmd {
+	sess := m.sess
+	text := strings.TrimSpace(args)
+	return func() tea.Msg {
+		if text == "" {
+			name, err := sess.Name()
+			switch {
+			case err != nil:
+				return namedMsg{err: err}
+			case name == "":
+				return namedMsg{said: "the session has no name: /name TEXT names it"}
+			}
+			return namedMsg{said: "the session is named " + strconv.Quote(name)}
+		}
+		name, err := sess.SetName(text)
+		if err != nil {
+			return namedMsg{err: err}
+		}
+		return namedMsg{said: "named the session " + strconv.Quote(name) + " (/resume and panto session list show it)"}
+	}
+}
+
+// namedMsg is /name's end.
+type namedMsg struct {
+	said string
+	err  error
+}
+
+func (m *Model) named(msg namedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.say(transcript.Error, "/name: "+errText(msg.err))
+		return nil
+	}
+	m.say(transcript.Info, termtext.Line(msg.said))
 	return nil
 }

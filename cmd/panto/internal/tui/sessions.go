@@ -177,7 +177,10 @@ func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 	var items []picker.Item
 	for _, s := range msg.list {
 		rp.items[s.Path] = s
-		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + updated(s), Match: s.ID + " " + s.First}
+		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + updated(s), Match: s.ID + " " + s.Name + " " + s.First}
+		if s.Name != "" {
+			it.Title += "  " + oneLine(s.Name, 40)
+		}
 		if s.Err != nil {
 			it.Desc = "unreadable: " + oneLine(errText(s.Err), 60)
 		} else {
@@ -249,6 +252,9 @@ func (rp *resumePicker) view(m *Model, width, height int) []string {
 func (rp *resumePicker) preview(th *theme.Theme, path string, width, _ int) []string {
 	s := rp.items[path]
 	out := []string{th.Bold.Render("session " + termtext.Line(s.ID))}
+	if s.Name != "" {
+		out = append(out, th.Dim.Render("name   ")+termtext.Line(s.Name))
+	}
 	if s.Err != nil {
 		return append(out, th.Error.Render(termtext.Line(errText(s.Err))))
 	}
