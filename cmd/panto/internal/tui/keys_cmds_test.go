@@ -197,7 +197,9 @@ func TestNewSession(t *testing.T) {
 	t.Parallel()
 	a, b := newFake(), newFake()
 	b.info = host.Info{ID: "s2new", Path: "/tmp/s2.jsonl", Provider: "echo", Model: "echo"}
-	h := newHarness(t, a, func(o *Options) {
+	// The alternate screen: the frame holds the whole transcript (on
+	// the normal one, the one left stays in the terminal's scrollback).
+	h := newHarness(t, a, altScreen, func(o *Options) {
 		appOf(o).newSess = func(context.Context) (Session, error) { return b, nil }
 	})
 	h.typ("hi")
@@ -262,12 +264,13 @@ func thinkTurn(ctx context.Context, text string, ch chan<- host.Event) {
 }
 
 // Ctrl-T shows every reply's thinking whole, the next ones' too, and
-// folds it again; Ctrl-T no longer swaps characters in the editor.
+// folds it again; Ctrl-T no longer swaps characters in the editor. On
+// the alternate screen the replies shown are redrawn.
 func TestCtrlTTogglesThinking(t *testing.T) {
 	t.Parallel()
 	f := newFake()
 	f.turn = thinkTurn
-	h := newHarness(t, f)
+	h := newHarness(t, f, altScreen)
 	h.typ("one")
 	h.enter()
 	h.idle()
@@ -356,4 +359,22 @@ func TestNameAndResumeShowsIt(t *testing.T) {
 	s = h.screen()
 	require.Contains(t, s, "the parser port")
 	require.NotContains(t, s, "s1  ", "filtered on the name")
+}
+
+// On the normal screen, a reply printed into the scrollback after Ctrl-T
+// shows its thinking whole.
+func TestCtrlTThinkingIntoTheScrollback(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = thinkTurn
+	h := newHarness(t, f)
+	h.typ("one")
+	h.enter()
+	h.idle()
+	require.NotContains(t, strings.Join(h.scrollback, "\n"), "second thought")
+	h.key(ctrl('t'))
+	h.typ("two")
+	h.enter()
+	h.idle()
+	require.Contains(t, strings.Join(h.scrollback, "\n"), "second thought")
 }

@@ -67,8 +67,9 @@ func (m *Model) shellSubmit(text string) (cmd tea.Cmd, ok bool) {
 	if !send {
 		title += "  (not sent to the model)"
 	}
-	item := &transcript.Text{Title: title, Body: "…"}
-	m.add(item)
+	// Shown when it ends (on the normal screen what is shown goes into
+	// the scrollback as it is): meanwhile the activity bar says it runs.
+	item := &transcript.Text{Title: title}
 	cwd := m.o.CWD
 	ctx, cancel := context.WithCancelCause(m.ctx)
 	m.cancel = func() { cancel(errInterrupted) }
@@ -124,7 +125,7 @@ func (m *Model) shellDone(r shellDoneMsg) tea.Cmd {
 		body += strings.Join(tail, " ")
 	}
 	r.item.Body = body
-	m.list.Changed()
+	m.add(r.item)
 	if r.send {
 		m.shellContext = append(m.shellContext, shellForModel(r))
 	}
