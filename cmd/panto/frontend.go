@@ -155,6 +155,7 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		HistoryFile:   history.Path(a.Dirs().State, a.Dirs().CWD),
 		Notices:       said(),
 		First:         conversation.ValidText(o.first),
+		Keys:          cfg.Keys,
 		OnInterrupt:   func(f func()) { restore = e.sig.OnInterrupt(f) },
 	})
 	if restore != nil {

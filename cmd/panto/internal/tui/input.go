@@ -18,6 +18,10 @@ import (
 // key handles a key press, in order: a second Ctrl-C that quits, an
 // extension's question, then what is on screen (screenKey).
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	k, bound := m.keys.apply(k) // [keys] in config.toml
+	if !bound {
+		return nil
+	}
 	ks := k.String()
 	if (ks == "ctrl+c" || ks == "ctrl+d") && !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow {
 		return m.quit() // whatever is asked or open: Ctrl-C twice leaves

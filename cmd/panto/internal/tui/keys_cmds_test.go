@@ -378,3 +378,39 @@ func TestCtrlTThinkingIntoTheScrollback(t *testing.T) {
 	h.idle()
 	require.Contains(t, strings.Join(h.scrollback, "\n"), "second thought")
 }
+
+// [keys] rebinds an action: its key does it, its default key does
+// nothing; "" unbinds; a name that is no action is said, with the
+// nearest.
+func TestKeysRebind(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	ed := writeScript(t, bin, "ed", `printf 'from the editor' > "$1"`)
+	f := newFake()
+	f.turn = thinkTurn
+	h := newHarness(t, f, altScreen, func(o *Options) {
+		o.Getenv = fakeEnv("EDITOR", ed)
+		o.Keys = map[string]string{"external_editor": "ctrl+e", "toggle_thinking": "", "toggle_thinkin": "f2"}
+	})
+	h.m.execProcess = runDirect
+	require.Contains(t, h.screen(), `config [keys]: no action "toggle_thinkin" (did you mean toggle_thinking?)`)
+	h.typ("draft")
+	h.key(ctrl('g'))
+	h.settle()
+	require.Equal(t, "draft", h.m.ed.value(), "Ctrl-G is unbound")
+	h.key(ctrl('e'))
+	h.settle()
+	require.Equal(t, "from the editor", h.m.ed.value(), "Ctrl-E opens the editor")
+	h.enter()
+	h.idle()
+	h.key(ctrl('t'))
+	require.NotContains(t, h.screen(), "second thought", "Ctrl-T is unbound")
+}
+
+func TestActionsTable(t *testing.T) {
+	t.Parallel()
+	tbl := ActionsTable()
+	require.Contains(t, tbl, "| `external_editor` | `ctrl+g` |")
+	require.Contains(t, tbl, "| `expand_all` | `ctrl+shift+o` |")
+	require.Contains(t, tbl, "| `permission_mode` | `shift+tab` |")
+}

@@ -59,6 +59,8 @@ type Options struct {
 	// OnInterrupt, when set, is given a function that interrupts as
 	// Ctrl-C does: panto calls it on SIGINT from outside.
 	OnInterrupt func(func())
+	// Keys is config's [keys]: action name to key (Actions).
+	Keys map[string]string
 	// Getenv is the environment ($VISUAL, $EDITOR, PATH and the display
 	// for /copy); nil means os.Getenv.
 	Getenv func(string) string
@@ -177,6 +179,9 @@ type Model struct {
 
 	// cache of the last frame's parts
 	view viewCache
+	// keys is [keys] applied.
+	keys keymap
+
 	// thinkingShown: Ctrl-T shows every reply's thinking whole.
 	thinkingShown bool
 
@@ -237,6 +242,11 @@ func New(ctx context.Context, o Options) *Model {
 	m.list.Append(&transcript.Notice{Level: transcript.Quiet, Text: welcome(o.Version)})
 	for _, n := range o.Notices {
 		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: n})
+	}
+	var bad []string
+	m.keys, bad = newKeymap(o.Keys)
+	for _, b := range bad {
+		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: b})
 	}
 	m.sendFirst()
 	m.layout()
