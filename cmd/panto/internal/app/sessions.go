@@ -203,6 +203,8 @@ type SessionItem struct {
 	Labels []string
 	// Name is the session's name (/name), or "".
 	Name string
+	// Cwd is the directory the session was started in (its header's).
+	Cwd string
 	// First is what the user typed first (conversation.Message.Typed).
 	First string
 	// Err says why the log could not be read; the other fields but Path,
@@ -219,6 +221,12 @@ func (s *Store) List() ([]SessionItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return items(list), nil
+}
+
+// items are the list items of the logs of list, in its order, read on
+// every core.
+func items(list []sessionFile) []SessionItem {
 	out := make([]SessionItem, len(list))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -236,7 +244,7 @@ func (s *Store) List() ([]SessionItem, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	return out, nil
+	return out
 }
 
 // item is the list item of the log f, read from its summary.
@@ -250,7 +258,7 @@ func item(f sessionFile) SessionItem {
 		it.Err = err
 		return it
 	}
-	it.ID = f.header.ID
+	it.ID, it.Cwd = f.header.ID, f.header.Cwd
 	if !sum.LastTime.IsZero() {
 		it.Updated = sum.LastTime
 	}

@@ -264,7 +264,16 @@ type fakeApp struct {
 	// newSess opens /new's session; export writes /export's file (nil:
 	// each fails).
 	newSess func(context.Context) (Session, error)
+	// allSessions lists every directory's (nil: sessions).
+	allSessions func() ([]SessionItem, error)
 	export  func(context.Context, Session, string) (string, error)
+}
+
+func (a *fakeApp) AllSessions() ([]SessionItem, error) {
+	if a.allSessions == nil {
+		return a.Sessions()
+	}
+	return a.allSessions()
 }
 
 func (a *fakeApp) New(ctx context.Context) (Session, error) {

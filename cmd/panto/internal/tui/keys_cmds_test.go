@@ -6,6 +6,7 @@ import (
 
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/sessionlog"
 	"os/exec"
 
 	tea "charm.land/bubbletea/v2"
@@ -413,4 +414,94 @@ func TestActionsTable(t *testing.T) {
 	require.Contains(t, tbl, "| `external_editor` | `ctrl+g` |")
 	require.Contains(t, tbl, "| `expand_all` | `ctrl+shift+o` |")
 	require.Contains(t, tbl, "| `permission_mode` | `shift+tab` |")
+}
+
+// writeLog writes a session log at path holding msgs.
+func writeLog(t *testing.T, path, id string, msgs ...conversation.Message) {
+	t.Helper()
+	w, err := sessionlog.Create(path, sessionlog.Header{ID: id, Cwd: "/p"})
+	require.NoError(t, err)
+	for _, m := range msgs {
+		_, err := w.Append(sessionlog.MessageEntry(m))
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.Close())
+}
+
+// /resume filters on every message's text, renames and deletes (once y
+// confirms), and switches to every directory's sessions with Ctrl-A.
+func TestResumePickerSearchRenameDelete(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p1, p2 := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeLog(t, p1, "aaaa1111", conversation.UserText("first of a"))
+	writeLog(t, p2, "bbbb2222", conversation.UserText("hello"), conversation.AssistantText("the LEXER bug is here"))
+	f := newFake()
+	f.info.Path = p1
+	h := newHarness(t, f, func(o *Options) {
+		list := func() ([]SessionItem, error) {
+			var out []SessionItem
+			for _, p := range []string{p1, p2} {
+				if _, err := os.Stat(p); err != nil {
+					continue
+				}
+				sum, err := sessionlog.CachedSummary(p)
+				require.NoError(t, err)
+				out = append(out, SessionItem{Path: p, ID: sum.Header.ID, First: sum.FirstUserText, Name: sum.Name, Messages: sum.Messages, Cwd: o.CWD})
+			}
+			return out, nil
+		}
+		appOf(o).sessions = list
+		appOf(o).allSessions = func() ([]SessionItem, error) {
+			l, _ := list()
+			return append(l, SessionItem{Path: "/elsewhere/c.jsonl", ID: "cccc3333", First: "over there", Cwd: "/elsewhere"}), nil
+		}
+	})
+	h.typ("/resume")
+	h.enter()
+	h.settle()
+	require.Contains(t, h.screen(), "first of a")
+	h.typ("lexer")
+	h.settle()
+	s := h.screen()
+	require.Contains(t, s, "bbbb2222", "found by its reply's text")
+	require.NotContains(t, s, "aaaa1111")
+
+	h.key(ctrl('r'))
+	h.typ("lexer fix")
+	require.Contains(t, h.screen(), "name: lexer fix")
+	h.enter()
+	h.settle()
+	require.Contains(t, h.screen(), "lexer fix  2 msgs", "the list shows the new name")
+	sum, err := sessionlog.CachedSummary(p2)
+	require.NoError(t, err)
+	require.Equal(t, "lexer fix", sum.Name, "recorded in its log")
+
+	h.key(ctrl('d'))
+	require.Contains(t, h.screen(), "delete session bbbb2222 and its log? y deletes")
+	h.key(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	require.FileExists(t, p2, "any other key keeps it")
+	h.key(ctrl('d'))
+	h.key(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	h.settle()
+	require.NoFileExists(t, p2)
+	require.NotContains(t, h.screen(), "bbbb2222", "the list is read again")
+
+	h.key(ctrl('u')) // the filter cleared: the session in use
+	h.key(ctrl('d'))
+	require.Contains(t, h.screen(), "the session in use is not deleted")
+	require.FileExists(t, p1)
+
+	h.key(ctrl('a'))
+	h.settle()
+	require.Contains(t, h.screen(), "Sessions of every directory")
+	h.typ("over there")
+	h.enter()
+	h.settle()
+	s = h.screen()
+	require.Contains(t, s, "that session is of /elsewhere: cd /elsewhere && panto --resume cccc3333")
+	require.Same(t, Session(f), h.m.sess, "not switched")
+	require.Contains(t, s, `named the session "lexer fix"`)
+	require.Contains(t, s, "deleted the session log")
+	require.Contains(t, s, filepath.Base(p2))
 }

@@ -59,6 +59,14 @@ func (m *Model) keysMsg(msg tea.Msg) tea.Cmd {
 		return m.exported(msg)
 	case namedMsg:
 		return m.named(msg)
+	case searchTextsMsg:
+		if m.ov == msg.rp {
+			msg.rp.texts = msg.texts
+			msg.rp.refilter()
+		}
+		return nil
+	case resumeDoneMsg:
+		return m.resumeDone(msg)
 	}
 	return nil
 }

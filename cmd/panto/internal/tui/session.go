@@ -23,8 +23,10 @@ type App interface {
 	// frame never waits for the extensions to start. (moved: a --from
 	// move, whose Moved event comes on the subscription like any other.)
 	Open(ctx context.Context) (s Session, moved bool, err error)
-	// Sessions lists this directory's sessions for /resume, newest first.
+	// Sessions lists this directory's sessions for /resume, newest first;
+	// AllSessions every directory's (Ctrl-A in the picker).
 	Sessions() ([]SessionItem, error)
+	AllSessions() ([]SessionItem, error)
 	// Reopen opens the log at path as a resume, with the same flags and
 	// extensions: /resume and /fork switch to it (app.Switch).
 	Reopen(ctx context.Context, path string) (Session, error)
