@@ -266,7 +266,7 @@ type fakeApp struct {
 	newSess func(context.Context) (Session, error)
 	// allSessions lists every directory's (nil: sessions).
 	allSessions func() ([]SessionItem, error)
-	export  func(context.Context, Session, string) (string, error)
+	export      func(context.Context, Session, string) (string, error)
 }
 
 func (a *fakeApp) AllSessions() ([]SessionItem, error) {
