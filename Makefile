@@ -25,6 +25,10 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 20000x
 BENCHCOUNT  ?= 5
 BENCH       ?= .
+# What panto version says: the commit (and tag) it was built from, stamped
+# into main.version (a plain go build says dev).
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X main.version=$(VERSION)
 
 .PHONY: all build install test lint bench fuzz demo proto clean
 
@@ -32,7 +36,7 @@ all: build test
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/... ./examples/plugins/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/... ./examples/plugins/...
 	@mkdir -p $(BIN)/extensions
 	$(GO) build -o $(BIN)/extensions/ ./extensions/...
 

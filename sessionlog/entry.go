@@ -44,6 +44,8 @@ type wireEntry struct {
 	Changed []string  `json:"changed"`
 
 	Permissions *Permissions `json:"permissions"`
+
+	Name string `json:"name"` // session_info
 }
 
 // rawHead is what an entry of an unknown type must have.
@@ -154,6 +156,8 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 			}
 		}
 		e.Tools = &Tools{Extension: w.Extension, Reason: w.Reason, Tools: w.Tools, Added: w.Added, Removed: w.Removed, Changed: w.Changed}
+	case TypeSessionInfo:
+		e.SessionInfo = &SessionInfo{Name: w.Name}
 	case TypePermissions:
 		if err := checkPermissions(w.Permissions); err != nil {
 			return fmt.Errorf("%w (entry %s)", err, w.ID)

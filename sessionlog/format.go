@@ -76,6 +76,9 @@ const (
 	// TypePermissions records the permission policy in force from here
 	// on (Entry.Permissions).
 	TypePermissions EntryType = "permissions"
+	// TypeSessionInfo names the session (Entry.SessionInfo): /name. The
+	// latest in the file wins.
+	TypeSessionInfo EntryType = "session_info"
 )
 
 // headerType is the "type" of the header line; no entry may use it.
@@ -84,7 +87,7 @@ const headerType = "session"
 func (t EntryType) known() bool {
 	switch t {
 	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction,
-		TypeMove, TypeLabel, TypeBranchSummary, TypeTools, TypePermissions:
+		TypeMove, TypeLabel, TypeBranchSummary, TypeTools, TypePermissions, TypeSessionInfo:
 		return true
 	}
 	return false
@@ -126,6 +129,8 @@ type Entry struct {
 	Tools *Tools
 	// Permissions is the payload of a TypePermissions entry.
 	Permissions *Permissions
+	// SessionInfo is the payload of a TypeSessionInfo entry.
+	SessionInfo *SessionInfo
 
 	// Raw is the whole line of an entry of a type this version does not
 	// know, kept so it can be written back byte for byte: Append writes
@@ -213,6 +218,19 @@ type Label struct {
 // removes its label).
 func LabelEntry(target, text string) Entry {
 	return Entry{Type: TypeLabel, Label: &Label{Target: target, Text: text}}
+}
+
+// SessionInfo names the session: what the session lists show beside
+// its id (/name). An empty Name removes the name. The latest
+// session_info entry of the file wins, wherever it is in the tree.
+type SessionInfo struct {
+	Name string
+}
+
+// SessionInfoEntry returns an entry naming the session name ("" removes
+// its name).
+func SessionInfoEntry(name string) Entry {
+	return Entry{Type: TypeSessionInfo, SessionInfo: &SessionInfo{Name: name}}
 }
 
 // BranchSummary summarises the branch the user left (ending at the entry
@@ -398,6 +416,11 @@ type labelLine struct {
 	Label  string `json:"label"`
 }
 
+type sessionInfoLine struct {
+	lineHead
+	Name string `json:"name"`
+}
+
 type branchSummaryLine struct {
 	lineHead
 	Summary string `json:"summary"`
@@ -482,6 +505,8 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 		v = toolsLine{head, t.Extension, t.Reason, tools, t.Added, t.Removed, t.Changed}
 	case TypePermissions:
 		v = permissionsLine{head, e.Permissions}
+	case TypeSessionInfo:
+		v = sessionInfoLine{head, e.SessionInfo.Name}
 	default:
 		return appendRaw(buf, e.Raw)
 	}
@@ -576,6 +601,11 @@ func checkEntry(e *Entry) error {
 		return nil
 	case TypePermissions:
 		return checkPermissions(e.Permissions)
+	case TypeSessionInfo:
+		if e.SessionInfo == nil {
+			return errors.New("session_info entry without its payload")
+		}
+		return nil
 	case headerType:
 		return errors.New(`entry type "session" is reserved for the header`)
 	case "":

@@ -28,6 +28,8 @@ type Summary struct {
 	Entries int
 	// Labels are the effective labels (Tree.Labels); nil when none.
 	Labels map[string]string
+	// Name is the session's name (Tree.Name), or "".
+	Name string
 	// FirstUserText is the start of what the user typed in the first
 	// user message of the current branch where that is not empty
 	// (Log.FirstUserText, Message.Typed), or "": the whole text when it
@@ -73,6 +75,9 @@ func summarize(f *os.File, size int64, path string) (Summary, error) {
 	}
 	if len(t.labels) > 0 {
 		sum.Labels = t.Labels()
+	}
+	if sum.Name, err = t.Name(); err != nil {
+		return Summary{}, err
 	}
 	if t.nodes.n == 0 {
 		return sum, nil
@@ -152,8 +157,8 @@ func (t *Tree) firstUserText(f *os.File, i int32) (string, bool, error) {
 // summaryFormat is the version of the sidecar's shape; another version is
 // stale. Version 1 held the whole first message; 2 an excerpt of its
 // text, USER_PROMPT.md blocks included; 3 an excerpt of what the user
-// typed (Message.Typed).
-const summaryFormat = 3
+// typed (Message.Typed); 4 the session's name.
+const summaryFormat = 4
 
 // maxSummaryFile bounds the sidecar that is read: a larger one (one of
 // version 1 with a huge first message, or one of a log with a great many
@@ -176,6 +181,7 @@ type summaryFile struct {
 	Branches      int               `json:"branches"`
 	Entries       int               `json:"entries"`
 	Labels        map[string]string `json:"labels,omitempty"`
+	Name          string            `json:"name,omitempty"`
 	FirstUserText string            `json:"first_user_text,omitempty"`
 	LastTime      string            `json:"last_time,omitempty"`
 	Leaf          string            `json:"leaf,omitempty"`
@@ -238,7 +244,7 @@ func readSummary(path string, st os.FileInfo) (Summary, bool) {
 	if err != nil {
 		return Summary{}, false
 	}
-	sum := Summary{Header: h, Messages: sf.Messages, Branches: sf.Branches, Entries: sf.Entries, Labels: sf.Labels,
+	sum := Summary{Header: h, Messages: sf.Messages, Branches: sf.Branches, Entries: sf.Entries, Labels: sf.Labels, Name: sf.Name,
 		FirstUserText: excerpt(sf.FirstUserText), Leaf: sf.Leaf, Warnings: sf.Warnings}
 	if sf.LastTime != "" {
 		if sum.LastTime, err = time.Parse(time.RFC3339Nano, sf.LastTime); err != nil {
@@ -263,7 +269,7 @@ func writeSummary(path string, st os.FileInfo, sum Summary) error {
 	sf := summaryFile{Format: summaryFormat, Size: st.Size(), MTime: st.ModTime().UnixNano(),
 		Session: headerLine{Type: headerType, Version: h.Version, ID: h.ID, Created: formatTime(h.Created), Cwd: h.Cwd,
 			ParentSession: h.ParentSession, ParentEntry: h.ParentEntry},
-		Messages: sum.Messages, Branches: sum.Branches, Entries: sum.Entries, Labels: sum.Labels,
+		Messages: sum.Messages, Branches: sum.Branches, Entries: sum.Entries, Labels: sum.Labels, Name: sum.Name,
 		FirstUserText: sum.FirstUserText, Leaf: sum.Leaf, Warnings: sum.Warnings}
 	if !sum.LastTime.IsZero() {
 		sf.LastTime = formatTime(sum.LastTime)

@@ -171,7 +171,6 @@ func TestHelpSuggestionsAndCompletion(t *testing.T) {
 		{"session lst", "session: unknown command \"lst\": did you mean `panto session list`?"},
 		{"--sesion x.jsonl", "unknown flag --sesion: did you mean --session?"},
 		{"prompt --jsn", "prompt: unknown flag --jsn: did you mean --json?"},
-		{"hello there", `unexpected argument "hello" (to send it as a prompt: panto -p "hello there")`},
 	} {
 		r := h.run("", strings.Fields(tc.args)...)
 		require.Equal(t, 2, r.code, tc.args)

@@ -53,6 +53,9 @@ type options struct {
 	plain        bool
 	permMode     string
 	allow        []string
+	// first is the message given as arguments (panto "TEXT"): the
+	// interactive session's first, or print mode's prompt.
+	first string
 }
 
 // appFlags are the flags as the app layer takes them.
@@ -127,7 +130,7 @@ const rootExample = `  panto                                   interactive sessi
 func newRoot(ctx context.Context, e *env) *cobra.Command {
 	var o options
 	root := &cobra.Command{
-		Use:           "panto [flags]",
+		Use:           "panto [flags] [MESSAGE]",
 		Short:         "An agent whose system prompt is conversation state",
 		Long:          rootLong,
 		Example:       rootExample,
@@ -135,8 +138,9 @@ func newRoot(ctx context.Context, e *env) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          rootArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.printSet = cmd.Flags().Changed("print")
+			o.first = strings.Join(args, " ")
 			return runChat(ctx, e, &o)
 		},
 	}
@@ -181,16 +185,39 @@ func newRoot(ctx context.Context, e *env) *cobra.Command {
 	return root
 }
 
-// rootArgs refuses arguments: a word that looks like a mistyped command
-// gets a suggestion; other text was meant as a prompt.
+// rootArgs takes the arguments as the first message (panto "TEXT",
+// or panto fix the tests), except a first word that looks like a
+// mistyped command: that gets a suggestion, and the way to send it
+// anyway (after --, no word is taken for a command).
 func rootArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
 		return nil
 	}
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		return usageErrorf("unknown command %q: did you mean `panto %s`?", args[0], s[0])
+	if s := mistypedCommand(cmd, args[0]); s != "" {
+		return usageErrorf("unknown command %q: did you mean `panto %s`? (to send it as a message: panto -- %s)", args[0], s, strings.Join(args, " "))
 	}
-	return usageErrorf("unexpected argument %q (to send it as a prompt: panto -p %q)", args[0], strings.Join(args, " "))
+	return nil
+}
+
+// mistypedCommand is the subcommand of cmd the word w looks like a typo
+// of, or "": one edit away, two for a word of six letters or more, or
+// the start of one (three letters at least). Any other word — "first",
+// "test" — starts a message, though cobra's two edits would take them
+// for dirs and trust.
+func mistypedCommand(cmd *cobra.Command, w string) string {
+	if strings.ContainsFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) {
+		return "" // not a word a command is named with
+	}
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() && c.Name() != "help" {
+			continue
+		}
+		d := levenshtein(w, c.Name())
+		if d <= 1 || d == 2 && len(w) >= 6 || len(w) >= 3 && strings.HasPrefix(c.Name(), w) {
+			return c.Name()
+		}
+	}
+	return ""
 }
 
 // where names cmd at the start of an error message ("prompt: "), or
@@ -235,25 +262,7 @@ func flagError(cmd *cobra.Command, err error) error {
 }
 
 // levenshtein is the edit distance of a and b.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func levenshtein(a, b string) int { return app.Distance(a, b) }
 
 // completeWords completes a flag's value from a fixed list.
 func completeWords(cmd *cobra.Command, flag string, words ...string) {

@@ -48,13 +48,13 @@ func TestSessionsOfDirectoriesSharingAFolder(t *testing.T) {
 	abLog := h.sessionFiles()[0]
 
 	require.Contains(t, h.okIn(aDashB, "session", "list").stdout, "no sessions in "+aDashB)
-	r := h.in(aDashB, "", "-p", "again", "--provider", "echo", "-c")
-	require.Equal(t, 1, r.code, r.stderr)
-	require.Contains(t, r.stderr, "no session to continue")
 	require.Equal(t, 1, h.in(aDashB, "", "prompt", "-c").code)
-
-	// A session of a-b, newer than a/b's, in the same folder.
-	h.okIn(aDashB, "-p", "from a-b", "--provider", "echo")
+	// -c with none to continue starts one (as pi does), saying so: a
+	// session of a-b, newer than a/b's, in the same folder.
+	r := h.in(aDashB, "", "-p", "from a-b", "--provider", "echo", "-c")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stderr, "no session to continue in "+aDashB+": starting a new one")
+	require.NotContains(t, r.stdout, "from a/b", "a/b's session is not continued")
 	files := h.sessionFiles()
 	require.Len(t, files, 2)
 	require.Equal(t, filepath.Dir(files[0]), filepath.Dir(files[1]), "the two directories share a folder")
@@ -262,7 +262,7 @@ func TestMessageCountsAgreeAndNegativeAt(t *testing.T) {
 	h.ok("-p", "two", "--provider", "echo", "-c")
 
 	fields := strings.Fields(strings.Split(h.ok("session", "list").stdout, "\n")[1])
-	listed := fields[3] // id, date, time, count
+	listed := fields[4] // id, name, date, time, count
 	r := h.ok("-p", "/session", "--provider", "echo", "-c")
 	require.Contains(t, r.stdout, "messages "+listed+"\n")
 	n := len(logMessages(t, h.sessionFiles()[0]))

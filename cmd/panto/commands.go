@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -241,23 +242,27 @@ func sessionCommand(_ context.Context, e *env, _ *options) *cobra.Command {
 		Args:    cobra.ArbitraryArgs,
 		RunE:    groupArgs,
 	}
-	cmd.AddCommand(&cobra.Command{
+	var listJSON bool
+	list := &cobra.Command{
 		Use:   "list",
 		Short: "List this directory's sessions, newest first",
-		Long: `List this directory's sessions, newest first: id, last change, the
-current branch's message count (system messages included, as panto prompt
---at N counts them), the number of branches, the labels, and the first
-user line. Resume one with panto --resume ID. Each row comes from a small
-summary cached beside the log (<log>.summary), rebuilt when the log
-changes, so listing never reads whole logs.`,
+		Long: `List this directory's sessions, newest first: id, its name (/name), last
+change, the current branch's message count (system messages included, as
+panto prompt --at N counts them), the number of branches, the labels, and
+the first user line; --json as a JSON array. Resume one with panto
+--resume ID. Each row comes from a small summary cached beside the log
+(<log>.summary), rebuilt when the log changes, so listing never reads
+whole logs.`,
 		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error { return runSessionList(e) },
-	})
+		RunE: func(*cobra.Command, []string) error { return runSessionList(e, listJSON) },
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "the sessions as a JSON array")
+	cmd.AddCommand(list)
 	cmd.AddCommand(sessionTreeCommands(e)...)
 	return cmd
 }
 
-func runSessionList(e *env) error {
+func runSessionList(e *env, asJSON bool) error {
 	st, err := e.store()
 	if err != nil {
 		return err
@@ -266,12 +271,15 @@ func runSessionList(e *env) error {
 	if err != nil {
 		return err
 	}
+	if asJSON {
+		return writeSessionListJSON(e.jsonStdout(), list)
+	}
 	if len(list) == 0 {
 		fmt.Fprintf(e.stdout, "no sessions in %s\n", st.Dirs().CWD)
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tBRANCHES\tLABELS\tFIRST MESSAGE")
+	fmt.Fprintln(tw, "ID\tNAME\tUPDATED\tMESSAGES\tBRANCHES\tLABELS\tFIRST MESSAGE")
 	for _, s := range list {
 		// An unreadable log keeps its row, marked, and hides nothing
 		// after it.
@@ -281,7 +289,7 @@ func runSessionList(e *env) error {
 			if rest, ok := strings.CutPrefix(why, "session log "+s.Path); ok {
 				why = strings.TrimLeft(rest, ": ")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t?\t?\t\t(unreadable: %s)\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), termtext.OneLine(why, 160))
+			fmt.Fprintf(tw, "%s\t-\t%s\t?\t?\t\t(unreadable: %s)\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), termtext.OneLine(why, 160))
 			continue
 		}
 		first := "(none)"
@@ -291,10 +299,43 @@ func runSessionList(e *env) error {
 		// Every message of the current branch counts, system ones too, as
 		// in /session and --at N: the count given to --at shows the whole
 		// conversation.
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"),
+		name := "-"
+		if s.Name != "" {
+			name = termtext.OneLine(s.Name, 40)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, name, s.Updated.Local().Format("2006-01-02 15:04"),
 			s.Messages, s.Branches, termtext.OneLine(strings.Join(s.Labels, ", "), 40), first)
 	}
 	return tw.Flush()
+}
+
+// sessionJSON is a row of panto session list --json.
+type sessionJSON struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name,omitempty"`
+	Path     string   `json:"path"`
+	Updated  string   `json:"updated"`
+	Messages int      `json:"messages"`
+	Branches int      `json:"branches"`
+	Labels   []string `json:"labels,omitempty"`
+	First    string   `json:"first,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// writeSessionListJSON writes panto session list --json.
+func writeSessionListJSON(w io.Writer, list []app.SessionItem) error {
+	rows := make([]sessionJSON, 0, len(list))
+	for _, s := range list {
+		r := sessionJSON{ID: s.ID, Name: s.Name, Path: s.Path, Updated: s.Updated.UTC().Format(time.RFC3339Nano),
+			Messages: s.Messages, Branches: s.Branches, Labels: s.Labels, First: s.First}
+		if s.Err != nil {
+			r.Error = s.Err.Error()
+		}
+		rows = append(rows, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
 }
 
 // store is the working directory's session logs, with what is skipped

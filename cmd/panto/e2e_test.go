@@ -424,7 +424,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--bogus"},
 		{"-p", "x", "--provider", "gemini"},
 		{"-p", "x", "--no-session", "-c"},
-		{"stray"},
+		{"sesion"}, // a word like a mistyped command (any other is a message)
+		{"-p", "x", "stray"},
 		{"prompt", "--at", "1"},
 	} {
 		r := h.run("", args...)

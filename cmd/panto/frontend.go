@@ -30,6 +30,13 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	case o.mode == "json" && !printMode:
 		return usageErrorf("--mode json needs -p TEXT or a prompt on stdin")
 	}
+	if o.first != "" {
+		if o.printSet {
+			return usageErrorf("the prompt is given twice: as -p TEXT and as an argument (%q); give one", o.first)
+		}
+		// Without a terminal, panto "TEXT" is panto -p "TEXT".
+		o.print = o.first
+	}
 	var text string
 	if printMode {
 		text = o.print
@@ -74,7 +81,9 @@ func runChat(ctx context.Context, e *env, o *options) error {
 	if printMode {
 		return lineloop.Print(ctx, a, e.lineOptions(), text, o.mode == "json")
 	}
-	return lineloop.Run(ctx, a, e.lineOptions())
+	lo := e.lineOptions()
+	lo.First = conversation.ValidText(o.first)
+	return lineloop.Run(ctx, a, lo)
 }
 
 // fullScreen reports whether the interactive session runs the
@@ -145,6 +154,8 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		NoMouse:       !cfg.MouseTaken(),
 		HistoryFile:   history.Path(a.Dirs().State, a.Dirs().CWD),
 		Notices:       said(),
+		First:         conversation.ValidText(o.first),
+		Keys:          cfg.Keys,
 		OnInterrupt:   func(f func()) { restore = e.sig.OnInterrupt(f) },
 	})
 	if restore != nil {

@@ -255,7 +255,7 @@ func TestSessionListComesFromTheSummaryCache(t *testing.T) {
 	r := h.ok("session", "list")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 3, r.stdout)
-	require.Equal(t, []string{"ID", "UPDATED", "MESSAGES", "BRANCHES", "LABELS", "FIRST", "MESSAGE"}, strings.Fields(lines[0]))
+	require.Equal(t, []string{"ID", "NAME", "UPDATED", "MESSAGES", "BRANCHES", "LABELS", "FIRST", "MESSAGE"}, strings.Fields(lines[0]))
 	rows := map[string][]string{}
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
@@ -263,17 +263,18 @@ func TestSessionListComesFromTheSummaryCache(t *testing.T) {
 	}
 	bigRow := rows["b1b1b1b1-0000-4000-8000-000000000000"]
 	require.NotNil(t, bigRow, lines)
-	require.Equal(t, "1", bigRow[4], "one branch")
-	require.Equal(t, []string{"the", "big", "question"}, bigRow[5:], lines)
-	require.Equal(t, itoa(len(logMessages(t, big))), bigRow[3], "the count is exact, even for a large log")
+	require.Equal(t, "-", bigRow[1], "no name")
+	require.Equal(t, "1", bigRow[5], "one branch")
+	require.Equal(t, []string{"the", "big", "question"}, bigRow[6:], lines)
+	require.Equal(t, itoa(len(logMessages(t, big))), bigRow[4], "the count is exact, even for a large log")
 	var smallRow []string
 	for id, f := range rows {
 		if id != bigRow[0] {
 			smallRow = f
 		}
 	}
-	require.Equal(t, itoa(len(logMessages(t, small))), smallRow[3])
-	require.Equal(t, []string{"1", "a", "small", "one"}, smallRow[4:])
+	require.Equal(t, itoa(len(logMessages(t, small))), smallRow[4])
+	require.Equal(t, []string{"1", "a", "small", "one"}, smallRow[5:])
 
 	// The second listing reads the sidecar, not the log: doctor the
 	// sidecar (the log unchanged) and the row follows it.

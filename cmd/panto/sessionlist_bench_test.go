@@ -55,7 +55,7 @@ func BenchmarkSessionList(b *testing.B) {
 				var out bytes.Buffer
 				e.stdout = &out
 				before := readBytes()
-				require.NoError(b, runSessionList(e))
+				require.NoError(b, runSessionList(e, false))
 				read += readBytes() - before
 				if !strings.Contains(out.String(), "a small one") {
 					b.Fatal(out.String())

@@ -44,4 +44,5 @@ func TestKeyTablesInDocs(t *testing.T) {
 	for _, bs := range [][]tui.Binding{tui.Bindings, tui.DialogBindings} {
 		require.Contains(t, string(doc), tui.MarkdownTable(bs), "docs/cli.md's key table differs from tui.Bindings: copy it from tui.MarkdownTable")
 	}
+	require.Contains(t, string(doc), tui.ActionsTable(), "docs/cli.md's table of [keys] actions differs from tui.Actions: copy it from tui.ActionsTable")
 }

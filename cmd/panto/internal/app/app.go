@@ -190,6 +190,9 @@ func Load(env Env, f Flags) (*App, error) {
 	switch cfg.Provider {
 	case provider.Anthropic, provider.OpenAI, provider.Echo:
 	default:
+		if s := Suggest(cfg.Provider, []string{provider.Anthropic, provider.OpenAI, provider.Echo}); s != "" {
+			return nil, usageErrorf("--provider %q: did you mean %s? (want anthropic, openai or echo)", cfg.Provider, s)
+		}
 		return nil, usageErrorf("--provider %q: want anthropic, openai or echo", cfg.Provider)
 	}
 	if f.Model != "" {

@@ -56,6 +56,10 @@ type Session interface {
 	Tree() (*sessionlog.Tree, error)
 	MoveTo(ctx context.Context, ref string, opt host.MoveOptions) (host.MoveResult, error)
 	Label(ref, text string) (string, error)
+	// SetName names the session in its log ("" removes the name): /name;
+	// Name is the name.
+	SetName(name string) (string, error)
+	Name() (string, error)
 	PromptAt(ref string) ([]conversation.SystemText, error)
 
 	// The permission policy of the tool calls (/permissions, Shift+Tab).
@@ -76,6 +80,12 @@ var _ Session = (*host.Session)(nil)
 func (a *App) Prepare(interactive bool) error {
 	a.tellStart()
 	path, id, err := a.store.Pick(a.flags.Log, time.Now())
+	if errors.Is(err, ErrNothingToContinue) && a.flags.Log.From == "" {
+		// -c where no session was ever started: start one, as pi does.
+		path, id = NewPath(a.dirs.SessionDir(), time.Now())
+		a.env.notify(fmt.Sprintf("no session to continue in %s: starting a new one", a.dirs.CWD))
+		err = nil
+	}
 	if err != nil {
 		return err
 	}

@@ -201,6 +201,10 @@ type SessionItem struct {
 	Messages, Branches int
 	// Labels are its labels, sorted.
 	Labels []string
+	// Name is the session's name (/name), or "".
+	Name string
+	// Cwd is the directory the session was started in (its header's).
+	Cwd string
 	// First is what the user typed first (conversation.Message.Typed).
 	First string
 	// Err says why the log could not be read; the other fields but Path,
@@ -217,6 +221,12 @@ func (s *Store) List() ([]SessionItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return items(list), nil
+}
+
+// items are the list items of the logs of list, in its order, read on
+// every core.
+func items(list []sessionFile) []SessionItem {
 	out := make([]SessionItem, len(list))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -234,7 +244,7 @@ func (s *Store) List() ([]SessionItem, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	return out, nil
+	return out
 }
 
 // item is the list item of the log f, read from its summary.
@@ -248,11 +258,11 @@ func item(f sessionFile) SessionItem {
 		it.Err = err
 		return it
 	}
-	it.ID = f.header.ID
+	it.ID, it.Cwd = f.header.ID, f.header.Cwd
 	if !sum.LastTime.IsZero() {
 		it.Updated = sum.LastTime
 	}
-	it.Messages, it.Branches, it.First = sum.Messages, sum.Branches, sum.FirstUserText
+	it.Messages, it.Branches, it.First, it.Name = sum.Messages, sum.Branches, sum.FirstUserText, sum.Name
 	for _, l := range sum.Labels {
 		it.Labels = append(it.Labels, l)
 	}
@@ -324,8 +334,13 @@ func (s *Store) Latest() (string, error) {
 	case skipped > 0:
 		return "", fmt.Errorf("--continue: no readable session to continue in %s (start one with plain panto)", s.dirs.CWD)
 	}
-	return "", fmt.Errorf("--continue: no session to continue in %s (start one with plain panto)", s.dirs.CWD)
+	return "", fmt.Errorf("--continue: %w in %s (start one with plain panto)", ErrNothingToContinue, s.dirs.CWD)
 }
+
+// ErrNothingToContinue says the working directory has no session at
+// all for -c: a session run starts a new one instead (App.Prepare), as
+// pi does.
+var ErrNothingToContinue = errors.New("no session to continue")
 
 // Find finds the session whose id is, or starts with, prefix: among the
 // working directory's first, then among every directory's. The error

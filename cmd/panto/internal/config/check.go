@@ -74,6 +74,11 @@ func (f file) check() *badValue {
 	if v := f.Screen; v != nil && *v != ScreenNormal && *v != ScreenAlt {
 		return bad("screen", strconv.Quote(*v), `want "normal" or "alt"`)
 	}
+	for _, action := range slices.Sorted(maps.Keys(f.Keys)) {
+		if k := f.Keys[action]; k != "" && !ValidKey(NormalizeKey(k)) {
+			return bad("keys."+action, strconv.Quote(k), `want a key such as "ctrl+g", "alt+t", "f2" or "ctrl+shift+o" (or "" to unbind it)`)
+		}
+	}
 	for _, model := range slices.Sorted(maps.Keys(f.Prices)) {
 		p := f.Prices[model]
 		for _, v := range []struct {

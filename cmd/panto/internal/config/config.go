@@ -104,6 +104,11 @@ type Config struct {
 	// leaves it to the terminal. Unset (nil): taken on the alternate
 	// screen only.
 	Mouse *bool
+	// Keys rebind the full-screen UI's keys: an action's name (tui's
+	// key table) to the key that does it ("ctrl+e"; "" unbinds it),
+	// every layer's, the higher winning per action. The UI checks the
+	// names.
+	Keys map[string]string
 	// Prices are what models cost, by model name, for the UI's status
 	// line; a model without one shows no cost. panto has no price list
 	// of its own.
@@ -220,6 +225,8 @@ type file struct {
 	Theme            *string   `toml:"theme"`
 	Screen           *string   `toml:"screen"`
 	Mouse            *bool     `toml:"mouse"`
+	// Keys is the [keys] table: action = "key".
+	Keys map[string]string `toml:"keys"`
 	// Prices is [prices."MODEL"] tables.
 	Prices map[string]Price `toml:"prices"`
 	// Extensions is [extensions.NAME] tables, by extension file name.
@@ -420,6 +427,12 @@ func (f file) mergeInto(c *Config) {
 	set(&c.Screen, f.Screen)
 	if f.Mouse != nil {
 		c.Mouse = new(*f.Mouse)
+	}
+	for action, key := range f.Keys {
+		if c.Keys == nil {
+			c.Keys = map[string]string{}
+		}
+		c.Keys[action] = NormalizeKey(key)
 	}
 	for model, p := range f.Prices {
 		if c.Prices == nil {

@@ -36,6 +36,8 @@ type Options struct {
 	Signals *signals.Router
 	// Version is panto's, for the line loop's banner.
 	Version string
+	// First is sent as the line loop's first message (panto "TEXT").
+	First string
 }
 
 // Print runs print mode on the session the app readied (app.Prepare):
@@ -371,6 +373,15 @@ func (c *chat) loop(ctx context.Context) error {
 	// A second Ctrl-C soon after the first — at the prompt, or the one
 	// that stopped a turn — with no line typed between, leaves.
 	var interrupted time.Time
+	if first := strings.TrimSpace(c.o.First); first != "" {
+		fmt.Fprintf(out, "> %s\n", first)
+		if err := c.turn(ctx, first); err != nil {
+			fmt.Fprintf(errw, "panto: %v\n", err)
+		}
+		if c.leaving {
+			return nil
+		}
+	}
 	for {
 		fmt.Fprint(out, "> ")
 		termtext.Flush(out, errw)

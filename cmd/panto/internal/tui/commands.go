@@ -37,6 +37,10 @@ var builtins = []builtin{
 	{"permissions", "[mode MODE]", "what the tool calls run under: mode, rules, grants, sandbox (mode MODE switches; so does Shift+Tab)", true},
 	{"label", "[TEXT]", "label the current entry (no TEXT removes its label)", false},
 	{"fork", "", "copy this conversation into a new session and switch to it", false},
+	{"new", "", "start a new session in this directory and switch to it", false},
+	{"name", "[TEXT]", "name the session, recorded in its log (shown by /resume and panto session list); no TEXT shows the name", false},
+	{"export", "[PATH]", "write the session as HTML to PATH (default: beside the log) and print the path", true},
+	{"copy", "[N]", "copy the last reply to the clipboard; N: the Nth-last block (a reply, a tool's output, your message)", true},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
 }
 
@@ -85,11 +89,14 @@ func (m *Model) command(name, args string) tea.Cmd {
 			return m.runExtension(name, args)
 		}
 	}
-	m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", name))
+	m.unknownCommand(name)
 	return nil
 }
 
 func (m *Model) runBuiltin(name, args string) tea.Cmd {
+	if cmd, ok := m.keysBuiltin(name, args); ok {
+		return cmd
+	}
 	switch name {
 	case "quit":
 		return m.quit()
@@ -264,7 +271,7 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		if errors.Is(msg.err, host.ErrNoCommand) {
-			m.say(transcript.Error, fmt.Sprintf("unknown command /%s (see /help)", msg.name))
+			m.unknownCommand(msg.name)
 		} else {
 			m.say(transcript.Error, "/"+msg.name+": "+errText(msg.err))
 		}

@@ -61,6 +61,8 @@ type fakeSession struct {
 	// name is taken), configured the configured ones: SetModel checks
 	// a name against them as the host does.
 	listed, configured []string
+	// name is what SetName recorded.
+	name string
 }
 
 func newFake() *fakeSession {
@@ -229,6 +231,20 @@ func (f *fakeSession) MoveTo(context.Context, string, host.MoveOptions) (host.Mo
 	return host.MoveResult{}, host.ErrNotRecorded
 }
 func (f *fakeSession) Label(string, string) (string, error) { return "", host.ErrNotRecorded }
+func (f *fakeSession) SetName(name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.info.Path == "" {
+		return "", host.ErrNotRecorded
+	}
+	f.name = name
+	return name, nil
+}
+func (f *fakeSession) Name() (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.name, nil
+}
 func (f *fakeSession) PromptAt(string) ([]conversation.SystemText, error) {
 	return nil, host.ErrNotRecorded
 }
@@ -260,6 +276,33 @@ type fakeApp struct {
 	sessions func() ([]SessionItem, error)
 	reopen   func(context.Context, string) (Session, error)
 	fork     func(context.Context, Session, string) (app.Forked, error)
+	// newSess opens /new's session; export writes /export's file (nil:
+	// each fails).
+	newSess func(context.Context) (Session, error)
+	// allSessions lists every directory's (nil: sessions).
+	allSessions func() ([]SessionItem, error)
+	export      func(context.Context, Session, string) (string, error)
+}
+
+func (a *fakeApp) AllSessions() ([]SessionItem, error) {
+	if a.allSessions == nil {
+		return a.Sessions()
+	}
+	return a.allSessions()
+}
+
+func (a *fakeApp) New(ctx context.Context) (Session, error) {
+	if a.newSess == nil {
+		return nil, errors.New("fakeApp: cannot start a new session")
+	}
+	return a.newSess(ctx)
+}
+
+func (a *fakeApp) Export(ctx context.Context, s Session, path string) (string, error) {
+	if a.export == nil {
+		return "", errors.New("fakeApp: cannot export")
+	}
+	return a.export(ctx, s, path)
 }
 
 var _ App = (*fakeApp)(nil)
@@ -321,6 +364,9 @@ type harness struct {
 	clear bool
 	// scrollback is what the UI printed above itself, plain.
 	scrollback []string
+	// clipboard is what the UI last wrote to the terminal's clipboard
+	// (OSC 52, tea.SetClipboard).
+	clipboard string
 }
 
 func newHarness(t *testing.T, sess *fakeSession, opts ...func(*Options)) *harness {
@@ -391,6 +437,9 @@ func (h *harness) send(msg tea.Msg) {
 	case "tea.printLineMessage":
 		// What the program prints above itself: the scrollback.
 		h.scrollback = append(h.scrollback, strings.Split(ansi.Strip(reflect.ValueOf(msg).Field(0).String()), "\n")...)
+		return
+	case "tea.setClipboardMsg":
+		h.clipboard = fmt.Sprint(msg)
 		return
 	}
 	_, cmd := h.m.Update(msg)

@@ -18,6 +18,10 @@ import (
 // key handles a key press, in order: a second Ctrl-C that quits, an
 // extension's question, then what is on screen (screenKey).
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	k, bound := m.keys.apply(k) // [keys] in config.toml
+	if !bound {
+		return nil
+	}
 	ks := k.String()
 	if (ks == "ctrl+c" || ks == "ctrl+d") && !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) < quitWindow {
 		return m.quit() // whatever is asked or open: Ctrl-C twice leaves
@@ -40,12 +44,18 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.ov != nil {
 		return m.ov.key(m, k)
 	}
+	if cmd, ok := m.actionKey(ks); ok {
+		return cmd
+	}
 	switch ks {
 	case "ctrl+c":
 		return m.ctrlC()
 	case "esc":
 		if m.comp.open() {
 			m.comp.dismiss(m.ed.value())
+			if m.ed.value() == "/" {
+				m.ed.reset() // the palette's "/": what is typed next is no command
+			}
 			return nil
 		}
 		if !m.normal() && !m.list.Following() {
@@ -312,6 +322,9 @@ func (m *Model) submit() tea.Cmd {
 	m.comp.close()
 	m.list.Bottom()
 	save := m.saveHistoryCmd(text)
+	if cmd, ok := m.shellSubmit(text); ok {
+		return tea.Batch(save, cmd)
+	}
 	if c, ok := app.ParseCommand(text); ok {
 		return tea.Batch(save, m.command(c.Name, c.Args))
 	}
@@ -328,8 +341,9 @@ func (m *Model) send(text string) tea.Cmd {
 	}
 	item := &transcript.User{Text: text}
 	m.add(item)
+	full := m.withShellContext(text, item) // what !cmd ran since the last message
 	ctx, cancel := context.WithCancelCause(m.ctx)
-	if err := m.sess.Turn(ctx, text); err != nil {
+	if err := m.sess.Turn(ctx, full); err != nil {
 		cancel(nil)
 		item.SetNote("not sent: " + errText(err))
 		return nil

@@ -61,6 +61,14 @@ type Options struct {
 	// OnInterrupt, when set, is given a function that interrupts as
 	// Ctrl-C does: panto calls it on SIGINT from outside.
 	OnInterrupt func(func())
+	// Keys is config's [keys]: action name to key (Actions).
+	Keys map[string]string
+	// Getenv is the environment ($VISUAL, $EDITOR, PATH and the display
+	// for /copy); nil means os.Getenv.
+	Getenv func(string) string
+	// First is a message sent as soon as the session opens (panto
+	// "TEXT").
+	First string
 }
 
 // Price is what a model costs, in dollars per million tokens.
@@ -179,6 +187,20 @@ type Model struct {
 
 	// cache of the last frame's parts
 	view viewCache
+	// keys is [keys] applied.
+	keys keymap
+
+	// thinkingShown: Ctrl-T shows every reply's thinking whole.
+	thinkingShown bool
+
+	// shellContext are the shell commands run with ! (and their output)
+	// since the last message: the next one takes them to the model.
+	shellContext []string
+
+	// execProcess runs a process with the terminal; nil is
+	// tea.ExecProcess (tests run it directly).
+	execProcess execFunc
+
 	// unguarded leaves safeFrame out (tests of what the surfaces make
 	// safe themselves).
 	unguarded bool
@@ -231,6 +253,12 @@ func New(ctx context.Context, o Options) *Model {
 	for _, n := range o.Notices {
 		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: n})
 	}
+	var bad []string
+	m.keys, bad = newKeymap(o.Keys)
+	for _, b := range bad {
+		m.list.Append(&transcript.Notice{Level: transcript.Warning, Text: b})
+	}
+	m.sendFirst()
 	m.layout()
 	return m
 }
@@ -377,7 +405,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.ResumeMsg:
 		return nil
 	}
-	return nil
+	return m.keysMsg(msg)
 }
 
 // layout sizes the components for the screen.
@@ -412,6 +440,9 @@ func (m *Model) say(level transcript.Level, text string) *transcript.Notice {
 func (m *Model) add(it transcript.Item) {
 	if _, ok := it.(*transcript.System); !ok {
 		m.system = nil
+	}
+	if r, ok := it.(*transcript.Reply); ok && m.thinkingShown {
+		r.SetExpanded(true) // Ctrl-T
 	}
 	m.list.Append(it)
 }

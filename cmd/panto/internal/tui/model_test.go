@@ -579,11 +579,12 @@ func TestPalette(t *testing.T) {
 	h.typ("/")
 	require.True(t, h.m.comp.open())
 	s := h.screen()
-	for _, want := range []string{"/help", "/model", "/prompt", "/compact", "/session", "/system-append TEXT", "append a block (sysprompt)"} {
+	for _, want := range []string{"/help", "/model", "/prompt", "/compact", "/session", "/copy [N]", "more"} {
 		require.Contains(t, s, want)
 	}
 	h.typ("sys")
-	require.Contains(t, h.screen(), "/system-append")
+	require.Contains(t, h.screen(), "/system-append TEXT")
+	require.Contains(t, h.screen(), "append a block (sysprompt)")
 	require.NotContains(t, h.screen(), "/model")
 	h.enter()
 	require.Equal(t, "/system-append ", h.m.ed.value(), "a command that needs arguments is completed, not run")

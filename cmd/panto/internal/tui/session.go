@@ -23,14 +23,22 @@ type App interface {
 	// frame never waits for the extensions to start. (moved: a --from
 	// move, whose Moved event comes on the subscription like any other.)
 	Open(ctx context.Context) (s Session, moved bool, err error)
-	// Sessions lists this directory's sessions for /resume, newest first.
+	// Sessions lists this directory's sessions for /resume, newest first;
+	// AllSessions every directory's (Ctrl-A in the picker).
 	Sessions() ([]SessionItem, error)
+	AllSessions() ([]SessionItem, error)
 	// Reopen opens the log at path as a resume, with the same flags and
 	// extensions: /resume and /fork switch to it (app.Switch).
 	Reopen(ctx context.Context, path string) (Session, error)
 	// Fork copies the path of s's log up to the entry ref names ("" the
 	// leaf) into a new session's log (/fork).
 	Fork(ctx context.Context, s Session, ref string) (app.Forked, error)
+	// New opens a new session in this directory, with the same flags
+	// and extensions (/new).
+	New(ctx context.Context) (Session, error)
+	// Export writes the HTML export of s's log to path ("" the default
+	// place) and returns the path written (/export).
+	Export(ctx context.Context, s Session, path string) (string, error)
 }
 
 var _ App = (*app.App)(nil)

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -69,7 +71,13 @@ type switchedMsg struct {
 // before anything is closed. When the log cannot be opened, the session
 // left is opened again (app.Switch).
 func (m *Model) switchTo(target func() (path string, what func(Session) string, err error)) tea.Cmd {
-	old, reopen := m.sess, m.o.App.Reopen
+	return m.switchVia(m.o.App.Reopen, target)
+}
+
+// switchVia is switchTo with the sessions opened by reopen (app.Switch's
+// open).
+func (m *Model) switchVia(reopen func(context.Context, string) (Session, error), target func() (path string, what func(Session) string, err error)) tea.Cmd {
+	old := m.sess
 	m.sess = nil // what is typed meanwhile waits, as at the start
 	if m.unsubscribe != nil {
 		// What the session left says from now on (while it closes) is
@@ -134,12 +142,19 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 type sessionsMsg struct {
 	list []SessionItem
 	err  error
+	// all: every directory's sessions (Ctrl-A in the picker).
+	all bool
+	// keep is the picker state a reload keeps (nil: a new picker).
+	keep *resumePicker
 }
 
 // resumePicker is /resume: this directory's sessions, newest first.
 type resumePicker struct {
 	pk    *picker.Model
 	items map[string]SessionItem
+	// The picker's own keys (resume_picker.go): the scope, the text of
+	// every message to filter on, a rename or a delete under way.
+	resumeExtra
 }
 
 func (m *Model) resumeCmd(args string) tea.Cmd {
@@ -159,7 +174,10 @@ func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 		m.say(transcript.Error, "/resume: "+errText(msg.err))
 		return m.next()
 	}
-	if m.ov != nil || len(m.asks) > 0 {
+	if msg.keep != nil && m.ov != msg.keep {
+		return nil // closed meanwhile
+	}
+	if msg.keep == nil && (m.ov != nil || len(m.asks) > 0) {
 		return nil
 	}
 	current := ""
@@ -167,10 +185,20 @@ func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 		current = m.sess.Info().Path
 	}
 	rp := &resumePicker{items: map[string]SessionItem{}}
+	if msg.keep != nil {
+		rp.resumeExtra = msg.keep.resumeExtra
+	}
+	rp.all = msg.all
 	var items []picker.Item
 	for _, s := range msg.list {
 		rp.items[s.Path] = s
-		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + updated(s), Match: s.ID + " " + s.First}
+		it := picker.Item{Value: s.Path, Title: treeview.Short(s.ID) + "  " + updated(s), Match: s.ID + " " + s.Name + " " + s.First}
+		if s.Name != "" {
+			it.Title += "  " + oneLine(s.Name, 40)
+		}
+		if msg.all && s.Cwd != "" {
+			it.Title += "  " + shortPath(s.Cwd, "", m.o.Home)
+		}
 		if s.Err != nil {
 			it.Desc = "unreadable: " + oneLine(errText(s.Err), 60)
 		} else {
@@ -181,23 +209,39 @@ func (m *Model) sessionsLoaded(msg sessionsMsg) tea.Cmd {
 		}
 		items = append(items, it)
 	}
-	if len(items) == 0 {
+	if len(items) == 0 && msg.keep == nil {
 		m.say(transcript.Quiet, "/resume: no sessions here yet")
 		return m.next()
 	}
-	rp.pk = picker.New("Sessions in "+m.status.cwd, items)
-	rp.pk.Hint = "type to filter · Enter switches · * this one · Esc closes"
+	title := "Sessions in " + m.status.cwd
+	if msg.all {
+		title = "Sessions of every directory"
+	}
+	rp.pk = picker.New(title, items)
+	if msg.keep != nil {
+		rp.pk.SetFilter(msg.keep.pk.Filter())
+	}
+	rp.pk.Hint = "type to filter (every message) · Enter switches · * this one · Ctrl-A every directory · Ctrl-R rename · Ctrl-D delete · Esc closes"
 	rp.pk.ListShare = 60
 	rp.pk.Preview = func(it picker.Item, w, h int) []string { return rp.preview(m.th, it.Value, w, h) }
 	m.ov = rp
-	return nil
+	rp.refilter()
+	return rp.loadTexts(msg.list)
 }
 
 func (rp *resumePicker) page() bool    { return true }
 func (rp *resumePicker) title() string { return "/resume" }
 
 func (rp *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
-	switch rp.pk.Update(k) {
+	if cmd, ok := rp.extraKey(m, k); ok {
+		return cmd
+	}
+	before := rp.pk.Filter()
+	act := rp.pk.Update(k)
+	if rp.pk.Filter() != before {
+		rp.refilter()
+	}
+	switch act {
 	case picker.Cancel:
 		return m.closeOverlay()
 	case picker.Choose:
@@ -211,6 +255,10 @@ func (rp *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		case m.sess != nil && s.Path == m.sess.Info().Path:
 			m.say(transcript.Quiet, "already in that session")
+			return nil
+		case s.Cwd != "" && filepath.Clean(s.Cwd) != filepath.Clean(m.o.CWD):
+			// Its tools would run here, under this directory's prompt.
+			m.say(transcript.Info, fmt.Sprintf("that session is of %s: cd %s && panto --resume %s", s.Cwd, s.Cwd, treeview.Short(s.ID)))
 			return nil
 		case m.busy != idle:
 			m.say(transcript.Warning, "/resume: panto is busy; switch when the turn ends")
@@ -234,7 +282,7 @@ func (rp *resumePicker) view(m *Model, width, height int) []string {
 	for len(out) < height-1 {
 		out = append(out, "")
 	}
-	return append(out, m.th.Dim.Render(ansi.Truncate("↑↓ move · Enter switches to the session (this one is closed) · Esc closes", width, "…")))
+	return append(out, rp.footer(m, width))
 }
 
 // preview says what the session under the cursor holds. It is a log's
@@ -242,6 +290,9 @@ func (rp *resumePicker) view(m *Model, width, height int) []string {
 func (rp *resumePicker) preview(th *theme.Theme, path string, width, _ int) []string {
 	s := rp.items[path]
 	out := []string{th.Bold.Render("session " + termtext.Line(s.ID))}
+	if s.Name != "" {
+		out = append(out, th.Dim.Render("name   ")+termtext.Line(s.Name))
+	}
 	if s.Err != nil {
 		return append(out, th.Error.Render(termtext.Line(errText(s.Err))))
 	}

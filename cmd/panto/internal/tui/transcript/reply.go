@@ -70,6 +70,14 @@ func (r *Reply) Streaming() bool { return r.streaming }
 // Toggle shows or folds the reasoning.
 func (r *Reply) Toggle() { r.expanded = !r.expanded; r.version++ }
 
+// SetExpanded shows the reasoning whole (true) or folds it.
+func (r *Reply) SetExpanded(b bool) {
+	if r.expanded != b {
+		r.expanded = b
+		r.version++
+	}
+}
+
 // Expanded reports whether the reasoning is shown whole.
 func (r *Reply) Expanded() bool { return r.expanded }
 
