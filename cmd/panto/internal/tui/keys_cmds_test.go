@@ -139,14 +139,14 @@ func TestCtrlGWithoutEditor(t *testing.T) {
 	require.Equal(t, "keep me", h2.m.ed.value())
 }
 
-// !cmd runs a shell command in the session's directory and shows its
-// output; it reaches the model only with the next message, and !!cmd
-// never does.
+// !!cmd runs a shell command in the session's directory and shows its
+// output; it reaches the model only with the next message, and !cmd
+// never does (issue 20: "!cmd ... shows its output, !!cmd also sends it").
 func TestShellCommand(t *testing.T) {
 	t.Parallel()
 	f := newFake()
 	h := newHarness(t, f)
-	h.typ("!pwd; echo to-stderr >&2; exit 3")
+	h.typ("!!pwd; echo to-stderr >&2; exit 3")
 	h.enter()
 	h.idle()
 	s := h.screen()
@@ -156,7 +156,7 @@ func TestShellCommand(t *testing.T) {
 	require.Contains(t, s, "(exit status 3)")
 	require.Empty(t, f.sentTexts(), "nothing went to the model by itself")
 
-	h.typ("!!echo private-bit")
+	h.typ("!echo private-bit")
 	h.enter()
 	h.idle()
 	require.Contains(t, h.screen(), "private-bit")
@@ -170,7 +170,7 @@ func TestShellCommand(t *testing.T) {
 	require.Contains(t, sent[0], "$ pwd; echo to-stderr >&2; exit 3")
 	require.Contains(t, sent[0], "to-stderr")
 	require.Contains(t, sent[0], "(exit status 3)")
-	require.NotContains(t, sent[0], "private-bit", "!! is never sent")
+	require.NotContains(t, sent[0], "private-bit", "! is never sent")
 	require.True(t, strings.HasSuffix(sent[0], "\nwhat failed?"))
 	require.Contains(t, h.screen(), "with the output of the shell command above")
 

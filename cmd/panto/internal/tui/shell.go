@@ -14,11 +14,12 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 )
 
-// A message that starts with ! is a shell command of the user's, as in
-// pi: "!cmd" runs cmd with bash -c in the session's directory, shows
-// its output in the transcript, and hands the command and its output to
-// the model with the next message sent (the model does not answer it by
-// itself); "!!cmd" runs it and shows it only: the model never sees it.
+// A message that starts with ! is a shell command of the user's: "!cmd"
+// runs cmd with bash -c in the session's directory and shows its output
+// in the transcript, and the model never sees it; "!!cmd" also hands
+// the command and its output to the model with the next message sent
+// (the model does not answer it by itself). pi has the two the other
+// way round; issue 20 asked for these.
 //
 // The rules: it is the user's own command, typed at their terminal, so
 // it runs as a shell would run it — not under the tool calls' permission
@@ -46,13 +47,15 @@ type shellDoneMsg struct {
 // shellSubmit runs text when it is a shell command (! or !!); ok is
 // false for any other message.
 func (m *Model) shellSubmit(text string) (cmd tea.Cmd, ok bool) {
-	send := true
+	// !cmd is shown only; !!cmd also goes to the model (issue 20's
+	// contract; pi has them the other way round).
+	send := false
 	command, isShell := strings.CutPrefix(text, "!")
 	if !isShell {
 		return nil, false
 	}
 	if c, twice := strings.CutPrefix(command, "!"); twice {
-		command, send = c, false
+		command, send = c, true
 	}
 	command = strings.TrimSpace(command)
 	if command == "" {
@@ -116,7 +119,7 @@ func (m *Model) shellDone(r shellDoneMsg) tea.Cmd {
 		tail = append(tail, "(no output)")
 	}
 	if r.send {
-		tail = append(tail, "· sent to the model with your next message (!! runs a command the model never sees)")
+		tail = append(tail, "· sent to the model with your next message (! runs a command the model never sees)")
 	}
 	if len(tail) > 0 {
 		if body != "" {
