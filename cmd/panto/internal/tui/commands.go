@@ -30,6 +30,7 @@ var builtins = []builtin{
 	{"help", "", "keys and commands", true},
 	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it); --force takes a name the provider does not list", false},
 	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
+	{"transcript", "", "the whole conversation of this run on a page, every block expanded (also PgUp, Ctrl-Shift-O)", true},
 	{"tree", "[ID]", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
 	{"resume", "", "switch to another session of this directory", false},
 	{"compact", "", "summarise older messages to free context (the prompt stays as it is)", false},
@@ -103,6 +104,8 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 	case "help":
 		m.ov = m.helpPage()
 		return nil
+	case "transcript":
+		return m.openTranscript(true)
 	case "prompt":
 		if m.sess == nil {
 			m.say(transcript.Quiet, "the session is still starting: /prompt in a moment")

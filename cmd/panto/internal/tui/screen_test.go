@@ -389,3 +389,29 @@ func TestResumeOfAVanishedLogSaysSo(t *testing.T) {
 	require.False(t, h.m.View().AltScreen)
 	require.Contains(t, h.printed(), "no longer exists")
 }
+
+// /transcript opens the whole conversation on a page, every block
+// expanded.
+func TestTranscriptCommand(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
+		ch <- host.ToolStart{ID: "1", Name: "bash", Input: json.RawMessage(`{"command":"seq 30"}`)}
+		var out strings.Builder
+		for i := 1; i <= 30; i++ {
+			out.WriteString("n" + itoa(i) + "\n")
+		}
+		ch <- host.ToolEnd{ID: "1", Name: "bash", Result: out.String()}
+		ch <- host.TurnEnd{}
+	}
+	h := newHarness(t, f)
+	h.typ("run")
+	h.enter()
+	h.idle()
+	require.NotContains(t, h.printed(), "│ n3\n", "folded in the scrollback")
+	h.typ("/transcript")
+	h.enter()
+	require.True(t, h.m.View().AltScreen)
+	h.key(tea.KeyPressMsg{Code: tea.KeyHome})
+	require.Contains(t, h.frame(), "│ n3\n", "expanded on the page")
+}
