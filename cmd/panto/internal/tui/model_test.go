@@ -579,7 +579,7 @@ func TestPalette(t *testing.T) {
 	h.typ("/")
 	require.True(t, h.m.comp.open())
 	s := h.screen()
-	for _, want := range []string{"/help", "/model", "/prompt", "/compact", "/session", "/copy [N]", "more"} {
+	for _, want := range []string{"/help", "/model", "/prompt", "/transcript", "/compact", "/session", "more"} {
 		require.Contains(t, s, want)
 	}
 	h.typ("sys")
