@@ -137,14 +137,7 @@ func toolTurn(release chan struct{}) func(ctx context.Context, text string, ch c
 // follow-up, shown above the editor too, and sent when the turn ends.
 func TestSteerAndQueue(t *testing.T) {
 	t.Parallel()
-	f := newFake()
-	f.steerable = true
-	release := make(chan struct{})
-	f.turn = toolTurn(release)
-	h := newHarness(t, f)
-	h.typ("build it")
-	h.enter()
-	h.wait(func() bool { return strings.Contains(h.frame(), "bash make") }, "the call runs")
+	f, h, release := toolRunning(t)
 	h.typ("use -j4")
 	h.key(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
 	require.Equal(t, []string{"use -j4"}, f.steered, "given to the turn")
@@ -171,14 +164,7 @@ func TestSteerAndQueue(t *testing.T) {
 // edit them, and the turn goes on.
 func TestAltUpTakesQueuedMessagesBack(t *testing.T) {
 	t.Parallel()
-	f := newFake()
-	f.steerable = true
-	release := make(chan struct{})
-	f.turn = toolTurn(release)
-	h := newHarness(t, f)
-	h.typ("build it")
-	h.enter()
-	h.wait(func() bool { return strings.Contains(h.frame(), "bash make") }, "the call runs")
+	f, h, release := toolRunning(t)
 	h.typ("steer me")
 	h.key(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
 	h.typ("follow me")
@@ -276,15 +262,7 @@ func renderPlain(h *harness, it transcript.Item) []string {
 func TestClickTogglesABlock(t *testing.T) {
 	t.Parallel()
 	f := newFake()
-	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
-		ch <- host.ToolStart{ID: "1", Name: "bash", Input: json.RawMessage(`{"command":"seq 30"}`)}
-		var out strings.Builder
-		for i := 1; i <= 30; i++ {
-			out.WriteString("n" + itoa(i) + "\n")
-		}
-		ch <- host.ToolEnd{ID: "1", Name: "bash", Result: out.String()}
-		ch <- host.TurnEnd{}
-	}
+	f.turn = seq30Turn
 	h := newHarness(t, f, altScreen)
 	h.typ("run")
 	h.enter()
@@ -395,15 +373,7 @@ func TestResumeOfAVanishedLogSaysSo(t *testing.T) {
 func TestTranscriptCommand(t *testing.T) {
 	t.Parallel()
 	f := newFake()
-	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
-		ch <- host.ToolStart{ID: "1", Name: "bash", Input: json.RawMessage(`{"command":"seq 30"}`)}
-		var out strings.Builder
-		for i := 1; i <= 30; i++ {
-			out.WriteString("n" + itoa(i) + "\n")
-		}
-		ch <- host.ToolEnd{ID: "1", Name: "bash", Result: out.String()}
-		ch <- host.TurnEnd{}
-	}
+	f.turn = seq30Turn
 	h := newHarness(t, f)
 	h.typ("run")
 	h.enter()
@@ -414,4 +384,29 @@ func TestTranscriptCommand(t *testing.T) {
 	require.True(t, h.m.View().AltScreen)
 	h.key(tea.KeyPressMsg{Code: tea.KeyHome})
 	require.Contains(t, h.frame(), "│ n3\n", "expanded on the page")
+}
+
+// seq30Turn runs a bash call whose output is 30 lines, n1 to n30.
+func seq30Turn(ctx context.Context, text string, ch chan<- host.Event) {
+	ch <- host.ToolStart{ID: "1", Name: "bash", Input: json.RawMessage(`{"command":"seq 30"}`)}
+	var out strings.Builder
+	for i := 1; i <= 30; i++ {
+		out.WriteString("n" + itoa(i) + "\n")
+	}
+	ch <- host.ToolEnd{ID: "1", Name: "bash", Result: out.String()}
+	ch <- host.TurnEnd{}
+}
+
+// toolRunning is a UI whose turn runs a bash call until release closes;
+// the session takes steered messages.
+func toolRunning(t *testing.T) (*fakeSession, *harness, chan struct{}) {
+	f := newFake()
+	f.steerable = true
+	release := make(chan struct{})
+	f.turn = toolTurn(release)
+	h := newHarness(t, f)
+	h.typ("build it")
+	h.enter()
+	h.wait(func() bool { return strings.Contains(h.frame(), "bash make") }, "the call runs")
+	return f, h, release
 }
