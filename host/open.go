@@ -184,6 +184,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		opts := cfg.ExtensionOptions
 		opts.SessionID, opts.CWD = s.id, cfg.CWD
 		opts.Report = func(err error) { s.notice(NoticeError, err.Error()) }
+		opts.Warn = func(text string) { s.notice(NoticeWarning, text) }
 		s.exts = start(ctx, cfg.Extensions, recorder{s}, opts)
 		if f, ok := s.exts.(interface{ Fatal() error }); ok {
 			if err := f.Fatal(); err != nil { // an extension that had to start (extension.Spec.MustStart)

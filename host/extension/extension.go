@@ -124,6 +124,10 @@ type Options struct {
 	// extension that did not start, was disabled, or answered an error.
 	// nil means none (they are logged either way).
 	Report func(error)
+	// Warn is told, once, of what happened to an extension that the user
+	// should know but that is no failure of the session's: an extension
+	// that stopped and was restarted. nil: Report.
+	Warn func(string)
 	// StartTimeout bounds one extension's start, in wall time from exec
 	// to Init's answer (default 10 s); on expiry its process group is
 	// killed.
@@ -215,6 +219,17 @@ type Ext struct {
 	how      *Stop    // set once stopped
 
 	stopOnce sync.Once
+	// stopping is set once panto begins to stop it: an exit after that is
+	// no death to restart it for (restart.go).
+	stopping atomic.Bool
+
+	// restarts counts the restarts that led to this Ext (0 or 1); lostOnce
+	// handles its death once, settled closes when that is done, and next
+	// (under mu) is the Ext restarted in its place, if any.
+	restarts int
+	lostOnce sync.Once
+	settled  chan struct{}
+	next     *Ext
 }
 
 // Name is the extension's name (from Init).

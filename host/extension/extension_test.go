@@ -95,29 +95,37 @@ func TestHappyPath(t *testing.T) {
 	require.Empty(t, h.errs.String())
 }
 
-func TestCrashMidHookDisables(t *testing.T) {
+// An extension that crashes in a hook is restarted once; the restarted
+// one, told session_start again, crashes too and is stopped for the
+// session, told once; the extensions after it still run.
+func TestCrashMidHookRestartsThenStops(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"panic", "sigkill", "exit"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := startHarness(t, nil, specs(name, "happy")...)
 			require.Equal(t, []string{name, "happy"}, h.m.Names(), h.errs.String())
-			calls := countCalls(h.ext(t, name))
+			first := h.ext(t, name)
+			calls := countCalls(first)
 
 			h.sessionStart()
-			err := h.ext(t, name).Disabled()
+			err := first.Disabled()
 			require.Error(t, err)
 			require.Contains(t, err.Error(), "crashed or exited")
 			msg := h.errs.String()
-			require.Equal(t, 1, strings.Count(msg, "disabled"), msg)
-			require.Contains(t, msg, "extension "+name+" disabled for this session")
+			require.Equal(t, 1, strings.Count(msg, "restarted it"), msg)
+			require.Equal(t, 1, strings.Count(msg, "stopped again"), msg)
+			require.Contains(t, msg, "the "+name+" extension stopped (")
+			require.Contains(t, msg, "so panto stopped it for this session")
+			require.NotContains(t, msg, "transport")
+			require.Equal(t, []string{"happy"}, h.m.Names())
 			require.Len(t, editsBy(h.rec.Edits(), "happy"), 3, "the extension after the crashed one still ran")
 			require.Equal(t, int32(1), calls.events.Load())
 
 			h.sessionStart()
 			h.m.BeforeTurn(context.Background(), "hi")
 			require.Equal(t, msg, h.errs.String(), "the error is shown once")
-			require.Equal(t, int32(1), calls.events.Load(), "a disabled extension is not called")
+			require.Equal(t, int32(1), calls.events.Load(), "a stopped extension is not called")
 			require.Len(t, editsBy(h.rec.Edits(), "happy"), 6)
 			require.NoError(t, h.ext(t, "happy").Disabled())
 		})

@@ -33,7 +33,7 @@ const childEnv = "PANTO_EXT_TEST_CHILD"
 var sdkNames = []string{
 	"happy", "panic", "sigkill", "exit", "hang", "stdoutearly", "stdouthook",
 	"bg", "bgspam", "watch", "pid", "stdin", "bench-hook",
-	"tools", "tools-b", "barereplace",
+	"tools", "tools-b", "barereplace", "restart",
 	"badtool-name", "badtool-long", "badtool-empty", "badtool-json", "badtool-array", "badtool-type", "badtool-dup",
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,7 +24,18 @@ import (
 type Manager struct {
 	opts Options
 	rec  Recorder
-	exts []*Ext // load order: the order every event is delivered in
+	// exts are the extensions in load order: the order every event is
+	// delivered in. A restart (restart.go) puts the new Ext in the old
+	// one's place, under extMu; read them with list.
+	extMu sync.RWMutex
+	exts  []*Ext
+	// started is what session_start told the extensions (a restarted one
+	// is told it again); nil before.
+	started *SessionStart
+	// life ends when Close begins: a restart under way is cancelled, and
+	// none begins.
+	life    context.Context
+	endLife context.CancelFunc
 
 	// changes holds system_prompt_changed events; one goroutine delivers
 	// them in order, never from inside a Host call (that could deadlock).
@@ -53,6 +65,7 @@ type Manager struct {
 func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manager {
 	opts.defaults()
 	m := &Manager{opts: opts, rec: rec, changes: queue.New[*pb.SystemPromptChanged](), done: make(chan struct{})}
+	m.life, m.endLife = context.WithCancel(context.WithoutCancel(ctx))
 	started := make([]*Ext, len(specs))
 	var wg sync.WaitGroup
 	for i, spec := range specs {
@@ -95,8 +108,18 @@ func Start(ctx context.Context, specs []Spec, rec Recorder, opts Options) *Manag
 		seen[e.Name()] = true
 		m.exts = append(m.exts, e)
 	}
+	for _, e := range m.list() {
+		go m.watch(e)
+	}
 	go m.deliverChanges()
 	return m
+}
+
+// list returns the extensions in load order, as they are now.
+func (m *Manager) list() []*Ext {
+	m.extMu.RLock()
+	defer m.extMu.RUnlock()
+	return slices.Clone(m.exts)
 }
 
 // setFatal records the start failure of an extension that must start.
@@ -115,12 +138,12 @@ func (m *Manager) Fatal() error {
 }
 
 // Extensions returns the running extensions in load order.
-func (m *Manager) Extensions() []*Ext { return m.exts }
+func (m *Manager) Extensions() []*Ext { return m.list() }
 
 // Names returns the loaded extensions' names in load order.
 func (m *Manager) Names() []string {
 	out := []string{}
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() == nil {
 			out = append(out, e.Name())
 		}
@@ -132,7 +155,7 @@ func (m *Manager) Names() []string {
 // in load order.
 func (m *Manager) Infos() []Info {
 	var out []Info
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() == nil {
 			out = append(out, e.Info())
 		}
@@ -150,7 +173,7 @@ type NamedStop struct {
 // order (once Close has returned, every one of them).
 func (m *Manager) Stops() []NamedStop {
 	var out []NamedStop
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if st, ok := e.Stopped(); ok {
 			out = append(out, NamedStop{Name: e.Name(), Stop: st})
 		}
@@ -191,7 +214,9 @@ func callErr(err error, timeout bool) error {
 	case timeout || status.Code(err) == codes.DeadlineExceeded:
 		return errors.New("it did not answer within the hook deadline")
 	case status.Code(err) == codes.Unavailable:
-		return fmt.Errorf("it crashed or exited (%v)", status.Convert(err).Message())
+		// The transport's words ("connection error: desc = ...") are for
+		// the log, not the user.
+		return errors.New("it crashed or exited")
 	}
 	return fmt.Errorf("bad reply: %w", err)
 }
@@ -222,7 +247,7 @@ func sendSide(err error) bool {
 // order, each under the hook deadline. Edits returned in a response are
 // recorded when it returns. Domain errors are shown; the extension stays.
 func (m *Manager) fire(ctx context.Context, req *pb.EventRequest) {
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil || !e.Handles(req.Event) {
 			continue
 		}
@@ -251,6 +276,13 @@ func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) (*pb.Ev
 			err = fmt.Errorf("%w: the %s event: %v", errNotSent, req.Event, status.Convert(err).Message())
 			m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
 			return nil, err
+		}
+		if crashed(err, timedOut(hctx)) {
+			// Its process died: restarted once (restart.go); the call
+			// itself has no answer.
+			m.opts.Logger.Debug("extension call failed", "extension", e.Name(), "event", req.Event, "error", err)
+			m.lost(e)
+			return nil, e.Disabled()
 		}
 		err = callErr(err, timedOut(hctx))
 		m.disable(e, err)
@@ -297,7 +329,7 @@ type Command struct {
 func (m *Manager) Commands() []Command {
 	var out []Command
 	seen := map[string]bool{}
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil {
 			continue
 		}
@@ -318,7 +350,7 @@ var ErrNoCommand = errors.New("no such command")
 
 // RunCommand runs /name args in the extension that owns name.
 func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, error) {
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil {
 			continue
 		}
@@ -331,6 +363,11 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 			resp, err := e.conn.Extension.RunCommand(hctx, &pb.CommandRequest{Name: name, Args: args})
 			if err != nil && sendSide(err) {
 				return "", fmt.Errorf("/%s: %w: %v", name, errNotSent, status.Convert(err).Message())
+			}
+			if err != nil && crashed(err, timedOut(hctx)) {
+				m.opts.Logger.Debug("extension command failed", "extension", e.Name(), "command", name, "error", err)
+				m.lost(e)
+				return "", fmt.Errorf("/%s: extension %s: %w", name, e.Name(), e.Disabled())
 			}
 			if err != nil {
 				err = callErr(err, timedOut(hctx))
@@ -385,9 +422,11 @@ func (m *Manager) Close(ctx context.Context) {
 	// session_end to every extension at once, so the whole takes at most
 	// one hook deadline, however many there are. With ctx done (panto is
 	// stopping on a signal) there is none.
+	m.endLife() // no restart from now on
+	m.settleAll()
 	req := &pb.EventRequest{Event: protocol.EventSessionEnd, Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}}
 	var ends sync.WaitGroup
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if ctx.Err() == nil && e.Disabled() == nil && e.Handles(req.Event) {
 			ends.Go(func() { m.ask(ctx, e, req) })
 		}
@@ -396,7 +435,7 @@ func (m *Manager) Close(ctx context.Context) {
 	m.changes.Close()
 	<-m.done // the changes queued before now are delivered
 	var wg sync.WaitGroup
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -545,9 +584,16 @@ type SessionStart struct {
 
 // SessionStart delivers session_start.
 func (m *Manager) SessionStart(ctx context.Context, ev SessionStart) {
-	m.fire(ctx, &pb.EventRequest{Event: protocol.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
+	m.extMu.Lock()
+	m.started = &ev
+	m.extMu.Unlock()
+	m.fire(ctx, sessionStartReq(ev))
+}
+
+func sessionStartReq(ev SessionStart) *pb.EventRequest {
+	return &pb.EventRequest{Event: protocol.EventSessionStart, Payload: &pb.EventRequest_SessionStart{SessionStart: &pb.SessionStart{
 		SessionId: ev.SessionID, SessionPath: ev.SessionPath, Resumed: ev.Resumed, Reseeded: ev.Reseeded,
-	}}})
+	}}}
 }
 
 // BeforeTurn delivers before_turn; edits made in it shape this turn.
@@ -574,7 +620,7 @@ var errDisabledInConfig = errors.New("disabled in config")
 func (m *Manager) Disable(names []string) {
 	for _, n := range names {
 		m.required.drop(n) // the user's choice: not missing
-		for _, e := range m.exts {
+		for _, e := range m.list() {
 			if e.Name() == n {
 				e.mu.Lock()
 				e.disabled = errDisabledInConfig

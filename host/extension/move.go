@@ -40,7 +40,7 @@ func (m *Manager) BeforeMove(ctx context.Context, mv Move) (summary string, err 
 		From: mv.From, To: mv.To, Summarize: mv.Summarize, Left: uint32(max(mv.Left, 0)),
 	}}}
 	var summaries []string
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil || !e.Handles(req.Event) {
 			continue
 		}

@@ -52,7 +52,7 @@ var ErrStart = errors.New("extension did not start")
 // error the process group is gone.
 func start(ctx context.Context, spec Spec, rec Recorder, opts Options, report func(error)) (*Ext, error) {
 	logger := opts.Logger.Named("ext")
-	ext := &Ext{spec: spec, logger: logger, questions: questions{limit: opts.questionTime}}
+	ext := &Ext{spec: spec, logger: logger, questions: questions{limit: opts.questionTime}, settled: make(chan struct{})}
 	opts.StartTimeout = max(opts.StartTimeout, spec.StartTimeout)
 	deadline := time.Now().Add(opts.StartTimeout)
 	timer := time.AfterFunc(opts.StartTimeout, ext.expire)

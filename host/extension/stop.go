@@ -111,6 +111,7 @@ func (e *Ext) Stopped() (Stop, bool) {
 // Client.Kill (a second GRPCController call, then up to 2 s of waiting)
 // and never waits on the EOF of pipes a child holds.
 func (e *Ext) stop(graceful bool, timeout time.Duration) {
+	e.stopping.Store(true)
 	e.stopOnce.Do(func() {
 		t0 := time.Now()
 		e.mu.Lock()

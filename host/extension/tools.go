@@ -32,7 +32,7 @@ func (m *Manager) owner(name string) (*Ext, *pb.Tool) {
 		off     *Ext
 		offTool *pb.Tool
 	)
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		for _, t := range e.tools() {
 			if t.GetName() != name {
 				continue
@@ -54,7 +54,7 @@ func (m *Manager) owner(name string) (*Ext, *pb.Tool) {
 func (m *Manager) Tools() []serializers.Tool {
 	var out []serializers.Tool
 	owners := map[string]*Ext{}
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil {
 			continue
 		}
@@ -93,7 +93,7 @@ func (m *Manager) reportClash(name string, first, second *Ext) {
 // failing now), no tool is offered on this request.
 func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []string {
 	keep := append([]string(nil), names...)
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if !e.Handles(protocol.EventBeforeRequest) || configDisabled(e) {
 			continue
 		}
@@ -125,7 +125,31 @@ func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []s
 
 // configDisabled reports whether e was disabled by the user's config
 // (disabled_extensions), which is not a failure: it watches nothing.
-func configDisabled(e *Ext) bool { return errors.Is(e.Disabled(), errDisabledInConfig) }
+func configDisabled(e *Ext) bool {
+	err := e.Disabled()
+	return errors.Is(err, errDisabledInConfig) || errors.Is(err, errDisabledByUser)
+}
+
+// checkCall asks e, a tool_call watcher, about the call.
+func (m *Manager) checkCall(ctx context.Context, e *Ext, call *pb.ToolCall) (*pb.EventResponse, error) {
+	end := e.checking.begin(call.GetId())
+	defer end()
+	return m.ask(ctx, e, &pb.EventRequest{Event: protocol.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: call}})
+}
+
+// stoppedWatcher is the result of a call blocked because the tool_call
+// watcher name is stopped for the session (why): what is blocked and
+// what the user can do, in plain words.
+func stoppedWatcher(name string, why error) string {
+	return fmt.Sprintf("blocked: the %s extension checks tool calls and is stopped for this session (%v), "+
+		"so panto runs no tool call: it does not run a call it cannot check. %s", name, why, userCan(name))
+}
+
+// userCan says, to the model, what the user can do about the stopped
+// extension name.
+func userCan(name string) string {
+	return fmt.Sprintf("The user can type /extensions to see the extensions, /reload to start them again, or /extensions disable %s to go on without it for this session.", name)
+}
 
 // MaxResultBytes is the longest tool result panto keeps: a longer one is
 // cut to its first MaxResultBytes (on a character boundary) with a note,
@@ -201,27 +225,34 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 		return fail("%s", why)
 	}
 	pcall := &pb.ToolCall{Id: call.ID, Name: call.Name, Input: call.Input}
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if !e.Handles(protocol.EventToolCall) || configDisabled(e) {
 			continue
 		}
+		e = m.live(ctx, e) // one restarting is waited for
 		var resp *pb.EventResponse
 		err := e.Disabled()
 		disabled := err != nil
 		if err == nil {
-			end := e.checking.begin(call.ID)
-			resp, err = m.ask(ctx, e, &pb.EventRequest{Event: protocol.EventToolCall, Payload: &pb.EventRequest_ToolCall{ToolCall: pcall}})
-			end()
+			resp, err = m.checkCall(ctx, e, pcall)
+			if errors.Is(err, errDied) {
+				// It died during the check: the one restarted in its
+				// place checks the call.
+				if again := m.live(ctx, e); again != e && again.Disabled() == nil {
+					e = again
+					resp, err = m.checkCall(ctx, e, pcall)
+				}
+			}
 		}
 		if ctx.Err() != nil {
 			return fail("not run: interrupted by the user")
 		}
-		if err != nil && disabled {
-			return fail("blocked: the %s extension checks tool calls and is not running: it was disabled for this session (%v). "+
-				"panto does not run a call it cannot check; the user can %s", e.Name(), err, howToProceed(e.Name(), e.spec))
+		if err != nil && (disabled || errors.Is(err, errDied)) {
+			return fail("%s", stoppedWatcher(e.Name(), err))
 		}
 		if err != nil {
-			return fail("blocked: the %s extension checks tool calls and could not check this one (%v); panto does not run a call it cannot check", e.Name(), err)
+			return fail("blocked: the %s extension checks tool calls and could not check this one (%v); panto does not run a call it cannot check. %s",
+				e.Name(), err, userCan(e.Name()))
 		}
 		if resp.GetBlock() {
 			reason := resp.GetBlockReason()
@@ -235,8 +266,9 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 	if e == nil {
 		return fail("unknown tool %q; the tools available are: %s", call.Name, strings.Join(m.toolNames(), ", "))
 	}
+	e = m.live(ctx, e) // one restarting is waited for
 	if err := e.Disabled(); err != nil {
-		return fail("tool %q is unavailable: its extension %s was disabled (%v)", call.Name, e.Name(), err)
+		return fail("tool %q is unavailable: its extension %s is stopped for this session (%v)", call.Name, e.Name(), err)
 	}
 	if err := checkInput(call.Input); err != nil {
 		return fail("invalid arguments for %s: %v", tool.GetName(), err)
@@ -279,16 +311,26 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 			call.Name, resultSize(status.Convert(err).Message()), protocol.MaxMessageSize>>20)
 	case sendSide(err):
 		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
-	default:
-		m.disable(e, callErr(err, false))
+	case crashed(err, false):
+		m.opts.Logger.Debug("tool call failed", "extension", e.Name(), "tool", call.Name, "error", err)
+		m.lost(e)
 		if c.cancelled && out.text() != "" {
 			// It died as the user interrupted the call: what it had sent
 			// is what is known of it.
 			return fail("%s", interrupted(out, c.after, fmt.Sprintf("its extension %s stopped working (%v) before it answered, so whether %s had any effect is not known",
-				e.Name(), status.Convert(err).Message(), call.Name)))
+				e.Name(), e.Disabled(), call.Name)))
 		}
 		return fail("%s failed: its extension %s stopped working (%v) before it answered, so whether the call had any effect is not known",
-			call.Name, e.Name(), status.Convert(err).Message())
+			call.Name, e.Name(), e.Disabled())
+	default:
+		err = callErr(err, false)
+		m.disable(e, err)
+		if c.cancelled && out.text() != "" {
+			return fail("%s", interrupted(out, c.after, fmt.Sprintf("its extension %s stopped working (%v) before it answered, so whether %s had any effect is not known",
+				e.Name(), err, call.Name)))
+		}
+		return fail("%s failed: its extension %s stopped working (%v) before it answered, so whether the call had any effect is not known",
+			call.Name, e.Name(), err)
 	}
 	// The call has answered: what it says is what it did, and its
 	// watchers check it even when the user interrupted the call while it
@@ -298,10 +340,11 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 	if c.cancelled {
 		wctx = context.WithoutCancel(ctx)
 	}
-	for _, w := range m.exts {
+	for _, w := range m.list() {
 		if !w.Handles(protocol.EventToolResult) || configDisabled(w) {
 			continue
 		}
+		w = m.live(wctx, w)
 		var resp *pb.EventResponse
 		err := w.Disabled()
 		if err == nil {
@@ -487,7 +530,7 @@ const GuidanceKey = "guidance"
 // the prompt holds exactly that already. The section goes with the
 // extension: when it is not loaded, panto removes it.
 func (m *Manager) RecordGuidance(rec Recorder) {
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil {
 			continue
 		}
@@ -516,7 +559,7 @@ func (m *Manager) RecordGuidance(rec Recorder) {
 // the first definition of a name wins.
 func (m *Manager) Variables() map[string]string {
 	out := map[string]string{}
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() != nil {
 			continue
 		}

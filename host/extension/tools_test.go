@@ -98,8 +98,9 @@ func toolsFor(name, params string) []*pb.Tool {
 }
 
 // A tool whose extension crashes mid-call answers the model with an
-// error result; the extension is disabled, once, and its tools are no
-// longer offered.
+// error result; the extension is restarted once, and its tools answer
+// again. When it crashes a second time it is stopped for the session, told
+// once, and its tools are no longer offered.
 func TestToolOwnerCrashesMidCall(t *testing.T) {
 	t.Parallel()
 	for _, tool := range []string{"panic", "exit"} {
@@ -111,17 +112,24 @@ func TestToolOwnerCrashesMidCall(t *testing.T) {
 			require.Equal(t, conversation.TypeToolResult, res.Type)
 			require.Equal(t, "call_1", res.ToolUseID)
 			require.True(t, res.IsError)
-			require.Contains(t, res.ResultText(), tool+" failed: its extension tools stopped working")
+			require.Contains(t, res.ResultText(), tool+" failed: its extension tools stopped working (it crashed or exited (exit status")
+			require.Contains(t, h.errs.String(), "the tools extension stopped (exit status")
+			require.Contains(t, h.errs.String(), "restarted it")
+			require.NoError(t, h.ext(t, "tools").Disabled(), "the restarted one runs")
+			require.Equal(t, "tools: {}", callTool(h.m, "echo", `{}`).ResultText())
+
+			res = callTool(h.m, tool, `{}`)
+			require.True(t, res.IsError)
 			err := h.ext(t, "tools").Disabled()
 			require.Error(t, err)
 			require.Contains(t, err.Error(), "crashed or exited")
 			msg := h.errs.String()
-			require.Equal(t, 1, strings.Count(msg, "extension tools disabled for this session"), msg)
-			require.Empty(t, h.m.Tools(), "a disabled extension's tools are not offered")
+			require.Equal(t, 1, strings.Count(msg, "stopped again"), msg)
+			require.Empty(t, h.m.Tools(), "a stopped extension's tools are not offered")
 
 			res = callTool(h.m, "echo", `{}`)
 			require.True(t, res.IsError)
-			require.Contains(t, res.ResultText(), `tool "echo" is unavailable: its extension tools was disabled`)
+			require.Contains(t, res.ResultText(), `tool "echo" is unavailable: its extension tools is stopped for this session`)
 			require.Equal(t, msg, h.errs.String(), "the error is shown once")
 		})
 	}
@@ -175,13 +183,16 @@ func TestToolOwnerFallsBackWhenDisabled(t *testing.T) {
 	res := callTool(h.m, "exit", `{}`)
 	require.True(t, res.IsError)
 	require.Contains(t, res.ResultText(), "exit failed: its extension tools stopped working")
-	require.Error(t, h.ext(t, "tools").Disabled())
+	require.NoError(t, h.ext(t, "tools").Disabled(), "restarted once")
+	res = callTool(h.m, "exit", `{}`)
+	require.True(t, res.IsError)
+	require.Error(t, h.ext(t, "tools").Disabled(), "stopped after the second crash")
 
 	require.Equal(t, []string{"echo", "panic", "exit", "big", "sleep"}, toolNamesOf(h.m), "tools-b's tools are offered now")
 	res = callTool(h.m, "echo", `{"x":1}`)
 	require.False(t, res.IsError, res.ResultText())
 	require.Equal(t, `tools-b: {"x":1}`, res.ResultText())
-	require.Equal(t, 1, strings.Count(h.errs.String(), "disabled for this session"), h.errs.String())
+	require.Equal(t, 1, strings.Count(h.errs.String(), "stopped it for this session"), h.errs.String())
 }
 
 // GetMessages gives an API v1 extension messages in the shape its SDK

@@ -51,7 +51,7 @@ func toolSetOf(name, reason string, tools []*pb.Tool) ToolSet {
 // the session offers (before the clash rule and narrowing).
 func (m *Manager) ToolSets() []ToolSet {
 	var out []ToolSet
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		if e.Disabled() == nil {
 			out = append(out, toolSetOf(e.Name(), "", e.tools()))
 		}
@@ -64,7 +64,7 @@ func (m *Manager) ToolSets() []ToolSet {
 // calls it at a turn boundary, before the turn's first request.
 func (m *Manager) ApplyToolChanges() []ToolSet {
 	var out []ToolSet
-	for _, e := range m.exts {
+	for _, e := range m.list() {
 		e.toolsMu.Lock()
 		p := e.pending
 		e.pending = nil

@@ -229,6 +229,29 @@ func (watcher) SystemPromptChanged(ctx context.Context, h sdk.Host, ev sdk.Syste
 	return sdk.SystemPromptChangedResponse{}, h.AppendData(ctx, map[string]string{"by": ev.By, "text": ev.Text})
 }
 
+// restarter is a tool_call watcher that sets a section at session_start
+// and offers a tool, whoami, answering with its pid: what a restart must
+// bring back. It blocks a call whose input holds "block".
+type restarter struct{ sdk.Base }
+
+func (restarter) SessionStart(ctx context.Context, h sdk.Host, _ sdk.SessionStartEvent) (sdk.SessionStartResponse, error) {
+	return sdk.SessionStartResponse{}, h.SetSection(ctx, "state", "watching tool calls")
+}
+
+func (restarter) ToolCall(_ context.Context, _ sdk.Host, call sdk.ToolCall) (sdk.ToolCallDecision, error) {
+	if strings.Contains(string(call.Input), "block") {
+		return sdk.ToolCallDecision{Block: true, Reason: "asked to"}, nil
+	}
+	return sdk.ToolCallDecision{}, nil
+}
+
+func (restarter) Tools() []sdk.Tool {
+	return []sdk.Tool{{Name: "whoami", Description: "answers with its pid", Guidance: "Call whoami to learn the pid.",
+		Run: func(context.Context, sdk.Host, sdk.ToolCall) (sdk.ToolResult, error) {
+			return sdk.ToolResult{Content: strconv.Itoa(os.Getpid())}, nil
+		}}}
+}
+
 func main() {
 	name := filepath.Base(os.Args[0])
 	behaviour, _, _ := strings.Cut(name, "-")
@@ -240,6 +263,12 @@ func main() {
 	}
 	if behaviour == "stdoutearly" {
 		fmt.Println("hello from main, before the handshake")
+	}
+	if behaviour == "restart" {
+		if err := sdk.Serve(&restarter{}); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if behaviour == "watch" {
 		if err := sdk.Serve(&watcher{}); err != nil {
