@@ -103,4 +103,3 @@ func TestKilledExtensionRestartsOnceThenStops(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
