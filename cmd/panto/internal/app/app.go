@@ -170,13 +170,30 @@ func Load(env Env, f Flags) (*App, error) {
 	if err := checkPromptFlags(f); err != nil {
 		return nil, err
 	}
-	dirs, err := layers.Resolve(env.Getenv, env.CWD)
+	dirs, cfg, policy, err := resolve(env, f)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(env, dirs)
+	logger, closeLog, err := openLog(dirs.State, cfg.LogLevel)
 	if err != nil {
 		return nil, err
+	}
+	a := &App{env: env, flags: f, dirs: dirs, cfg: cfg, policy: policy, logger: logger, close: closeLog}
+	a.store = &Store{dirs: dirs, warn: func(w string) { env.notify("warning: " + w) }}
+	a.openSockets()
+	return a, nil
+}
+
+// resolve resolves the directories and the config with the flags on top,
+// and the permission policy: what Load and Reload read.
+func resolve(env Env, f Flags) (layers.Dirs, config.Config, permissions.Policy, error) {
+	dirs, err := layers.Resolve(env.Getenv, env.CWD)
+	if err != nil {
+		return layers.Dirs{}, config.Config{}, permissions.Policy{}, err
+	}
+	cfg, err := loadConfig(env, dirs)
+	if err != nil {
+		return layers.Dirs{}, config.Config{}, permissions.Policy{}, err
 	}
 	if f.Provider != "" && f.Provider != cfg.Provider {
 		// The config's base_url, model and compaction_model were set for
@@ -191,9 +208,9 @@ func Load(env Env, f Flags) (*App, error) {
 	case provider.Anthropic, provider.OpenAI, provider.Echo:
 	default:
 		if s := Suggest(cfg.Provider, []string{provider.Anthropic, provider.OpenAI, provider.Echo}); s != "" {
-			return nil, usageErrorf("--provider %q: did you mean %s? (want anthropic, openai or echo)", cfg.Provider, s)
+			return layers.Dirs{}, config.Config{}, permissions.Policy{}, usageErrorf("--provider %q: did you mean %s? (want anthropic, openai or echo)", cfg.Provider, s)
 		}
-		return nil, usageErrorf("--provider %q: want anthropic, openai or echo", cfg.Provider)
+		return layers.Dirs{}, config.Config{}, permissions.Policy{}, usageErrorf("--provider %q: want anthropic, openai or echo", cfg.Provider)
 	}
 	if f.Model != "" {
 		cfg.Model = f.Model
@@ -214,25 +231,18 @@ func Load(env Env, f Flags) (*App, error) {
 		cfg.LogLevel = f.LogLevel
 	}
 	if err := config.CheckLogLevel(cfg.LogLevel); err != nil {
-		return nil, usageErrorf("%v", err)
+		return layers.Dirs{}, config.Config{}, permissions.Policy{}, usageErrorf("%v", err)
 	}
 	policy, err := loadPolicy(env, cfg, f)
 	if err != nil {
-		return nil, err
+		return layers.Dirs{}, config.Config{}, permissions.Policy{}, err
 	}
 	// The limits that depend on the provider, once the flags have said
 	// which one it is.
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return layers.Dirs{}, config.Config{}, permissions.Policy{}, err
 	}
-	logger, closeLog, err := openLog(dirs.State, cfg.LogLevel)
-	if err != nil {
-		return nil, err
-	}
-	a := &App{env: env, flags: f, dirs: dirs, cfg: cfg, policy: policy, logger: logger, close: closeLog}
-	a.store = &Store{dirs: dirs, warn: func(w string) { env.notify("warning: " + w) }}
-	a.openSockets()
-	return a, nil
+	return dirs, cfg, policy, nil
 }
 
 // Close closes panto's log file and removes the run's socket folder.

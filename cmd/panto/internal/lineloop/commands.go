@@ -37,6 +37,15 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 	"label":   (*chat).label,
 	"fork":    (*chat).fork,
 	"resume":  (*chat).resume,
+	"extensions": func(c *chat, _ context.Context, args string, out io.Writer) error {
+		text, err := app.ExtensionsCommand(c.sess, args)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, text)
+		return nil
+	},
+	"reload": (*chat).reload,
 }
 
 const interactiveHelp = `Type a message and press Enter to send it. Commands:
@@ -50,6 +59,8 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /label [ID] TEXT  label an entry (the current one without ID; empty TEXT removes it)
   /fork [ID]  copy the path up to ID (or here) to a new session, and switch to it
   /resume [N|ID]  list this directory's sessions, or switch to one
+  /extensions [disable NAME]  the extensions and their state, or go on without NAME for this session
+  /reload    restart every extension and read config and prompt files again (changes are recorded)
   /help      this help
   /quit      leave (or Ctrl-D)
 Ctrl-C stops a reply that is streaming; Ctrl-C twice leaves.
@@ -353,4 +364,23 @@ func (c *chat) shortSource(source string) string {
 		cwd = c.app.Dirs().CWD
 	}
 	return describe.ShortSource(source, cwd, home)
+}
+
+// reload restarts every extension and reads the config and prompt files
+// again, without leaving the session (/reload): the session's log is
+// opened again, as a resume, whose reconciliation records what changed.
+func (c *chat) reload(ctx context.Context, _ string, out io.Writer) error {
+	path, err := app.ReloadPath(c.sess)
+	if err != nil {
+		return err
+	}
+	before := app.BeforeReload(c.sess)
+	if err := c.app.Reload(); err != nil {
+		return err
+	}
+	if err := c.switchTo(ctx, path); err != nil {
+		return fmt.Errorf("/reload: %w", err)
+	}
+	fmt.Fprintln(out, app.ReloadReport(before, c.sess))
+	return nil
 }
