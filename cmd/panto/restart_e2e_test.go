@@ -176,3 +176,26 @@ func TestReloadReadsPromptFilesAndRestartsExtensions(t *testing.T) {
 	p.typeIn(t, "/quit\r")
 	require.Equal(t, 0, p.wait(t), p.out.String())
 }
+
+// The full-screen UI has /reload and /extensions: the reload reads the
+// edited prompt file (recorded) and restarts the guard; /extensions
+// lists it running.
+func TestUIReloadAndExtensions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "project rule v1\n")
+	u := h.tmuxPanto(140, 40, nil, guardArgs(h)...)
+	u.ready("echo/echo")
+	u.typ("hello")
+	u.keys("Enter")
+	u.wait(`you said "hello"`)
+	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "project rule v2\n")
+	u.typ("/reload")
+	u.keys("Enter")
+	u.wait("reloaded: restarted the extensions (tools, guard)")
+	u.typ("/extensions")
+	u.keys("Enter")
+	u.wait("guard: running; checks tool calls")
+	require.Contains(t, systemEntries(t, h.sessionFiles()[0]), "append:project rule v2\n")
+	require.Equal(t, 0, u.quit())
+}

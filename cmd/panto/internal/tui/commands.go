@@ -42,6 +42,8 @@ var builtins = []builtin{
 	{"name", "[TEXT]", "name the session, recorded in its log (shown by /resume and panto session list); no TEXT shows the name", false},
 	{"export", "[PATH]", "write the session as HTML to PATH (default: beside the log) and print the path", true},
 	{"copy", "[N]", "copy the last reply to the clipboard; N: the Nth-last block (a reply, a tool's output, your message)", true},
+	{"extensions", "", "the extensions and their state (/extensions disable NAME goes on without one for this session)", true},
+	{"reload", "", "restart every extension and read config and prompt files again (what changed is recorded)", false},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
 }
 
@@ -142,6 +144,20 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return m.fork(strings.TrimSpace(args))
 	case "resume":
 		return m.resumeCmd(args)
+	case "reload":
+		return m.reloadCmd()
+	case "extensions":
+		if m.sess == nil {
+			m.say(transcript.Quiet, "the session is still starting: /extensions in a moment")
+			return nil
+		}
+		out, err := app.ExtensionsCommand(m.sess, args)
+		if err != nil {
+			m.say(transcript.Error, errText(err))
+			return nil
+		}
+		m.add(&transcript.Text{Title: "/extensions", Body: termtext.Sanitize(out)})
+		return nil
 	case "model":
 		if args == "" {
 			// The configured models at once; the provider's list when

@@ -311,3 +311,31 @@ func (rp *resumePicker) preview(th *theme.Theme, path string, width, _ int) []st
 
 // updated is when the session was last written, as the picker shows it.
 func updated(s SessionItem) string { return s.Updated.Local().Format("2006-01-02 15:04") }
+
+// reloader is an App that can read its config files again (/reload);
+// *app.App is one.
+type reloader interface{ Reload() error }
+
+// reloadCmd is /reload: the config and prompt files read again and the
+// session's own log opened again in its place, as a resume — every
+// extension restarted, what changed recorded by the reconciliation — and
+// a notice of what changed.
+func (m *Model) reloadCmd() tea.Cmd {
+	r, ok := m.o.App.(reloader)
+	if !ok {
+		m.say(transcript.Error, "/reload: this panto cannot reload")
+		return nil
+	}
+	path, err := app.ReloadPath(m.sess)
+	if err != nil {
+		m.say(transcript.Error, errText(err))
+		return nil
+	}
+	before := app.BeforeReload(m.sess)
+	return m.switchTo(func() (string, func(Session) string, error) {
+		if err := r.Reload(); err != nil {
+			return "", nil, err
+		}
+		return path, func(s Session) string { return app.ReloadReport(before, s) }, nil
+	})
+}
