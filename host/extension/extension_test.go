@@ -114,7 +114,7 @@ func TestCrashMidHookRestartsThenStops(t *testing.T) {
 			require.Contains(t, err.Error(), "crashed or exited")
 			msg := h.errs.String()
 			require.Equal(t, 1, strings.Count(msg, "restarted it"), msg)
-			require.Equal(t, 1, strings.Count(msg, "stopped again"), msg)
+			require.Equal(t, 1, strings.Count(msg, "stopped again"), msg+"\n"+h.log.String())
 			require.Contains(t, msg, "the "+name+" extension stopped (")
 			require.Contains(t, msg, "so panto stopped it for this session")
 			require.NotContains(t, msg, "transport")

@@ -277,7 +277,7 @@ func (m *Manager) ask(ctx context.Context, e *Ext, req *pb.EventRequest) (*pb.Ev
 			m.report(fmt.Errorf("extension %s: %w", e.Name(), err))
 			return nil, err
 		}
-		if crashed(err, timedOut(hctx)) {
+		if e.crashed(err, timedOut(hctx)) {
 			// Its process died: restarted once (restart.go); the call
 			// itself has no answer.
 			m.opts.Logger.Debug("extension call failed", "extension", e.Name(), "event", req.Event, "error", err)
@@ -364,7 +364,7 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 			if err != nil && sendSide(err) {
 				return "", fmt.Errorf("/%s: %w: %v", name, errNotSent, status.Convert(err).Message())
 			}
-			if err != nil && crashed(err, timedOut(hctx)) {
+			if err != nil && e.crashed(err, timedOut(hctx)) {
 				m.opts.Logger.Debug("extension command failed", "extension", e.Name(), "command", name, "error", err)
 				m.lost(e)
 				return "", fmt.Errorf("/%s: extension %s: %w", name, e.Name(), e.Disabled())

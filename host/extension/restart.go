@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -187,9 +188,16 @@ func (m *Manager) restart(e *Ext) {
 // that means and what to do, and takes its sections out of the prompt.
 func (m *Manager) stoppedForGood(e *Ext, what string) {
 	name := e.Name()
-	msg := what + ": its tools are not offered"
+	var means []string
+	if len(e.tools()) > 0 {
+		means = append(means, "its tools are not offered")
+	}
 	if e.Handles(protocol.EventToolCall) {
-		msg += ", and as it checks tool calls, panto runs none until it is back"
+		means = append(means, "as it checks tool calls, panto runs none until it is back")
+	}
+	msg := what
+	if len(means) > 0 {
+		msg += ": " + strings.Join(means, ", and ")
 	}
 	msg += ". " + whatToDo(name)
 	m.report(errors.New(msg))
@@ -215,8 +223,30 @@ func (m *Manager) warn(text string) {
 	}
 }
 
-// crashed reports whether err, from a call to an extension, says its
-// connection broke (the process died), not a hang or a bad answer.
-func crashed(err error, timeout bool) bool {
-	return !timeout && status.Code(err) == codes.Unavailable
+// exitGrace is how long a call's failure waits for the extension's
+// process to exit, to tell a death (the connection ends as the process
+// does: "server closed the stream without sending trailers") from a bad
+// answer.
+const exitGrace = 250 * time.Millisecond
+
+// crashed reports whether err, from a call to e, comes of its process
+// dying — its connection broke, or the process exits — not of a hang or
+// a bad answer.
+func (e *Ext) crashed(err error, timeout bool) bool {
+	if timeout || err == nil {
+		return false
+	}
+	if status.Code(err) == codes.Unavailable {
+		return true
+	}
+	p := e.process()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return !e.stopping.Load()
+	case <-time.After(exitGrace):
+		return false
+	}
 }

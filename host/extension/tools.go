@@ -311,7 +311,7 @@ func (m *Manager) runTool(ctx context.Context, call conversation.Block, sb *Sand
 			call.Name, resultSize(status.Convert(err).Message()), protocol.MaxMessageSize>>20)
 	case sendSide(err):
 		return fail("%s not run: %v: %v", call.Name, errNotSent, status.Convert(err).Message())
-	case crashed(err, false):
+	case e.crashed(err, false):
 		m.opts.Logger.Debug("tool call failed", "extension", e.Name(), "tool", call.Name, "error", err)
 		m.lost(e)
 		if c.cancelled && out.text() != "" {
