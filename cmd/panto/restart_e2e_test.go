@@ -199,3 +199,36 @@ func TestUIReloadAndExtensions(t *testing.T) {
 	require.Contains(t, systemEntries(t, h.sessionFiles()[0]), "append:project rule v2\n")
 	require.Equal(t, 0, u.quit())
 }
+
+// In an editor (ACP), /reload reads the edited prompt file and restarts
+// the extensions; the session goes on under the same id, its events
+// still reaching the client; /extensions lists them.
+func TestACPReloadAndExtensions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "project rule v1\n")
+	c := h.acpStart(guardArgs(h)...)
+	c.initialize(map[string]any{})
+	id := c.newSession(h.project, nil)
+	resp, updates := c.prompt(id, "hello")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, textOf(updates, "agent_message_chunk"), "hello")
+
+	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "project rule v2\n")
+	resp, updates = c.prompt(id, "/reload")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	text := textOf(updates, "agent_message_chunk")
+	require.Contains(t, text, "reloaded: restarted the extensions (tools, guard)")
+	require.Contains(t, text, "the system prompt changed: project "+filepath.Join(h.projectDir(), "APPEND_SYSTEM.md")+" changed")
+	require.Contains(t, systemEntries(t, h.sessionFiles()[0]), "append:project rule v2\n")
+
+	resp, updates = c.prompt(id, "/extensions")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, textOf(updates, "agent_message_chunk"), "guard: running; checks tool calls")
+
+	resp, updates = c.prompt(id, "hello again")
+	require.Equal(t, "end_turn", stopReasonOf(t, resp))
+	require.Contains(t, textOf(updates, "agent_message_chunk"), "hello again", "the reloaded session's events reach the client")
+	require.Len(t, h.sessionFiles(), 1)
+	require.Equal(t, 0, c.close(), c.stderr.String())
+}

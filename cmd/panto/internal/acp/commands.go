@@ -33,12 +33,17 @@ var builtins = map[string]builtin{
 	"session": {"show the session's id and log", "", (*session).cmdSession},
 	"permissions": {"show what the tool calls run under (mode, rules, grants, sandbox), or switch the mode", "mode MODE",
 		func(s *session, _ context.Context, args string) (string, error) {
-			return app.PermissionsCommand(s.sess, args)
+			return app.PermissionsCommand(s.current(), args)
 		}},
+	"extensions": {"show the extensions and their state, or go on without one for this session (disable NAME)", "disable NAME",
+		func(s *session, _ context.Context, args string) (string, error) {
+			return app.ExtensionsCommand(s.current(), args)
+		}},
+	"reload": {"restart every extension and read config and prompt files again (what changed is recorded)", "", (*session).cmdReload},
 }
 
 // builtinOrder is the order they are offered in.
-var builtinOrder = []string{"prompt", "compact", "model", "session", "permissions"}
+var builtinOrder = []string{"prompt", "compact", "model", "session", "permissions", "extensions", "reload"}
 
 // commands are the commands offered.
 func (s *session) commands() []acpsdk.AvailableCommand {
@@ -53,7 +58,7 @@ func (s *session) commands() []acpsdk.AvailableCommand {
 		out = append(out, c)
 		seen[name] = true
 	}
-	for _, c := range s.sess.Commands() {
+	for _, c := range s.current().Commands() {
 		if seen[c.Name] {
 			continue
 		}
@@ -85,8 +90,8 @@ func (s *session) command(ctx context.Context, cmd app.Command) (handled bool, r
 	var out string
 	if b, ok := builtins[cmd.Name]; ok {
 		out, err = b.run(s, ctx, cmd.Args)
-	} else if slices.ContainsFunc(s.sess.Commands(), func(c extension.Command) bool { return c.Name == cmd.Name }) {
-		out, err = s.sess.RunCommand(ctx, cmd.Name, cmd.Args)
+	} else if slices.ContainsFunc(s.current().Commands(), func(c extension.Command) bool { return c.Name == cmd.Name }) {
+		out, err = s.current().RunCommand(ctx, cmd.Name, cmd.Args)
 	} else {
 		return false, acpsdk.PromptResponse{}, nil
 	}
@@ -104,14 +109,14 @@ func (s *session) command(ctx context.Context, cmd app.Command) (handled bool, r
 
 func (s *session) cmdPrompt(context.Context, string) (string, error) {
 	var b strings.Builder
-	blocks := app.BlocksOf(s.sess.EffectiveSystem())
+	blocks := app.BlocksOf(s.current().EffectiveSystem())
 	fmt.Fprintf(&b, "Effective system prompt: %d block(s)\n", len(blocks))
 	app.WriteBlocks(&b, blocks)
 	return b.String(), nil
 }
 
 func (s *session) cmdCompact(ctx context.Context, _ string) (string, error) {
-	res, err := s.sess.Compact(ctx)
+	res, err := s.current().Compact(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -119,11 +124,11 @@ func (s *session) cmdCompact(ctx context.Context, _ string) (string, error) {
 }
 
 func (s *session) cmdModel(ctx context.Context, args string) (string, error) {
-	info := s.sess.Info()
+	info := s.current().Info()
 	name, force := app.ModelArgs(args)
 	if name == "" && !force {
 		var b strings.Builder
-		for _, m := range s.sess.Models(ctx).Names() {
+		for _, m := range s.current().Models(ctx).Names() {
 			mark := " "
 			if m == info.Model {
 				mark = "*"
@@ -142,11 +147,11 @@ func (s *session) cmdModel(ctx context.Context, args string) (string, error) {
 }
 
 func (s *session) cmdSession(context.Context, string) (string, error) {
-	info := s.sess.Info()
+	info := s.current().Info()
 	if info.Path == "" {
 		return fmt.Sprintf("session %s is not recorded", info.ID), nil
 	}
-	return fmt.Sprintf("session %s\nlog %s\nmessages %d", info.ID, info.Path, s.sess.MessageCount()), nil
+	return fmt.Sprintf("session %s\nlog %s\nmessages %d", info.ID, info.Path, s.current().MessageCount()), nil
 }
 
 // modelOption is the id of the model config option.
@@ -155,7 +160,7 @@ const modelOption acpsdk.SessionConfigId = "model"
 // configOptions are the session's options: the model, from config's
 // models.
 func (s *session) configOptions() []acpsdk.SessionConfigOption {
-	current := s.sess.Info().Model
+	current := s.current().Info().Model
 	opts := acpsdk.SessionConfigSelectOptionsUngrouped{}
 	for _, m := range s.app.Models(current) {
 		opts = append(opts, acpsdk.SessionConfigSelectOption{Name: m, Value: acpsdk.SessionConfigValueId(m)})
@@ -175,7 +180,7 @@ func (s *session) setModel(name string) error {
 	if name == "" {
 		return invalidParams("the model's name is empty")
 	}
-	if err := s.sess.SetModel(name); err != nil {
+	if err := s.current().SetModel(name); err != nil {
 		var unknown *host.UnknownModelError
 		if errors.As(err, &unknown) {
 			return invalidParams(err.Error())

@@ -18,7 +18,7 @@ import (
 // sent, nor are system entries (panto prompt and /tree show the
 // prompt). Everything goes out before session/load answers.
 func (s *session) replay(ctx context.Context) error {
-	path := s.sess.Info().Path
+	path := s.current().Info().Path
 	if path == "" {
 		return nil
 	}

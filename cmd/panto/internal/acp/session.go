@@ -34,8 +34,13 @@ type session struct {
 	pumped   chan struct{}
 	stopOnce sync.Once
 
+	// events is the session's subscription (the pump's, once it runs);
+	// unsubscribe ends it. /reload puts another session in sess's place
+	// (reload.go): sess, events and unsubscribe change under mu then, and
+	// swap is closed once they have.
 	events      <-chan host.Event
 	unsubscribe context.CancelFunc
+	swap        chan struct{}
 
 	mu   sync.Mutex
 	turn *turn
@@ -108,13 +113,18 @@ func (s *session) start(ctx context.Context, ap *app.App) error {
 		return err
 	}
 	info := sess.Info()
-	s.app, s.sess, s.id, s.cwd = ap, sess, info.ID, ap.Dirs().CWD
+	s.mu.Lock()
+	s.sess = sess
+	s.mu.Unlock()
+	s.app, s.id, s.cwd = ap, info.ID, ap.Dirs().CWD
 	s.titled = info.Resumed
 	if s.ws != nil {
 		s.ws.ready.Store(true)
 	}
 	sctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
 	s.events, s.unsubscribe = sess.Subscribe(sctx), cancel
+	s.mu.Unlock()
 	go s.pump()
 	return nil
 }
@@ -143,30 +153,48 @@ func (s *session) pump() {
 	}
 	s.offerCommands()
 	s.tellEarly()
+	s.mu.Lock()
+	events := s.events
+	s.mu.Unlock()
 	for {
-		ev, ok := <-s.events
+		ev, ok := <-events
 		if !ok {
-			return
+			if events = s.swapped(events); events == nil {
+				return
+			}
+			s.offerCommands() // the session reloaded: its commands may differ
+			continue
 		}
 		if o, isOverflow := ev.(host.Overflow); isOverflow {
-			s.resubscribe(o)
+			events = s.resubscribe(o)
 			continue
 		}
 		s.show(ev)
 	}
 }
 
+// current is the session in use.
+func (s *session) current() app.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess
+}
+
 // resubscribe reads the session afresh after its subscription fell
 // behind (a client that stopped reading): it says so, and ends a turn
 // whose end was among the events missed.
-func (s *session) resubscribe(o host.Overflow) {
-	s.unsubscribe()
+func (s *session) resubscribe(o host.Overflow) <-chan host.Event {
 	ctx, cancel := context.WithCancel(context.Background())
-	s.events, s.unsubscribe = s.sess.Subscribe(ctx), cancel
+	s.mu.Lock()
+	s.unsubscribe()
+	s.events, s.unsubscribe = s.current().Subscribe(ctx), cancel
+	events := s.events
+	s.mu.Unlock()
 	s.tell(host.NoticeWarning, fmt.Sprintf("the client fell behind the session by %d events: what came after them until now was not sent (the session log has it all)", o.Pending), "")
-	if !s.sess.Busy() {
+	if !s.current().Busy() {
 		s.ended(host.TurnEnd{})
 	}
+	return events
 }
 
 // show sends one event.
@@ -339,7 +367,7 @@ func (s *session) toolEnd(ev host.ToolEnd) {
 // usage sends the context's size and, when the model's price is known,
 // what the session cost so far.
 func (s *session) usage(u host.Usage) {
-	p, known := s.app.Config().Prices[s.sess.Info().Model]
+	p, known := s.app.Config().Prices[s.current().Info().Model]
 	s.mu.Lock()
 	if known {
 		s.costKnown = true
@@ -348,7 +376,7 @@ func (s *session) usage(u host.Usage) {
 	}
 	cost, costKnown := s.cost, s.costKnown
 	s.mu.Unlock()
-	used, size := s.sess.ContextUsage()
+	used, size := s.current().ContextUsage()
 	up := &acpsdk.SessionUsageUpdate{Used: used, Size: size}
 	if costKnown {
 		up.Cost = &acpsdk.Cost{Amount: cost, Currency: "USD"}
@@ -469,7 +497,7 @@ func (s *session) prompt(ctx context.Context, text string) (acpsdk.PromptRespons
 		}
 	})
 	defer stopWatch()
-	if err := s.sess.Turn(tctx, text); err != nil {
+	if err := s.current().Turn(tctx, text); err != nil {
 		if errors.Is(err, host.ErrBusy) {
 			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32600, Message: "the session is busy (a compaction or a model change runs): send the prompt again once it is done"}
 		}
@@ -539,12 +567,14 @@ func (s *session) cancel() {
 func (s *session) close(ctx context.Context) {
 	s.closeOnce.Do(func() {
 		s.cancel()
-		if err := s.sess.Close(ctx); err != nil {
+		if err := s.current().Close(ctx); err != nil {
 			fmt.Fprintf(s.a.o.Stderr, "panto: close session %s: %v\n", s.id, err)
 		}
 		s.stopOnce.Do(func() { close(s.stop) })
 		<-s.pumped
+		s.mu.Lock()
 		s.unsubscribe()
+		s.mu.Unlock()
 		s.mu.Lock()
 		left := s.terminals
 		s.terminals = map[string][]string{}
