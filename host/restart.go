@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/panto-dev/panto/host/extension"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // An extension restarted after its process died (extension/restart.go)
@@ -101,14 +102,21 @@ func (s *Session) DisableExtension(name string) error {
 	if err := st.DisableForSession(name); err != nil {
 		return fmt.Errorf("/extensions disable %s: %w", name, err)
 	}
+	// Recorded as its tool set, empty from here on (even when it had no
+	// tools): the log says where it was disabled, and why.
+	s.wmu.Lock()
 	s.mu.Lock()
-	_, had := recordedTools(s.entries, name)
+	old, _ := recordedTools(s.entries, name)
 	s.mu.Unlock()
-	if had {
-		set := extension.ToolSet{Extension: name, Reason: "disabled for this session by /extensions disable"}
-		if err := s.recordToolSets([]extension.ToolSet{set}); err != nil && !errors.Is(err, ErrClosed) {
-			return fmt.Errorf("/extensions disable %s: record its tools: %w", name, err)
-		}
+	t, _ := diffTools(old, nil)
+	t.Extension, t.Reason = name, "disabled for this session by /extensions disable"
+	err = s.writeLocked([]sessionlog.Entry{sessionlog.ToolsEntry(t)}, func() {})
+	s.wmu.Unlock()
+	if err != nil && !errors.Is(err, ErrClosed) {
+		return fmt.Errorf("/extensions disable %s: record it: %w", name, err)
+	}
+	if len(t.Removed) > 0 {
+		s.emit(ToolsChanged{Extension: name, Reason: t.Reason, Removed: t.Removed})
 	}
 	s.notice(NoticeWarning, fmt.Sprintf("the %s extension is disabled for this session: it gets no events, its tools are gone and it checks no tool call; /reload starts it again", name))
 	return nil

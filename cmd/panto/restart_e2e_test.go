@@ -124,6 +124,14 @@ func TestGuardKilledIsRestartedOnceThenStopped(t *testing.T) {
 	p.waitFor(t, "disabled guard for this session")
 	bash("four")
 	waitFile(t, filepath.Join(h.project, "four"), p.out.String)
+	var disabled map[string]any
+	for _, e := range entriesOfType(t, h.sessionFiles()[0], "tools") {
+		if e["extension"] == "guard" {
+			disabled = e
+		}
+	}
+	require.NotNil(t, disabled, "the disable is recorded")
+	require.Equal(t, "disabled for this session by /extensions disable", disabled["reason"], fmt.Sprint(disabled))
 	p.typeIn(t, "/quit\r")
 	require.Equal(t, 0, p.wait(t), p.out.String())
 	require.Empty(t, childrenRunning(t, pantoPID, guard))

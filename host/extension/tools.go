@@ -97,6 +97,7 @@ func (m *Manager) NarrowTools(ctx context.Context, step int, names []string) []s
 		if !e.Handles(protocol.EventBeforeRequest) || configDisabled(e) {
 			continue
 		}
+		e = m.live(ctx, e) // one restarting is waited for
 		if err := e.Disabled(); err != nil {
 			return nil
 		}
