@@ -103,8 +103,8 @@ func requiredWhy(spec Spec) string {
 // howToProceed tells the user how to get tools back while the required
 // extension name (file spec.Path) is not running.
 func howToProceed(name string, spec Spec) string {
-	return fmt.Sprintf("restart panto to start it again; to run without it, remove %s or add %q to disabled_extensions in your user config",
-		spec.Path, name)
+	return fmt.Sprintf("type /reload (or restart panto) to start it again, or /extensions disable %s to go on without it for this session; to run without it for good, remove %s or add %q to disabled_extensions in your user config",
+		name, spec.Path, name)
 }
 
 // blockMissing returns the text of a tool call blocked because a

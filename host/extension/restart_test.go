@@ -103,3 +103,22 @@ func TestKilledExtensionRestartsOnceThenStops(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A required extension that did not start blocks every call until the
+// user goes on without it for the session (/extensions disable), as the
+// block's text says.
+func TestDisableForSessionLetsCallsPastAMissingRequiredOne(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, Spec{Path: pluginPath("initcrash"), Source: "user layer", Required: true}, specs("tools")[0])
+	require.Equal(t, []string{"tools"}, h.m.Names(), h.errs.String())
+	res := callTool(h.m, "echo", `{}`)
+	require.True(t, res.IsError)
+	require.Contains(t, res.ResultText(), "is a required safeguard and is not running")
+	require.Contains(t, res.ResultText(), "/extensions disable initcrash to go on without it for this session")
+	require.Contains(t, h.m.States()[1].String(), "initcrash: stopped — did not start")
+
+	require.NoError(t, h.m.DisableForSession("initcrash"))
+	res = callTool(h.m, "echo", `{}`)
+	require.False(t, res.IsError, res.ResultText())
+	require.Equal(t, "tools: {}", res.ResultText())
+}
