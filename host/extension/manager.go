@@ -419,11 +419,11 @@ func (m *Manager) deliverChanges() {
 // shut down and kills it, each step bounded (docs/extensions.md). The
 // Manager must not be used afterwards.
 func (m *Manager) Close(ctx context.Context) {
+	m.endLife() // no restart from now on; one under way is cancelled
+	m.settleAll()
 	// session_end to every extension at once, so the whole takes at most
 	// one hook deadline, however many there are. With ctx done (panto is
 	// stopping on a signal) there is none.
-	m.endLife() // no restart from now on
-	m.settleAll()
 	req := &pb.EventRequest{Event: protocol.EventSessionEnd, Payload: &pb.EventRequest_SessionEnd{SessionEnd: &pb.SessionEnd{}}}
 	var ends sync.WaitGroup
 	for _, e := range m.list() {
