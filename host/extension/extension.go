@@ -2,9 +2,9 @@
 // hashicorp/go-plugin over gRPC, each in its own process. It starts them
 // concurrently, negotiates the API version, serves each one the Host
 // service on one broker connection, delivers events in load order under a
-// deadline, runs their commands, and disables an extension that crashes,
-// hangs or answers nonsense — showing the error once — while the session
-// goes on.
+// deadline, runs their commands, restarts once an extension whose process
+// dies (restart.go), and disables one that dies again, hangs or answers
+// nonsense — showing the error once — while the session goes on.
 //
 // It records nothing itself: system edits go to a Recorder (the session),
 // which writes them to the log at once, in call order.
