@@ -198,7 +198,12 @@ func (m *Manager) disable(e *Ext, err error) {
 	}
 	e.disabled = err
 	e.mu.Unlock()
-	m.report(fmt.Errorf("extension %s disabled for this session: %w", e.Name(), err))
+	shown := err
+	if e.Handles(protocol.EventToolCall) {
+		// A safeguard: say what that blocks and what to do.
+		shown = fmt.Errorf("%w; as it checks tool calls, panto runs none until it is back. %s", err, whatToDo(e.Name()))
+	}
+	m.report(fmt.Errorf("extension %s disabled for this session: %w", e.Name(), shown))
 	go e.stop(false, 0) // it crashed, hung or lied: no Shutdown call
 	// What it put in the prompt describes an extension that is gone (its
 	// tools are no longer offered): panto takes its sections out.

@@ -227,7 +227,7 @@ func (m *Manager) warn(text string) {
 // process to exit, to tell a death (the connection ends as the process
 // does: "server closed the stream without sending trailers") from a bad
 // answer.
-const exitGrace = 250 * time.Millisecond
+const exitGrace = time.Second
 
 // crashed reports whether err, from a call to e, comes of its process
 // dying — its connection broke, or the process exits — not of a hang or
@@ -245,7 +245,8 @@ func (e *Ext) crashed(err error, timeout bool) bool {
 	}
 	select {
 	case <-p.exited:
-		return !e.stopping.Load()
+		// Not one panto stopped — unless it stops it because it died.
+		return !e.stopping.Load() || errors.Is(e.Disabled(), errDied)
 	case <-time.After(exitGrace):
 		return false
 	}
