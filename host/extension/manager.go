@@ -356,6 +356,7 @@ var ErrNoCommand = errors.New("no such command")
 // RunCommand runs /name args in the extension that owns name.
 func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, error) {
 	for _, e := range m.list() {
+		e = m.live(ctx, e) // one restarting is waited for
 		if e.Disabled() != nil {
 			continue
 		}
@@ -372,6 +373,11 @@ func (m *Manager) RunCommand(ctx context.Context, name, args string) (string, er
 			if err != nil && e.crashed(err, timedOut(hctx)) {
 				m.opts.Logger.Debug("extension command failed", "extension", e.Name(), "command", name, "error", err)
 				m.lost(e)
+				if again := m.live(ctx, e); again != e && again.Disabled() == nil {
+					// Whether it ran is not known: the user says whether
+					// to run it again.
+					return "", fmt.Errorf("/%s: extension %s stopped before it answered (%w) and was restarted; run /%s again if it did not take effect", name, e.Name(), e.Disabled(), name)
+				}
 				return "", fmt.Errorf("/%s: extension %s: %w", name, e.Name(), e.Disabled())
 			}
 			if err != nil {

@@ -1,6 +1,7 @@
 package extension
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"syscall"
@@ -121,4 +122,20 @@ func TestDisableForSessionLetsCallsPastAMissingRequiredOne(t *testing.T) {
 	res = callTool(h.m, "echo", `{}`)
 	require.False(t, res.IsError, res.ResultText())
 	require.Equal(t, "tools: {}", res.ResultText())
+}
+
+// A restarted extension's commands run again, in the new process.
+func TestKilledExtensionsCommandsComeBack(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, nil, specs("happy")...)
+	require.Equal(t, []string{"happy"}, h.m.Names(), h.errs.String())
+	pid := h.ext(t, "happy").startedPID()
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	waitFor(t, 10*time.Second, "the restart", func() bool { return strings.Contains(h.errs.String(), "restarted it") })
+	out, err := h.m.RunCommand(context.Background(), "greet", "Ada")
+	require.NoError(t, err, h.errs.String())
+	require.Equal(t, "hello Ada", out)
+	require.NotEqual(t, pid, h.ext(t, "happy").startedPID())
+	require.Equal(t, []Command{{Extension: "happy", Name: "greet", Description: "greets and records it", Usage: "NAME"}}, h.m.Commands())
+	require.Contains(t, h.errs.String(), "the happy extension stopped (signal: killed); restarted it")
 }
