@@ -140,7 +140,7 @@ func (s *session) cmdModel(ctx context.Context, args string) (string, error) {
 	}
 	// The chat gets the error in words (did you mean, --force), not as
 	// a JSON-RPC error.
-	if err := app.SetModel(s.sess, name, force); err != nil {
+	if err := app.SetModel(s.current(), name, force); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("model %s (recorded; a load goes on with it)", name), nil
