@@ -156,6 +156,12 @@ func (m *Model) showHistory(items []transcript.Item, n *transcript.Notice) tea.C
 		m.printed = start
 		return nil
 	}
+	if !m.reprinting {
+		// Printed before (the same log, reopened): the notice only.
+		skip := len(items) - 1
+		m.printed += skip
+		items, start = items[skip:], 0
+	}
 	var b strings.Builder
 	c := m.ctxFor()
 	for _, it := range items[start:] {

@@ -380,6 +380,7 @@ func newHarness(t *testing.T, sess *fakeSession, opts ...func(*Options)) *harnes
 		f(&o)
 	}
 	h.m = New(context.Background(), o)
+	h.m.printSettle = 5 * time.Millisecond // the harness draws no frame to wait for
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.exec(h.m.Init())
 	if sess != nil {

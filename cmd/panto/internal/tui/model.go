@@ -145,10 +145,17 @@ type Model struct {
 	printQ   []string
 	printing bool
 	// printHeld holds prints until the program has drawn on the normal
-	// screen; sized is set by the first size the terminal gave.
-	printHeld, sized bool
-	// switchSays is what a /resume or /fork switch did, said once.
+	// screen at its size; holds counts the holds begun.
+	printHeld bool
+	holds     int
+	// printSettle is how long a hold lasts (printSettleTime; the
+	// tests' harness makes it short).
+	printSettle time.Duration
+	// switchSays is what a /resume or /fork switch did, said once;
+	// reprinting is unset while the same log is opened again (/reload):
+	// what it holds is in the scrollback already.
 	switchSays string
+	reprinting bool
 	// profile is the terminal's colours, as the program found them.
 	profile colorprofile.Profile
 	// flushing is set while a streaming frame tick is pending;
@@ -242,7 +249,7 @@ func New(ctx context.Context, o Options) *Model {
 		width:   80, height: 24,
 		prompts: promptTracker{cwd: o.CWD, home: o.Home},
 		// Until the terminal's size came and a frame was drawn.
-		printHeld: true,
+		printHeld: true, printSettle: printSettleTime, reprinting: true,
 	}
 	m.status.cwd = shortCWD(shortPath(o.CWD, "", o.Home))
 	m.comp = newCompletion()
@@ -313,12 +320,16 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	page := m.onPage()
 	cmd := m.update(msg)
-	if _, sized := msg.(tea.WindowSizeMsg); (sized && !m.sized) || (page && !m.onPage()) {
+	if _, sized := msg.(tea.WindowSizeMsg); sized || (page && !m.onPage()) {
 		// Nothing is printed before the program drew on the normal
-		// screen: at the start, and when a page leaves the alternate
-		// one (a print would land there, and be lost).
-		m.sized, m.printHeld = true, true
-		cmd = tea.Batch(cmd, tea.Tick(printSettle, func(time.Time) tea.Msg { return printReleaseMsg{} }))
+		// screen at its size: at the start, after a resize (the program
+		// measures a print by the width it last drew at), and when a
+		// page leaves the alternate screen (a print would land there,
+		// and be lost).
+		m.printHeld = true
+		m.holds++
+		n := m.holds
+		cmd = tea.Batch(cmd, tea.Tick(m.printSettle, func(time.Time) tea.Msg { return printReleaseMsg{n} }))
 	}
 	if c := m.commit(); c != nil {
 		cmd = tea.Sequence(c, cmd)
@@ -328,9 +339,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // printSettle is how long prints wait for the program to draw on the
 // normal screen.
-const printSettle = 30 * time.Millisecond
+const printSettleTime = 150 * time.Millisecond
 
-type printReleaseMsg struct{}
+// printReleaseMsg ends the hold it was sent for, unless a later one
+// began.
+type printReleaseMsg struct{ hold int }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -390,7 +403,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.printing = false
 		return m.printNext()
 	case printReleaseMsg:
-		m.printHeld = false
+		if msg.hold == m.holds {
+			m.printHeld = false
+		}
 		return m.printNext()
 	case tickMsg:
 		return m.tick()

@@ -410,3 +410,25 @@ func toolRunning(t *testing.T) (*fakeSession, *harness, chan struct{}) {
 	h.wait(func() bool { return strings.Contains(h.frame(), "bash make") }, "the call runs")
 	return f, h, release
 }
+
+// /reload opens the same log again: its conversation is in the
+// scrollback already and is not printed twice; what the reload did is.
+func TestReloadDoesNotPrintTheConversationAgain(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	h := newHarness(t, f)
+	h.typ("hello")
+	h.enter()
+	h.idle()
+	f.msgs = []conversation.Message{conversation.UserText("hello"), conversation.AssistantText("you said **hello**")}
+	again := newFake()
+	again.info = f.info
+	again.info.Resumed, again.info.Loaded = true, 2
+	again.msgs = f.msgs
+	h.exec(func() tea.Msg { return switchedMsg{sess: again, what: "reloaded: restarted the extensions"} })
+	h.wait(func() bool { return h.m.sess == Session(again) }, "the reload")
+	h.settle()
+	require.Equal(t, 1, strings.Count(h.printed(), "you said hello"), h.printed())
+	require.Contains(t, h.printed(), "reloaded: restarted the extensions")
+	require.NotContains(t, h.printed(), "resumed: 2 messages")
+}

@@ -124,12 +124,16 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 		m.say(transcript.Error, errText(msg.err))
 		return tea.Batch(m.readEvents(m.sub), m.next())
 	}
+	// The same log opened again (/reload): its conversation is in the
+	// scrollback already, not printed twice.
+	m.reprinting = m.last == nil || m.last.Info().Path != msg.sess.Info().Path || msg.sess.Info().Path == ""
 	m.resetTranscript()
 	m.status = status{cwd: m.status.cwd, branch: m.status.branch}
 	// What the switch did is said once: after the conversation it drew,
 	// in the place of "resumed: N messages" (it said so twice).
 	m.switchSays = msg.what
 	cmd := m.opened(openedMsg{sess: msg.sess})
+	m.reprinting = true
 	if msg.err != nil {
 		m.say(transcript.Error, errText(msg.err))
 	} else if m.switchSays != "" {
