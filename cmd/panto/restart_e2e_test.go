@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,13 +93,13 @@ func TestGuardKilledIsRestartedOnceThenStopped(t *testing.T) {
 	pantoPID := p.cmd.Process.Pid
 	first := onePID(t, pantoPID, guard)
 
-	require.NoError(t, syscall.Kill(first, syscall.SIGKILL))
+	killPid(t, first)
 	p.waitFor(t, "the guard extension stopped (signal: killed); restarted it")
 	bash("two")
 	waitFile(t, filepath.Join(h.project, "two"), p.out.String)
 	second := onePID(t, pantoPID, guard, first)
 
-	require.NoError(t, syscall.Kill(second, syscall.SIGKILL))
+	killPid(t, second)
 	p.waitFor(t, "the guard extension stopped again (signal: killed)")
 	bash("three")
 	p.waitFor(t, "✗ bash: blocked: the guard extension checks tool calls and is stopped for this session")
@@ -239,4 +238,12 @@ func TestACPReloadAndExtensions(t *testing.T) {
 	require.Contains(t, textOf(updates, "agent_message_chunk"), "hello again", "the reloaded session's events reach the client")
 	require.Len(t, h.sessionFiles(), 1)
 	require.Equal(t, 0, c.close(), c.stderr.String())
+}
+
+// killPid kills process pid at once (SIGKILL where there are signals).
+func killPid(t *testing.T, pid int) {
+	t.Helper()
+	p, err := os.FindProcess(pid)
+	require.NoError(t, err)
+	require.NoError(t, p.Kill())
 }

@@ -2,9 +2,9 @@ package extension
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,7 +43,7 @@ func TestKilledExtensionRestartsOnceThenStops(t *testing.T) {
 	require.Equal(t, first.ResultText(), itoa(pid1))
 
 	// Killed: the very next call is answered, by the restarted process.
-	require.NoError(t, syscall.Kill(pid1, syscall.SIGKILL))
+	killPid(t, pid1)
 	res := callTool(h.m, "whoami", `{}`)
 	require.False(t, res.IsError, res.ResultText())
 	waitFor(t, 10*time.Second, "the restart notice", func() bool {
@@ -68,7 +68,7 @@ func TestKilledExtensionRestartsOnceThenStops(t *testing.T) {
 	require.Equal(t, "blocked by the restart extension: asked to", blocked.ResultText(), "it checks calls again")
 
 	// Killed again: stopped for the session.
-	require.NoError(t, syscall.Kill(pid2, syscall.SIGKILL))
+	killPid(t, pid2)
 	waitFor(t, 10*time.Second, "the stop notice", func() bool {
 		return strings.Contains(h.errs.String(), "stopped again")
 	})
@@ -130,7 +130,7 @@ func TestKilledExtensionsCommandsComeBack(t *testing.T) {
 	h := startHarness(t, nil, specs("happy")...)
 	require.Equal(t, []string{"happy"}, h.m.Names(), h.errs.String())
 	pid := h.ext(t, "happy").startedPID()
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	killPid(t, pid)
 	waitFor(t, 10*time.Second, "the restart", func() bool { return strings.Contains(h.errs.String(), "restarted it") })
 	out, err := h.m.RunCommand(context.Background(), "greet", "Ada")
 	require.NoError(t, err, h.errs.String())
@@ -138,4 +138,12 @@ func TestKilledExtensionsCommandsComeBack(t *testing.T) {
 	require.NotEqual(t, pid, h.ext(t, "happy").startedPID())
 	require.Equal(t, []Command{{Extension: "happy", Name: "greet", Description: "greets and records it", Usage: "NAME"}}, h.m.Commands())
 	require.Contains(t, h.errs.String(), "the happy extension stopped (signal: killed); restarted it")
+}
+
+// killPid kills process pid at once (SIGKILL where there are signals).
+func killPid(t *testing.T, pid int) {
+	t.Helper()
+	p, err := os.FindProcess(pid)
+	require.NoError(t, err)
+	require.NoError(t, p.Kill())
 }
