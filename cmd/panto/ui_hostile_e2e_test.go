@@ -220,7 +220,10 @@ func TestUIHostileTextNeverReachesTheTerminal(t *testing.T) {
 	x := termtext.HostileText()
 	xu := strings.ToValidUTF8(x, "?") // what a prompt file may hold
 	model := uiHostileTOML(strings.ReplaceAll(strings.TrimSpace(xu), "\n", " "))
-	h.write(filepath.Join(h.userDir(), "config.toml"), "model = "+model+"\nmodels = ["+model+", \"other\"]\n")
+	// screen = "alt": every surface on screen, the transcript scrolled by
+	// panto; the transcript printed on exit is checked with the rest
+	// (requireNoLeak).
+	h.write(filepath.Join(h.userDir(), "config.toml"), "screen = \"alt\"\nmodel = "+model+"\nmodels = ["+model+", \"other\"]\n")
 	h.write(filepath.Join(h.userDir(), "APPEND_SYSTEM.md"), xu)
 	h.write(filepath.Join(h.projectDir(), "SYSTEM.md"), xu)
 	h.write(filepath.Join(h.project, "AGENTS.md"), xu)
