@@ -362,7 +362,7 @@ func TestUISystemPromptChangesInline(t *testing.T) {
 
 	h.write(filepath.Join(h.projectDir(), "APPEND_SYSTEM.md"), "Prefer big diffs.")
 	u = h.tmuxPanto(100, 30, nil, append(args, "-c")...)
-	s = u.wait("⚙ re-seeded: .panto/APPEND_SYSTEM.md changed")
+	u.wait("⚙ re-seeded: .panto/APPEND_SYSTEM.md changed")
 	// The history goes into the scrollback a moment after the frame.
 	s = u.waitUntil(func(s string) bool { return strings.Contains(s, "⚙ sysprompt replaced the system prompt") }, "the history shows the earlier change")
 	require.Contains(t, s, "⚙ re-seeded: .panto/APPEND_SYSTEM.md changed")
