@@ -52,6 +52,11 @@ func DecodeStream(r io.Reader, fn serializers.DeltaFunc) (serializers.Reply, err
 			return serializers.Reply{}, fmt.Errorf("openai: decode stream: %w (no data: [DONE]; last event at line %d)",
 				serializers.ErrTruncated, line)
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The connection closed in the middle of the body (a
+			// chunked response cut short): the reply is cut too.
+			return serializers.Reply{}, fmt.Errorf("openai: decode stream: %w: %w", serializers.ErrTruncated, err)
+		}
 		if err != nil {
 			return serializers.Reply{}, fmt.Errorf("openai: decode stream: %w", err)
 		}

@@ -3,11 +3,13 @@ package openai
 import (
 	"encoding/json"
 	"github.com/panto-dev/panto/internal/golden"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 
@@ -346,4 +348,17 @@ func TestDecodeStreamTruncatedErrors(t *testing.T) {
 	}
 	_, err = DecodeStream(strings.NewReader(string(full)), nil)
 	require.NoError(t, err)
+}
+
+// A connection closed in the middle of the body reads as io's
+// unexpected EOF, not as the end of the stream: that is truncation too
+// (the front ends mark the half reply cut; it read as another error).
+func TestDecodeStreamCutConnectionIsTruncation(t *testing.T) {
+	t.Parallel()
+	full, err := os.ReadFile(filepath.Join("testdata", "streams", "parallel_tools.sse"))
+	require.NoError(t, err)
+	r := io.MultiReader(strings.NewReader(string(full[:len(full)/2])), iotest.ErrReader(io.ErrUnexpectedEOF))
+	_, err = DecodeStream(r, nil)
+	require.ErrorIs(t, err, serializers.ErrTruncated)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 }

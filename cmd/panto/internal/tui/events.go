@@ -110,6 +110,11 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	m.info = m.sess.Info()
 	m.status.provider, m.status.model = m.info.Provider, m.info.Model
 	m.refreshPermissionMode()
+	if len(m.info.Extensions) == 0 {
+		// A panto built alone, its extensions not installed: say why
+		// the model has no tools before it says it cannot act.
+		m.say(transcript.Warning, "no extensions are loaded, so the model has no tools (read, edit, bash): make install puts panto's own in the base layer, --extension PATH loads one")
+	}
 	msgs := m.sess.Messages()
 	// What the session's start recorded is told by its events: the
 	// history is what the log held before.

@@ -69,7 +69,7 @@ func newFake() *fakeSession {
 	return &fakeSession{
 		events: make(chan host.Event, 64),
 		done:   make(chan struct{}),
-		info:   host.Info{ID: "s1", Path: "/tmp/s1.jsonl", Provider: "echo", Model: "echo"},
+		info:   host.Info{ID: "s1", Path: "/tmp/s1.jsonl", Provider: "echo", Model: "echo", Extensions: []string{"tools"}},
 		turn:   echoTurn,
 	}
 }

@@ -217,14 +217,10 @@ func (m *Model) exitLine() string {
 	}
 	th := m.th
 	if m.info.Path == "" {
-		return m.guard(th.Dim.Render("panto: this session was not recorded (--no-session)"))
+		return m.guard(th.Dim.Render("this session was not recorded (--no-session)"))
 	}
-	short := m.info.ID
-	if len(short) > 8 {
-		short = short[:8] // a unique prefix resumes it
-	}
-	return m.guard(th.Dim.Render("panto: session ") + th.Bold.Render(m.info.ID) +
-		th.Dim.Render(fmt.Sprintf(" · panto -c continues it (or panto --resume %s)", short)))
+	// One line at 80 columns, the id whole (to copy) in the command.
+	return m.guard(th.Dim.Render("resume with panto -c or panto --resume ") + th.Bold.Render(m.info.ID))
 }
 
 // tailStart is where a history of items starts to be shown on the normal

@@ -69,7 +69,7 @@ func TestFarewellLeavesTheConversationAndHowToResume(t *testing.T) {
 	require.NotContains(t, bye, "▌ go", "printed already: not twice")
 	require.Contains(t, bye, "partial")
 	require.Contains(t, bye, "cut short by quitting")
-	require.Contains(t, bye, "panto: session s1 · panto -c continues it (or panto --resume s1)")
+	require.Contains(t, bye, "resume with panto -c or panto --resume s1")
 
 	// The alternate screen prints the whole transcript on exit.
 	g := newFake()
@@ -82,7 +82,7 @@ func TestFarewellLeavesTheConversationAndHowToResume(t *testing.T) {
 	bye = ansi.Strip(a.m.farewell())
 	require.Contains(t, bye, "▌ hello")
 	require.Contains(t, bye, "you said hello")
-	require.True(t, strings.HasSuffix(bye, "\n\npanto: session s1 · panto -c continues it (or panto --resume s1)\n"), "%q", bye)
+	require.True(t, strings.HasSuffix(bye, "\n\nresume with panto -c or panto --resume s1\n"), "%q", bye)
 }
 
 // A resumed session prints the tail of its history into the scrollback,
@@ -431,4 +431,16 @@ func TestReloadDoesNotPrintTheConversationAgain(t *testing.T) {
 	require.Equal(t, 1, strings.Count(h.printed(), "you said hello"), h.printed())
 	require.Contains(t, h.printed(), "reloaded: restarted the extensions")
 	require.NotContains(t, h.printed(), "resumed: 2 messages")
+}
+
+// A panto whose extensions are not installed offers the model no tools:
+// the start says so, and how to get them.
+func TestNoExtensionsSaysTheModelHasNoTools(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.info.Extensions = nil
+	h := newHarness(t, f)
+	require.Contains(t, strings.Join(strings.Fields(h.screen()), " "), "no extensions are loaded, so the model has no tools (read, edit, bash): make install")
+	g := newHarness(t, newFake())
+	require.NotContains(t, g.screen(), "no extensions are loaded")
 }
