@@ -350,7 +350,7 @@ func (s *session) toolEnd(ev host.ToolEnd) {
 	case len(through) > 0:
 		content = append(content, through...)
 	case isEdit:
-		content = append(content, b.diff()...)
+		content = append(content, b.diff(ev.Result)...)
 	}
 	content = append(content, resultContent(ev.Result)...)
 	opts := []acpsdk.ToolCallUpdateOpt{acpsdk.WithUpdateStatus(status), acpsdk.WithUpdateRawOutput(map[string]any{"result": ev.Result, "is_error": ev.IsError})}

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/panto-dev/panto/internal/linediff"
 )
 
 // How a tool call looks to an ACP client: a title, a kind (the client's
@@ -161,9 +163,16 @@ type before struct {
 	ok     bool
 }
 
-// diff is the diff content of an edit or write that ran, nil when it
-// cannot be shown.
-func (b before) diff() []acpsdk.ToolCallContent {
+// diff is the diff content of an edit or write that ran, given its
+// result, nil when it cannot be shown.
+//
+// The snapshot is taken as the ToolStart event is handled, which under
+// load can be after the call already wrote the file: then it reads as
+// the file after, and the result says the file changed. The file before
+// is then rebuilt from the diff the result carries (see linediff), and
+// with no diff to rebuild it from the client gets none rather than a
+// wrong one.
+func (b before) diff(result string) []acpsdk.ToolCallContent {
 	if !b.ok {
 		return nil
 	}
@@ -171,10 +180,85 @@ func (b before) diff() []acpsdk.ToolCallContent {
 	if !ok || !exists {
 		return nil
 	}
-	if b.exists {
-		return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(b.path, after, b.text)}
+	if !b.exists {
+		return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(b.path, after)}
 	}
-	return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(b.path, after)}
+	old := b.text
+	if old == after {
+		if _, hunks, _ := linediff.Parse(result); len(hunks) > 0 {
+			rebuilt, ok := rebuild(after, result)
+			if !ok {
+				return nil
+			}
+			old = rebuilt
+		}
+	}
+	return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(b.path, after, old)}
+}
+
+// rebuild returns the text a file had before the change whose unified
+// diff ends result (an edit's or a write's, see linediff), given the
+// text it has after. It refuses — ok false — a diff cut short or with
+// lines cut, and one that the text it rebuilt does not give back.
+func rebuild(after, result string) (before string, ok bool) {
+	_, hunks, cutShort := linediff.Parse(result)
+	if cutShort || len(hunks) == 0 {
+		return "", false
+	}
+	lines := strings.SplitAfter(after, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	eol := "\n"
+	if len(lines) > 0 && strings.HasSuffix(lines[0], "\r\n") {
+		eol = "\r\n"
+	}
+	var out []string
+	next := 0 // the first line of after not yet copied
+	for _, h := range hunks {
+		_, nc := h.Counts()
+		start := h.NewStart - 1 // 0-based first new line of the hunk
+		if nc == 0 {
+			start = h.NewStart
+		}
+		if start < next || start+nc > len(lines) {
+			return "", false
+		}
+		out = append(out, lines[next:start]...)
+		i := start
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case linediff.Delete:
+				if len(l.Text) > linediff.MaxLineBytes {
+					return "", false // cut: its end is not in the result
+				}
+				out = append(out, l.Text+eol)
+			case linediff.Insert:
+				i++
+			default:
+				out = append(out, lines[i])
+				i++
+			}
+		}
+		next = i
+	}
+	tail := next == len(lines) && len(out) > 0 && !strings.HasSuffix(after, "\n") && after != ""
+	out = append(out, lines[next:]...)
+	if tail && strings.HasSuffix(out[len(out)-1], eol) {
+		// The diff does not say whether the file ended in a newline
+		// before; as it does not now, it did not then.
+		out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], eol)
+	}
+	before = strings.Join(out, "")
+	at := strings.Index(result, "\n@@ -")
+	if at < 0 {
+		return "", false
+	}
+	want := result[at+1:]
+	if strings.TrimSuffix(linediff.Format(linediff.Diff(before, after, 3)), "\n") != strings.TrimSuffix(want, "\n") {
+		return "", false
+	}
+	return before, true
 }
 
 // resultContent is a result's text as tool call content.
