@@ -45,17 +45,23 @@ Drop: pleasantries, superseded attempts, full file contents and long tool output
 // effective system prompt is unchanged), the summary, then every message
 // from the cut on. The caller holds s.mu.
 func (s *Session) requestMessagesLocked() []conversation.Message {
-	msgs, notes := s.conv.Messages, s.notes
+	return requestMessagesOf(s.conv.Messages, s.notes, s.summary, s.keptFrom)
+}
+
+// requestMessagesOf is the conversation msgs as requests send it, with
+// the branch summaries notes and the compaction summary that stands for
+// msgs[:keptFrom] ("" for none).
+func requestMessagesOf(msgs []conversation.Message, notes []branchNote, summary string, keptFrom int) []conversation.Message {
 	from := 0
-	out := make([]conversation.Message, 0, len(msgs)-s.keptFrom+len(notes)+8)
-	if s.summary != "" {
-		for _, m := range msgs[:s.keptFrom] {
+	out := make([]conversation.Message, 0, len(msgs)-keptFrom+len(notes)+8)
+	if summary != "" {
+		for _, m := range msgs[:keptFrom] {
 			if m.Role == conversation.RoleSystem {
 				out = append(out, m)
 			}
 		}
-		out = append(out, conversation.UserText(summaryPrefix+s.summary))
-		from = s.keptFrom
+		out = append(out, conversation.UserText(summaryPrefix+summary))
+		from = keptFrom
 	}
 	// A branch summary stands where it was recorded, as a user message;
 	// one before the compaction's cut went with the messages it followed.

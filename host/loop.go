@@ -155,6 +155,9 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		}
 		req.Tools = s.offer(ctx, step)
 		req.Messages = s.requestMessages()
+		if err := s.noteRequest(req); err != nil {
+			return TurnEnd{Err: err}
+		}
 		streamed := false
 		reply, err := s.prov.Send(ctx, req, func(d serializers.Delta) {
 			switch {

@@ -42,39 +42,59 @@ Say what was tried on the branch, what worked, what failed and why, and what was
 func (s *Session) setBranchLocked(l *sessionlog.Loaded) {
 	s.entries, s.positions = l.Entries, l.Positions
 	s.skipped = l.Skipped
+	b := branchOf(l.Entries)
+	s.conv.Messages, s.msgIDs, s.notes = b.msgs, b.ids, b.notes
+	s.summary, s.keptFrom = b.summary, b.keptFrom
+	if b.lostCut != "" {
+		s.warnings = append(s.warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", l.Path, b.lostCut))
+	}
+}
+
+// branch is the state a path of entries gives: its messages and their
+// ids, its branch summaries, and its latest compaction's summary and
+// where the kept messages start. lostCut is the first kept message a
+// compaction names that is not on the path (the compaction is ignored).
+type branch struct {
+	msgs     []conversation.Message
+	ids      []string
+	notes    []branchNote
+	summary  string
+	keptFrom int
+	lostCut  string
+}
+
+// branchOf derives the state of the path entries (root first).
+func branchOf(entries []sessionlog.Entry) branch {
 	n := 0
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		if e.Message != nil {
 			n++
 		}
 	}
-	msgs := make([]conversation.Message, 0, n)
-	ids := make([]string, 0, n)
-	var notes []branchNote
+	b := branch{msgs: make([]conversation.Message, 0, n), ids: make([]string, 0, n)}
 	var compaction *sessionlog.Compaction
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		switch {
 		case e.Message != nil:
-			msgs = append(msgs, *e.Message)
-			ids = append(ids, e.ID)
+			b.msgs = append(b.msgs, *e.Message)
+			b.ids = append(b.ids, e.ID)
 		case e.Compaction != nil:
 			compaction = e.Compaction
 		case e.BranchSummary != nil:
-			notes = append(notes, branchNote{at: len(msgs), text: e.BranchSummary.Summary})
+			b.notes = append(b.notes, branchNote{at: len(b.msgs), text: e.BranchSummary.Summary})
 		}
 	}
-	s.conv.Messages, s.msgIDs, s.notes = msgs, ids, notes
-	s.summary, s.keptFrom = "", 0
 	if compaction != nil {
-		for i, id := range ids {
+		for i, id := range b.ids {
 			if id == compaction.FirstKeptID {
-				s.summary, s.keptFrom = compaction.Summary, i
+				b.summary, b.keptFrom = compaction.Summary, i
 			}
 		}
-		if s.summary == "" {
-			s.warnings = append(s.warnings, fmt.Sprintf("session log %s: the last compaction names message %s, which is not on this branch; it is ignored", l.Path, compaction.FirstKeptID))
+		if b.summary == "" {
+			b.lostCut = compaction.FirstKeptID
 		}
 	}
+	return b
 }
 
 // MoveOptions says how to move the leaf.

@@ -46,6 +46,8 @@ type wireEntry struct {
 	Permissions *Permissions `json:"permissions"`
 
 	Name string `json:"name"` // session_info
+
+	Request *RequestSettings `json:"request"` // request_settings
 }
 
 // rawHead is what an entry of an unknown type must have.
@@ -163,6 +165,11 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 			return fmt.Errorf("%w (entry %s)", err, w.ID)
 		}
 		e.Permissions = w.Permissions
+	case TypeRequestSettings:
+		if err := checkRequestSettings(w.Request); err != nil {
+			return fmt.Errorf("%w (entry %s)", err, w.ID)
+		}
+		e.RequestSettings = w.Request
 	}
 	return nil
 }

@@ -79,6 +79,9 @@ const (
 	// TypeSessionInfo names the session (Entry.SessionInfo): /name. The
 	// latest in the file wins.
 	TypeSessionInfo EntryType = "session_info"
+	// TypeRequestSettings records what shapes the model requests from
+	// here on, apart from the conversation (Entry.RequestSettings).
+	TypeRequestSettings EntryType = "request_settings"
 )
 
 // headerType is the "type" of the header line; no entry may use it.
@@ -87,7 +90,7 @@ const headerType = "session"
 func (t EntryType) known() bool {
 	switch t {
 	case TypeMessage, TypeLifecycle, TypeExtensionData, TypeModelChange, TypeCompaction,
-		TypeMove, TypeLabel, TypeBranchSummary, TypeTools, TypePermissions, TypeSessionInfo:
+		TypeMove, TypeLabel, TypeBranchSummary, TypeTools, TypePermissions, TypeSessionInfo, TypeRequestSettings:
 		return true
 	}
 	return false
@@ -131,6 +134,8 @@ type Entry struct {
 	Permissions *Permissions
 	// SessionInfo is the payload of a TypeSessionInfo entry.
 	SessionInfo *SessionInfo
+	// RequestSettings is the payload of a TypeRequestSettings entry.
+	RequestSettings *RequestSettings
 
 	// Raw is the whole line of an entry of a type this version does not
 	// know, kept so it can be written back byte for byte: Append writes
@@ -507,6 +512,8 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 		v = permissionsLine{head, e.Permissions}
 	case TypeSessionInfo:
 		v = sessionInfoLine{head, e.SessionInfo.Name}
+	case TypeRequestSettings:
+		v = requestSettingsLine{head, e.RequestSettings}
 	default:
 		return appendRaw(buf, e.Raw)
 	}
@@ -606,6 +613,8 @@ func checkEntry(e *Entry) error {
 			return errors.New("session_info entry without its payload")
 		}
 		return nil
+	case TypeRequestSettings:
+		return checkRequestSettings(e.RequestSettings)
 	case headerType:
 		return errors.New(`entry type "session" is reserved for the header`)
 	case "":

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -10,16 +12,59 @@ import (
 	"github.com/panto-dev/panto/serializers/openai"
 )
 
+// Encode is the body a request puts on wire (Anthropic or OpenAI) with
+// the encoder options opts (WireOptions gives a provider's): exactly what
+// Send posts, so a request recorded as its settings and conversation can
+// be rebuilt byte for byte (panto request --at). echo sends no body.
+func Encode(wire string, opts map[string]string, req serializers.Request) ([]byte, error) {
+	switch wire {
+	case Anthropic:
+		return anthropic.EncodeRequest(req, anthropic.Options{Version: opts["version"]})
+	case OpenAI:
+		return openai.EncodeRequest(req, openai.Options{MaxTokensField: opts["max_tokens_field"]})
+	case Echo:
+		return nil, errors.New("the echo provider sends no request body (it answers offline)")
+	}
+	return nil, fmt.Errorf("unknown wire %q: want anthropic or openai", wire)
+}
+
+// WireOptions are the encoder options of a provider's requests, as
+// Encode takes them; nil for none.
+func WireOptions(p Provider) map[string]string {
+	if o, ok := p.(interface{ wireOptions() map[string]string }); ok {
+		return o.wireOptions()
+	}
+	return nil
+}
+
+// WireOf is the wire and the encoder options of the provider cfg
+// configures, as Encode takes them: what its requests would be encoded
+// with, without a key or a connection.
+func WireOf(cfg Config) (wire string, opts map[string]string) {
+	if cfg.Name == Anthropic {
+		return Anthropic, anthropicOptions(cfg)
+	}
+	return cfg.Name, nil
+}
+
+func anthropicOptions(cfg Config) map[string]string {
+	v := cfg.AnthropicVersion
+	if v == "" {
+		v = anthropic.DefaultVersion
+	}
+	return map[string]string{"version": v}
+}
+
 type anthropicProvider struct{ http httpCore }
 
 func (p *anthropicProvider) Name() string { return Anthropic }
 
+func (p *anthropicProvider) wireOptions() map[string]string { return anthropicOptions(p.http.cfg) }
+
 func (p *anthropicProvider) Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error) {
-	version := p.http.cfg.AnthropicVersion
-	if version == "" {
-		version = anthropic.DefaultVersion
-	}
-	body, err := anthropic.EncodeRequest(req, anthropic.Options{Version: version})
+	opts := p.wireOptions()
+	version := opts["version"]
+	body, err := Encode(Anthropic, opts, req)
 	if err != nil {
 		return serializers.Reply{}, err
 	}
@@ -45,7 +90,7 @@ type openaiProvider struct{ http httpCore }
 func (p *openaiProvider) Name() string { return OpenAI }
 
 func (p *openaiProvider) Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error) {
-	body, err := openai.EncodeRequest(req, openai.Options{})
+	body, err := Encode(OpenAI, nil, req)
 	if err != nil {
 		return serializers.Reply{}, err
 	}
