@@ -81,6 +81,11 @@ type Config struct {
 	// Logger receives panto's log lines; nil means none.
 	Logger hclog.Logger
 
+	// CacheWarnTokens is how many cached tokens a change of the system
+	// prompt must invalidate for the session to warn (a Notice): 0 means
+	// DefaultCacheWarnTokens, a negative number never warns.
+	CacheWarnTokens int
+
 	// Permissions decide the model's tool calls and the sandbox they run
 	// in (permit.go); nil runs every call, unsandboxed.
 	Permissions *Permissions
@@ -147,6 +152,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	s.confirm = cfg.ConfirmDefault
 	s.before = len(s.conv.Messages)
 	s.prov, s.providerName, s.model = cfg.Provider, cfg.ProviderName, cfg.Model
+	s.cacheWarn = cfg.CacheWarnTokens
 	s.models.configured = append([]string{cfg.Model.Name}, cfg.Models...)
 	if cfg.KeepRecordedModel {
 		if m := s.recordedModel(cfg.ProviderName); m != "" && m != s.model.Name {

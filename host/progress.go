@@ -151,4 +151,10 @@ func lastLines(text string, n int) string {
 // ToolProgress forwards an extension's progress of a call to the session.
 func (r recorder) ToolProgress(_, id, text string) { r.s.toolProgress(id, text) }
 
+// CacheEstimate is the session's CacheRisk, for an extension that asks.
+func (r recorder) CacheEstimate() (int, time.Time) {
+	c := r.s.CacheRisk()
+	return c.Tokens, c.LastReply
+}
+
 var _ extension.ProgressRecorder = recorder{}

@@ -67,6 +67,7 @@ func (s *Session) lastRequestSettings() *sessionlog.RequestSettings {
 // noteRequest records req's settings when they differ from the path's
 // last, just before req is sent.
 func (s *Session) noteRequest(req serializers.Request) error {
+	s.cacheWarned.Store(false) // a change from here on is the next request's
 	rs, ok := s.settingsOf(req)
 	if !ok {
 		return nil

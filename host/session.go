@@ -40,6 +40,10 @@ type Session struct {
 	hub      *hub
 	live     liveCalls // the tool calls running, for their progress
 	confirm  string    // Config.ConfirmDefault
+	// cacheWarn is Config.CacheWarnTokens; cacheWarned says a warning
+	// was given since the last request (cache.go).
+	cacheWarn   int
+	cacheWarned atomic.Bool
 	warnings []string
 	// ready is closed once Open has set up everything below it; an
 	// extension's change waits for it (recorder.go). failed is set, before
@@ -345,6 +349,7 @@ func (s *Session) notifyLocked(by string, msgs []conversation.Message) {
 			}
 		}
 	}
+	s.warnCacheLocked(by, msgs)
 }
 
 // writeLocked appends entries to the log, durable when it returns, and

@@ -224,6 +224,21 @@ func (h *remoteHost) toolProgress(ctx context.Context, id, text string) error {
 	return hostErr("tool progress", nil, err)
 }
 
+func (h *remoteHost) CacheEstimate(ctx context.Context) (CacheEstimate, error) {
+	if err := h.needs("cache estimate", 7); err != nil {
+		return CacheEstimate{}, err
+	}
+	resp, err := h.client.GetCacheEstimate(ctx, &pb.GetCacheEstimateRequest{})
+	if err != nil {
+		return CacheEstimate{}, hostErr("cache estimate", nil, err)
+	}
+	e := CacheEstimate{Tokens: int(resp.GetTokens())}
+	if ms := resp.GetLastReplyUnixMs(); ms > 0 {
+		e.LastReply = time.UnixMilli(ms)
+	}
+	return e, nil
+}
+
 func (h *remoteHost) SystemPrompt(ctx context.Context) ([]string, error) {
 	resp, err := h.client.GetSystemPrompt(ctx, &pb.GetSystemPromptRequest{})
 	if err != nil {
@@ -287,6 +302,9 @@ func (noHost) ReplaceSystemMessage(context.Context, string, ...ReplaceOption) er
 	return ErrNoHost
 }
 func (noHost) SystemPrompt(context.Context) ([]string, error) { return nil, ErrNoHost }
+func (noHost) CacheEstimate(context.Context) (CacheEstimate, error) {
+	return CacheEstimate{}, ErrNoHost
+}
 func (noHost) Messages(context.Context) ([]conversation.Message, error) {
 	return nil, ErrNoHost
 }

@@ -93,6 +93,13 @@ type Host interface {
 	// SystemPrompt returns the current effective system prompt, block by
 	// block.
 	SystemPrompt(ctx context.Context) ([]string, error)
+	// CacheEstimate says what a change of the system prompt made now
+	// would cost the provider's prompt cache: about how many cached
+	// tokens it would invalidate (the system prompt and the conversation,
+	// which the next request then sends uncached). An edit that can wait
+	// can check it first: panto warns the user of one that invalidates
+	// more than cache_warn_tokens (10000 by default). Needs panto API v7.
+	CacheEstimate(ctx context.Context) (CacheEstimate, error)
 	// Messages returns the conversation so far (system messages
 	// included). Changing the result changes nothing in panto.
 	Messages(ctx context.Context) ([]conversation.Message, error)
@@ -293,6 +300,17 @@ type Section struct {
 	Text string
 	// Source says who recorded the text ("extension NAME").
 	Source string
+}
+
+// CacheEstimate is what a change of the system prompt made now would
+// cost the provider's prompt cache (Host.CacheEstimate).
+type CacheEstimate struct {
+	// Tokens estimates the cached tokens the change would invalidate; 0
+	// when nothing is likely cached (no reply in the last five minutes,
+	// or a provider with no cache).
+	Tokens int
+	// LastReply is when the session's last reply came; zero when none.
+	LastReply time.Time
 }
 
 // HostInfo is what panto tells an extension about itself when it starts

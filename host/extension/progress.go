@@ -29,6 +29,13 @@ type ProgressRecorder interface {
 	ToolProgress(by, callID, text string)
 }
 
+// CacheRecorder estimates what a change of the system prompt made now
+// would invalidate of the provider's prompt cache (GetCacheEstimate). A
+// Recorder without it answers nothing cached.
+type CacheRecorder interface {
+	CacheEstimate() (tokens int, lastReply time.Time)
+}
+
 // MaxProgressKept is how much of a call's progress panto keeps: the
 // last 16 KiB.
 const MaxProgressKept = 16 << 10
@@ -150,4 +157,18 @@ func (h *hostServer) ToolProgress(_ context.Context, req *pb.ToolProgressRequest
 		pr.ToolProgress(h.ext.Name(), req.GetToolCallId(), text)
 	}
 	return &pb.ToolProgressResponse{}, nil
+}
+
+// GetCacheEstimate answers with the Recorder's estimate (API v7).
+func (h *hostServer) GetCacheEstimate(context.Context, *pb.GetCacheEstimateRequest) (*pb.GetCacheEstimateResponse, error) {
+	cr, ok := h.rec.(CacheRecorder)
+	if !ok {
+		return &pb.GetCacheEstimateResponse{}, nil
+	}
+	tokens, last := cr.CacheEstimate()
+	resp := &pb.GetCacheEstimateResponse{Tokens: int64(tokens)}
+	if !last.IsZero() {
+		resp.LastReplyUnixMs = last.UnixMilli()
+	}
+	return resp, nil
 }

@@ -3730,6 +3730,99 @@ func (*ToolProgressResponse) Descriptor() ([]byte, []int) {
 	return file_sdk_extension_proto_rawDescGZIP(), []int{58}
 }
 
+type GetCacheEstimateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCacheEstimateRequest) Reset() {
+	*x = GetCacheEstimateRequest{}
+	mi := &file_sdk_extension_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCacheEstimateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCacheEstimateRequest) ProtoMessage() {}
+
+func (x *GetCacheEstimateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCacheEstimateRequest.ProtoReflect.Descriptor instead.
+func (*GetCacheEstimateRequest) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{59}
+}
+
+type GetCacheEstimateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tokens estimates the cached tokens a change of the system prompt
+	// now would invalidate; 0 when nothing is likely cached (no reply in
+	// the last five minutes, or a provider without a cache).
+	Tokens int64 `protobuf:"varint,1,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	// last_reply_unix_ms is when the branch's last reply came, in Unix
+	// milliseconds; 0 when there is none.
+	LastReplyUnixMs int64 `protobuf:"varint,2,opt,name=last_reply_unix_ms,json=lastReplyUnixMs,proto3" json:"last_reply_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetCacheEstimateResponse) Reset() {
+	*x = GetCacheEstimateResponse{}
+	mi := &file_sdk_extension_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCacheEstimateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCacheEstimateResponse) ProtoMessage() {}
+
+func (x *GetCacheEstimateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sdk_extension_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCacheEstimateResponse.ProtoReflect.Descriptor instead.
+func (*GetCacheEstimateResponse) Descriptor() ([]byte, []int) {
+	return file_sdk_extension_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *GetCacheEstimateResponse) GetTokens() int64 {
+	if x != nil {
+		return x.Tokens
+	}
+	return 0
+}
+
+func (x *GetCacheEstimateResponse) GetLastReplyUnixMs() int64 {
+	if x != nil {
+		return x.LastReplyUnixMs
+	}
+	return 0
+}
+
 type RunInTerminalResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// output is what the command wrote (stdout and stderr, as the terminal
@@ -3749,7 +3842,7 @@ type RunInTerminalResponse struct {
 
 func (x *RunInTerminalResponse) Reset() {
 	*x = RunInTerminalResponse{}
-	mi := &file_sdk_extension_proto_msgTypes[59]
+	mi := &file_sdk_extension_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3761,7 +3854,7 @@ func (x *RunInTerminalResponse) String() string {
 func (*RunInTerminalResponse) ProtoMessage() {}
 
 func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sdk_extension_proto_msgTypes[59]
+	mi := &file_sdk_extension_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3774,7 +3867,7 @@ func (x *RunInTerminalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInTerminalResponse.ProtoReflect.Descriptor instead.
 func (*RunInTerminalResponse) Descriptor() ([]byte, []int) {
-	return file_sdk_extension_proto_rawDescGZIP(), []int{59}
+	return file_sdk_extension_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *RunInTerminalResponse) GetOutput() string {
@@ -4080,7 +4173,11 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
 	"toolCallId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"\x16\n" +
-	"\x14ToolProgressResponse\"\xd0\x01\n" +
+	"\x14ToolProgressResponse\"\x19\n" +
+	"\x17GetCacheEstimateRequest\"_\n" +
+	"\x18GetCacheEstimateResponse\x12\x16\n" +
+	"\x06tokens\x18\x01 \x01(\x03R\x06tokens\x12+\n" +
+	"\x12last_reply_unix_ms\x18\x02 \x01(\x03R\x0flastReplyUnixMs\"\xd0\x01\n" +
 	"\x15RunInTerminalResponse\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12\x1c\n" +
 	"\ttruncated\x18\x02 \x01(\bR\ttruncated\x12\x1b\n" +
@@ -4094,7 +4191,7 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\n" +
 	"RunCommand\x12\".panto.extension.v1.CommandRequest\x1a#.panto.extension.v1.CommandResponse\x12U\n" +
 	"\bCallTool\x12#.panto.extension.v1.ToolCallRequest\x1a$.panto.extension.v1.ToolCallResponse\x12U\n" +
-	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\x88\r\n" +
+	"\bShutdown\x12#.panto.extension.v1.ShutdownRequest\x1a$.panto.extension.v1.ShutdownResponse2\xf7\r\n" +
 	"\x04Host\x12a\n" +
 	"\x10AddSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12e\n" +
 	"\x14ReplaceSystemMessage\x12%.panto.extension.v1.SystemEditRequest\x1a&.panto.extension.v1.SystemEditResponse\x12j\n" +
@@ -4115,7 +4212,8 @@ const file_sdk_extension_proto_rawDesc = "" +
 	"\fReadTextFile\x12'.panto.extension.v1.ReadTextFileRequest\x1a(.panto.extension.v1.ReadTextFileResponse\x12d\n" +
 	"\rWriteTextFile\x12(.panto.extension.v1.WriteTextFileRequest\x1a).panto.extension.v1.WriteTextFileResponse\x12d\n" +
 	"\rRunInTerminal\x12(.panto.extension.v1.RunInTerminalRequest\x1a).panto.extension.v1.RunInTerminalResponse\x12a\n" +
-	"\fToolProgress\x12'.panto.extension.v1.ToolProgressRequest\x1a(.panto.extension.v1.ToolProgressResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
+	"\fToolProgress\x12'.panto.extension.v1.ToolProgressRequest\x1a(.panto.extension.v1.ToolProgressResponse\x12m\n" +
+	"\x10GetCacheEstimate\x12+.panto.extension.v1.GetCacheEstimateRequest\x1a,.panto.extension.v1.GetCacheEstimateResponseB(Z&github.com/panto-dev/panto/internal/pbb\x06proto3"
 
 var (
 	file_sdk_extension_proto_rawDescOnce sync.Once
@@ -4129,76 +4227,78 @@ func file_sdk_extension_proto_rawDescGZIP() []byte {
 	return file_sdk_extension_proto_rawDescData
 }
 
-var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_sdk_extension_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_sdk_extension_proto_goTypes = []any{
-	(*Error)(nil),                   // 0: panto.extension.v1.Error
-	(*InitRequest)(nil),             // 1: panto.extension.v1.InitRequest
-	(*InitResponse)(nil),            // 2: panto.extension.v1.InitResponse
-	(*Tool)(nil),                    // 3: panto.extension.v1.Tool
-	(*Command)(nil),                 // 4: panto.extension.v1.Command
-	(*EventRequest)(nil),            // 5: panto.extension.v1.EventRequest
-	(*ToolCall)(nil),                // 6: panto.extension.v1.ToolCall
-	(*ToolResult)(nil),              // 7: panto.extension.v1.ToolResult
-	(*BeforeRequest)(nil),           // 8: panto.extension.v1.BeforeRequest
-	(*SessionStart)(nil),            // 9: panto.extension.v1.SessionStart
-	(*BeforeTurn)(nil),              // 10: panto.extension.v1.BeforeTurn
-	(*TurnEnd)(nil),                 // 11: panto.extension.v1.TurnEnd
-	(*SystemPromptChanged)(nil),     // 12: panto.extension.v1.SystemPromptChanged
-	(*SessionEnd)(nil),              // 13: panto.extension.v1.SessionEnd
-	(*BeforeMove)(nil),              // 14: panto.extension.v1.BeforeMove
-	(*AfterMove)(nil),               // 15: panto.extension.v1.AfterMove
-	(*EventResponse)(nil),           // 16: panto.extension.v1.EventResponse
-	(*ToolCallRequest)(nil),         // 17: panto.extension.v1.ToolCallRequest
-	(*Sandbox)(nil),                 // 18: panto.extension.v1.Sandbox
-	(*ToolCallResponse)(nil),        // 19: panto.extension.v1.ToolCallResponse
-	(*Image)(nil),                   // 20: panto.extension.v1.Image
-	(*SystemEdit)(nil),              // 21: panto.extension.v1.SystemEdit
-	(*CommandRequest)(nil),          // 22: panto.extension.v1.CommandRequest
-	(*CommandResponse)(nil),         // 23: panto.extension.v1.CommandResponse
-	(*ShutdownRequest)(nil),         // 24: panto.extension.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),        // 25: panto.extension.v1.ShutdownResponse
-	(*SystemEditRequest)(nil),       // 26: panto.extension.v1.SystemEditRequest
-	(*SystemEditResponse)(nil),      // 27: panto.extension.v1.SystemEditResponse
-	(*GetSystemPromptRequest)(nil),  // 28: panto.extension.v1.GetSystemPromptRequest
-	(*GetSystemPromptResponse)(nil), // 29: panto.extension.v1.GetSystemPromptResponse
-	(*Section)(nil),                 // 30: panto.extension.v1.Section
-	(*SetSectionRequest)(nil),       // 31: panto.extension.v1.SetSectionRequest
-	(*RemoveSectionRequest)(nil),    // 32: panto.extension.v1.RemoveSectionRequest
-	(*GetMessagesRequest)(nil),      // 33: panto.extension.v1.GetMessagesRequest
-	(*GetMessagesResponse)(nil),     // 34: panto.extension.v1.GetMessagesResponse
-	(*AppendDataRequest)(nil),       // 35: panto.extension.v1.AppendDataRequest
-	(*AppendDataResponse)(nil),      // 36: panto.extension.v1.AppendDataResponse
-	(*LogRequest)(nil),              // 37: panto.extension.v1.LogRequest
-	(*LogResponse)(nil),             // 38: panto.extension.v1.LogResponse
-	(*ConfirmRequest)(nil),          // 39: panto.extension.v1.ConfirmRequest
-	(*ConfirmResponse)(nil),         // 40: panto.extension.v1.ConfirmResponse
-	(*SelectRequest)(nil),           // 41: panto.extension.v1.SelectRequest
-	(*SelectResponse)(nil),          // 42: panto.extension.v1.SelectResponse
-	(*InputRequest)(nil),            // 43: panto.extension.v1.InputRequest
-	(*InputResponse)(nil),           // 44: panto.extension.v1.InputResponse
-	(*NotifyRequest)(nil),           // 45: panto.extension.v1.NotifyRequest
-	(*NotifyResponse)(nil),          // 46: panto.extension.v1.NotifyResponse
-	(*SetStatusRequest)(nil),        // 47: panto.extension.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),       // 48: panto.extension.v1.SetStatusResponse
-	(*SetToolsRequest)(nil),         // 49: panto.extension.v1.SetToolsRequest
-	(*SetToolsResponse)(nil),        // 50: panto.extension.v1.SetToolsResponse
-	(*Workspace)(nil),               // 51: panto.extension.v1.Workspace
-	(*ReadTextFileRequest)(nil),     // 52: panto.extension.v1.ReadTextFileRequest
-	(*ReadTextFileResponse)(nil),    // 53: panto.extension.v1.ReadTextFileResponse
-	(*WriteTextFileRequest)(nil),    // 54: panto.extension.v1.WriteTextFileRequest
-	(*WriteTextFileResponse)(nil),   // 55: panto.extension.v1.WriteTextFileResponse
-	(*RunInTerminalRequest)(nil),    // 56: panto.extension.v1.RunInTerminalRequest
-	(*ToolProgressRequest)(nil),     // 57: panto.extension.v1.ToolProgressRequest
-	(*ToolProgressResponse)(nil),    // 58: panto.extension.v1.ToolProgressResponse
-	(*RunInTerminalResponse)(nil),   // 59: panto.extension.v1.RunInTerminalResponse
-	nil,                             // 60: panto.extension.v1.InitResponse.VariablesEntry
+	(*Error)(nil),                    // 0: panto.extension.v1.Error
+	(*InitRequest)(nil),              // 1: panto.extension.v1.InitRequest
+	(*InitResponse)(nil),             // 2: panto.extension.v1.InitResponse
+	(*Tool)(nil),                     // 3: panto.extension.v1.Tool
+	(*Command)(nil),                  // 4: panto.extension.v1.Command
+	(*EventRequest)(nil),             // 5: panto.extension.v1.EventRequest
+	(*ToolCall)(nil),                 // 6: panto.extension.v1.ToolCall
+	(*ToolResult)(nil),               // 7: panto.extension.v1.ToolResult
+	(*BeforeRequest)(nil),            // 8: panto.extension.v1.BeforeRequest
+	(*SessionStart)(nil),             // 9: panto.extension.v1.SessionStart
+	(*BeforeTurn)(nil),               // 10: panto.extension.v1.BeforeTurn
+	(*TurnEnd)(nil),                  // 11: panto.extension.v1.TurnEnd
+	(*SystemPromptChanged)(nil),      // 12: panto.extension.v1.SystemPromptChanged
+	(*SessionEnd)(nil),               // 13: panto.extension.v1.SessionEnd
+	(*BeforeMove)(nil),               // 14: panto.extension.v1.BeforeMove
+	(*AfterMove)(nil),                // 15: panto.extension.v1.AfterMove
+	(*EventResponse)(nil),            // 16: panto.extension.v1.EventResponse
+	(*ToolCallRequest)(nil),          // 17: panto.extension.v1.ToolCallRequest
+	(*Sandbox)(nil),                  // 18: panto.extension.v1.Sandbox
+	(*ToolCallResponse)(nil),         // 19: panto.extension.v1.ToolCallResponse
+	(*Image)(nil),                    // 20: panto.extension.v1.Image
+	(*SystemEdit)(nil),               // 21: panto.extension.v1.SystemEdit
+	(*CommandRequest)(nil),           // 22: panto.extension.v1.CommandRequest
+	(*CommandResponse)(nil),          // 23: panto.extension.v1.CommandResponse
+	(*ShutdownRequest)(nil),          // 24: panto.extension.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),         // 25: panto.extension.v1.ShutdownResponse
+	(*SystemEditRequest)(nil),        // 26: panto.extension.v1.SystemEditRequest
+	(*SystemEditResponse)(nil),       // 27: panto.extension.v1.SystemEditResponse
+	(*GetSystemPromptRequest)(nil),   // 28: panto.extension.v1.GetSystemPromptRequest
+	(*GetSystemPromptResponse)(nil),  // 29: panto.extension.v1.GetSystemPromptResponse
+	(*Section)(nil),                  // 30: panto.extension.v1.Section
+	(*SetSectionRequest)(nil),        // 31: panto.extension.v1.SetSectionRequest
+	(*RemoveSectionRequest)(nil),     // 32: panto.extension.v1.RemoveSectionRequest
+	(*GetMessagesRequest)(nil),       // 33: panto.extension.v1.GetMessagesRequest
+	(*GetMessagesResponse)(nil),      // 34: panto.extension.v1.GetMessagesResponse
+	(*AppendDataRequest)(nil),        // 35: panto.extension.v1.AppendDataRequest
+	(*AppendDataResponse)(nil),       // 36: panto.extension.v1.AppendDataResponse
+	(*LogRequest)(nil),               // 37: panto.extension.v1.LogRequest
+	(*LogResponse)(nil),              // 38: panto.extension.v1.LogResponse
+	(*ConfirmRequest)(nil),           // 39: panto.extension.v1.ConfirmRequest
+	(*ConfirmResponse)(nil),          // 40: panto.extension.v1.ConfirmResponse
+	(*SelectRequest)(nil),            // 41: panto.extension.v1.SelectRequest
+	(*SelectResponse)(nil),           // 42: panto.extension.v1.SelectResponse
+	(*InputRequest)(nil),             // 43: panto.extension.v1.InputRequest
+	(*InputResponse)(nil),            // 44: panto.extension.v1.InputResponse
+	(*NotifyRequest)(nil),            // 45: panto.extension.v1.NotifyRequest
+	(*NotifyResponse)(nil),           // 46: panto.extension.v1.NotifyResponse
+	(*SetStatusRequest)(nil),         // 47: panto.extension.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),        // 48: panto.extension.v1.SetStatusResponse
+	(*SetToolsRequest)(nil),          // 49: panto.extension.v1.SetToolsRequest
+	(*SetToolsResponse)(nil),         // 50: panto.extension.v1.SetToolsResponse
+	(*Workspace)(nil),                // 51: panto.extension.v1.Workspace
+	(*ReadTextFileRequest)(nil),      // 52: panto.extension.v1.ReadTextFileRequest
+	(*ReadTextFileResponse)(nil),     // 53: panto.extension.v1.ReadTextFileResponse
+	(*WriteTextFileRequest)(nil),     // 54: panto.extension.v1.WriteTextFileRequest
+	(*WriteTextFileResponse)(nil),    // 55: panto.extension.v1.WriteTextFileResponse
+	(*RunInTerminalRequest)(nil),     // 56: panto.extension.v1.RunInTerminalRequest
+	(*ToolProgressRequest)(nil),      // 57: panto.extension.v1.ToolProgressRequest
+	(*ToolProgressResponse)(nil),     // 58: panto.extension.v1.ToolProgressResponse
+	(*GetCacheEstimateRequest)(nil),  // 59: panto.extension.v1.GetCacheEstimateRequest
+	(*GetCacheEstimateResponse)(nil), // 60: panto.extension.v1.GetCacheEstimateResponse
+	(*RunInTerminalResponse)(nil),    // 61: panto.extension.v1.RunInTerminalResponse
+	nil,                              // 62: panto.extension.v1.InitResponse.VariablesEntry
 }
 var file_sdk_extension_proto_depIdxs = []int32{
 	51, // 0: panto.extension.v1.InitRequest.workspace:type_name -> panto.extension.v1.Workspace
 	4,  // 1: panto.extension.v1.InitResponse.commands:type_name -> panto.extension.v1.Command
 	0,  // 2: panto.extension.v1.InitResponse.error:type_name -> panto.extension.v1.Error
 	3,  // 3: panto.extension.v1.InitResponse.tools:type_name -> panto.extension.v1.Tool
-	60, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
+	62, // 4: panto.extension.v1.InitResponse.variables:type_name -> panto.extension.v1.InitResponse.VariablesEntry
 	9,  // 5: panto.extension.v1.EventRequest.session_start:type_name -> panto.extension.v1.SessionStart
 	10, // 6: panto.extension.v1.EventRequest.before_turn:type_name -> panto.extension.v1.BeforeTurn
 	11, // 7: panto.extension.v1.EventRequest.turn_end:type_name -> panto.extension.v1.TurnEnd
@@ -4251,31 +4351,33 @@ var file_sdk_extension_proto_depIdxs = []int32{
 	54, // 54: panto.extension.v1.Host.WriteTextFile:input_type -> panto.extension.v1.WriteTextFileRequest
 	56, // 55: panto.extension.v1.Host.RunInTerminal:input_type -> panto.extension.v1.RunInTerminalRequest
 	57, // 56: panto.extension.v1.Host.ToolProgress:input_type -> panto.extension.v1.ToolProgressRequest
-	2,  // 57: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
-	16, // 58: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
-	23, // 59: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
-	19, // 60: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
-	25, // 61: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
-	27, // 62: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	27, // 63: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
-	29, // 64: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
-	27, // 65: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
-	27, // 66: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
-	34, // 67: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
-	36, // 68: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
-	38, // 69: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
-	40, // 70: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
-	42, // 71: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
-	44, // 72: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
-	46, // 73: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
-	48, // 74: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
-	50, // 75: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
-	53, // 76: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
-	55, // 77: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
-	59, // 78: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
-	58, // 79: panto.extension.v1.Host.ToolProgress:output_type -> panto.extension.v1.ToolProgressResponse
-	57, // [57:80] is the sub-list for method output_type
-	34, // [34:57] is the sub-list for method input_type
+	59, // 57: panto.extension.v1.Host.GetCacheEstimate:input_type -> panto.extension.v1.GetCacheEstimateRequest
+	2,  // 58: panto.extension.v1.Extension.Init:output_type -> panto.extension.v1.InitResponse
+	16, // 59: panto.extension.v1.Extension.HandleEvent:output_type -> panto.extension.v1.EventResponse
+	23, // 60: panto.extension.v1.Extension.RunCommand:output_type -> panto.extension.v1.CommandResponse
+	19, // 61: panto.extension.v1.Extension.CallTool:output_type -> panto.extension.v1.ToolCallResponse
+	25, // 62: panto.extension.v1.Extension.Shutdown:output_type -> panto.extension.v1.ShutdownResponse
+	27, // 63: panto.extension.v1.Host.AddSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 64: panto.extension.v1.Host.ReplaceSystemMessage:output_type -> panto.extension.v1.SystemEditResponse
+	29, // 65: panto.extension.v1.Host.GetSystemPrompt:output_type -> panto.extension.v1.GetSystemPromptResponse
+	27, // 66: panto.extension.v1.Host.SetSection:output_type -> panto.extension.v1.SystemEditResponse
+	27, // 67: panto.extension.v1.Host.RemoveSection:output_type -> panto.extension.v1.SystemEditResponse
+	34, // 68: panto.extension.v1.Host.GetMessages:output_type -> panto.extension.v1.GetMessagesResponse
+	36, // 69: panto.extension.v1.Host.AppendData:output_type -> panto.extension.v1.AppendDataResponse
+	38, // 70: panto.extension.v1.Host.Log:output_type -> panto.extension.v1.LogResponse
+	40, // 71: panto.extension.v1.Host.Confirm:output_type -> panto.extension.v1.ConfirmResponse
+	42, // 72: panto.extension.v1.Host.Select:output_type -> panto.extension.v1.SelectResponse
+	44, // 73: panto.extension.v1.Host.Input:output_type -> panto.extension.v1.InputResponse
+	46, // 74: panto.extension.v1.Host.Notify:output_type -> panto.extension.v1.NotifyResponse
+	48, // 75: panto.extension.v1.Host.SetStatus:output_type -> panto.extension.v1.SetStatusResponse
+	50, // 76: panto.extension.v1.Host.SetTools:output_type -> panto.extension.v1.SetToolsResponse
+	53, // 77: panto.extension.v1.Host.ReadTextFile:output_type -> panto.extension.v1.ReadTextFileResponse
+	55, // 78: panto.extension.v1.Host.WriteTextFile:output_type -> panto.extension.v1.WriteTextFileResponse
+	61, // 79: panto.extension.v1.Host.RunInTerminal:output_type -> panto.extension.v1.RunInTerminalResponse
+	58, // 80: panto.extension.v1.Host.ToolProgress:output_type -> panto.extension.v1.ToolProgressResponse
+	60, // 81: panto.extension.v1.Host.GetCacheEstimate:output_type -> panto.extension.v1.GetCacheEstimateResponse
+	58, // [58:82] is the sub-list for method output_type
+	34, // [34:58] is the sub-list for method input_type
 	34, // [34:34] is the sub-list for extension type_name
 	34, // [34:34] is the sub-list for extension extendee
 	0,  // [0:34] is the sub-list for field type_name
@@ -4304,7 +4406,7 @@ func file_sdk_extension_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sdk_extension_proto_rawDesc), len(file_sdk_extension_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   61,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -341,6 +341,7 @@ const (
 	Host_WriteTextFile_FullMethodName        = "/panto.extension.v1.Host/WriteTextFile"
 	Host_RunInTerminal_FullMethodName        = "/panto.extension.v1.Host/RunInTerminal"
 	Host_ToolProgress_FullMethodName         = "/panto.extension.v1.Host/ToolProgress"
+	Host_GetCacheEstimate_FullMethodName     = "/panto.extension.v1.Host/GetCacheEstimate"
 )
 
 // HostClient is the client API for Host service.
@@ -430,6 +431,14 @@ type HostClient interface {
 	// the extension is not running now is ignored. A panto older than v6
 	// does not have the call (the Go SDK then drops progress).
 	ToolProgress(ctx context.Context, in *ToolProgressRequest, opts ...grpc.CallOption) (*ToolProgressResponse, error)
+	// GetCacheEstimate says what a change of the system prompt made now
+	// would cost the provider's prompt cache (API v7): about how many
+	// cached tokens it would invalidate — the system prompt and the
+	// conversation, which the next request would send uncached — and when
+	// the last reply came. Ask it before an edit that can wait (a section
+	// refresh, say) and hold the edit while tokens is large: panto warns
+	// the user of a change that invalidates more than cache_warn_tokens.
+	GetCacheEstimate(ctx context.Context, in *GetCacheEstimateRequest, opts ...grpc.CallOption) (*GetCacheEstimateResponse, error)
 }
 
 type hostClient struct {
@@ -620,6 +629,16 @@ func (c *hostClient) ToolProgress(ctx context.Context, in *ToolProgressRequest, 
 	return out, nil
 }
 
+func (c *hostClient) GetCacheEstimate(ctx context.Context, in *GetCacheEstimateRequest, opts ...grpc.CallOption) (*GetCacheEstimateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCacheEstimateResponse)
+	err := c.cc.Invoke(ctx, Host_GetCacheEstimate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -707,6 +726,14 @@ type HostServer interface {
 	// the extension is not running now is ignored. A panto older than v6
 	// does not have the call (the Go SDK then drops progress).
 	ToolProgress(context.Context, *ToolProgressRequest) (*ToolProgressResponse, error)
+	// GetCacheEstimate says what a change of the system prompt made now
+	// would cost the provider's prompt cache (API v7): about how many
+	// cached tokens it would invalidate — the system prompt and the
+	// conversation, which the next request would send uncached — and when
+	// the last reply came. Ask it before an edit that can wait (a section
+	// refresh, say) and hold the edit while tokens is large: panto warns
+	// the user of a change that invalidates more than cache_warn_tokens.
+	GetCacheEstimate(context.Context, *GetCacheEstimateRequest) (*GetCacheEstimateResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -770,6 +797,9 @@ func (UnimplementedHostServer) RunInTerminal(context.Context, *RunInTerminalRequ
 }
 func (UnimplementedHostServer) ToolProgress(context.Context, *ToolProgressRequest) (*ToolProgressResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ToolProgress not implemented")
+}
+func (UnimplementedHostServer) GetCacheEstimate(context.Context, *GetCacheEstimateRequest) (*GetCacheEstimateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCacheEstimate not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -1116,6 +1146,24 @@ func _Host_ToolProgress_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_GetCacheEstimate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCacheEstimateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).GetCacheEstimate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_GetCacheEstimate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).GetCacheEstimate(ctx, req.(*GetCacheEstimateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1194,6 +1242,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ToolProgress",
 			Handler:    _Host_ToolProgress_Handler,
+		},
+		{
+			MethodName: "GetCacheEstimate",
+			Handler:    _Host_GetCacheEstimate_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -33,10 +33,10 @@ const PluginName = "extension"
 // panto still loads. Each version only adds fields and calls to the wire
 // (2: sections and the user calls; 3: InitRequest.config and SetTools;
 // 4: the workspace calls; 5: the sandbox of a tool call; 6: a tool
-// call's progress, ToolProgress), so an extension built for an older one
+// call's progress, ToolProgress; 7: GetCacheEstimate), so an extension built for an older one
 // runs as it did.
 const (
-	APIVersion    = 6
+	APIVersion    = 7
 	MinAPIVersion = 1
 )
 

@@ -62,6 +62,9 @@ type HostFuncs struct {
 	SetSection           func(ctx context.Context, key, text string) error
 	RemoveSection        func(ctx context.Context, key string) error
 	Sections             func(ctx context.Context) ([]sdk.Section, error)
+	// CacheEstimate answers Host.CacheEstimate; nil answers nothing
+	// cached (the zero estimate).
+	CacheEstimate func(ctx context.Context) (sdk.CacheEstimate, error)
 }
 
 // Harness runs one extension against a fake Host for one test. Its
@@ -487,6 +490,18 @@ func (f *fakeHost) SetSection(ctx context.Context, key, text string) error {
 		return fn(ctx, key, text)
 	}
 	return f.section(ctx, key, text)
+}
+
+// CacheEstimate is HostFuncs.CacheEstimate's answer; without one,
+// nothing is cached.
+func (f *fakeHost) CacheEstimate(ctx context.Context) (sdk.CacheEstimate, error) {
+	if fn := f.funcs().CacheEstimate; fn != nil {
+		return fn(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return sdk.CacheEstimate{}, err
+	}
+	return sdk.CacheEstimate{}, nil
 }
 
 func (f *fakeHost) RemoveSection(ctx context.Context, key string) error {

@@ -465,7 +465,8 @@ func (a *App) HostConfig(log host.Log, specs []extension.Spec, prov host.Sender)
 			Model: a.cfg.CompactionModel, Window: window,
 			Threshold: a.cfg.CompactionThreshold, KeepTokens: a.cfg.CompactionKeepTokens,
 		},
-		ConfirmDefault: a.cfg.ConfirmDefault,
+		ConfirmDefault:  a.cfg.ConfirmDefault,
+		CacheWarnTokens: a.cfg.CacheWarnTokens,
 		// A /model switch lasts across resumes, unless --model says otherwise.
 		KeepRecordedModel: a.flags.Model == "",
 		MaxProcs:          a.env.MaxProcs,

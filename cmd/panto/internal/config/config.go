@@ -91,6 +91,10 @@ type Config struct {
 	// mode, --mode json): "yes" or "no"; empty means the call fails with
 	// "no interactive user".
 	ConfirmDefault string
+	// CacheWarnTokens is how many cached tokens a change of the system
+	// prompt must invalidate for panto to warn (0: the default, 10000;
+	// negative: never).
+	CacheWarnTokens int
 	// Theme is the full-screen UI's colours: "auto" (ask the terminal
 	// for its background), "light" or "dark".
 	Theme string
@@ -220,6 +224,7 @@ type file struct {
 	DisabledExts     []string  `toml:"disabled_extensions"`
 	ExtAPIKeys       []string  `toml:"extension_api_keys"`
 	ConfirmDefault   *string   `toml:"confirm_default"`
+	CacheWarnTokens  *int      `toml:"cache_warn_tokens"`
 	Models           []string  `toml:"models"`
 	BranchSummary    *bool     `toml:"branch_summary"`
 	Theme            *string   `toml:"theme"`
@@ -422,6 +427,7 @@ func (f file) mergeInto(c *Config) {
 	c.DisabledExtensions = append(c.DisabledExtensions, f.DisabledExts...)
 	c.ExtensionAPIKeys = append(c.ExtensionAPIKeys, f.ExtAPIKeys...)
 	set(&c.ConfirmDefault, f.ConfirmDefault)
+	set(&c.CacheWarnTokens, f.CacheWarnTokens)
 	set(&c.BranchSummary, f.BranchSummary)
 	set(&c.Theme, f.Theme)
 	set(&c.Screen, f.Screen)
