@@ -32,19 +32,19 @@ import (
 type Session struct {
 	// Set when the session is made, before any extension can call back,
 	// and never changed afterwards.
-	path     string
-	id       string
-	resumed  bool
-	created  bool // the log was created by this run
-	logger   hclog.Logger
-	hub      *hub
-	live     liveCalls // the tool calls running, for their progress
-	confirm  string    // Config.ConfirmDefault
+	path    string
+	id      string
+	resumed bool
+	created bool // the log was created by this run
+	logger  hclog.Logger
+	hub     *hub
+	live    liveCalls // the tool calls running, for their progress
+	confirm string    // Config.ConfirmDefault
 	// cacheWarn is Config.CacheWarnTokens; cacheWarned says a warning
 	// was given since the last request (cache.go).
 	cacheWarn   int
 	cacheWarned atomic.Bool
-	warnings []string
+	warnings    []string
 	// ready is closed once Open has set up everything below it; an
 	// extension's change waits for it (recorder.go). failed is set, before
 	// ready closes, when Open failed: the change gets ErrClosed.
