@@ -624,6 +624,49 @@ func modelText(m *sessionlog.ModelChange) string {
 	return "model: " + m.Provider + " " + m.Model
 }
 
+// requestText says what a request_settings entry records: what every
+// request from here on is sent with (panto request --at rebuilds one).
+func requestText(r *sessionlog.RequestSettings) string {
+	parts := []string{r.Model + " (" + r.Wire + ")"}
+	if r.MaxTokens > 0 {
+		parts = append(parts, "max_tokens "+strconv.Itoa(r.MaxTokens))
+	}
+	if r.ThinkingBudget > 0 {
+		parts = append(parts, "thinking "+strconv.Itoa(r.ThinkingBudget))
+	}
+	if r.Temperature != nil {
+		parts = append(parts, "temperature "+strconv.FormatFloat(*r.Temperature, 'g', -1, 64))
+	}
+	if r.Stream {
+		parts = append(parts, "streamed")
+	}
+	names := make([]string, len(r.Tools))
+	for i, t := range r.Tools {
+		names[i] = t.Name
+	}
+	tools := "no tools"
+	switch len(names) {
+	case 0:
+	case 1:
+		tools = "1 tool: " + names[0]
+	default:
+		tools = strconv.Itoa(len(names)) + " tools: " + strings.Join(names, ", ")
+	}
+	return "requests from here: " + strings.Join(append(parts, tools), ", ")
+}
+
+// permissionsText says what a permissions entry records.
+func permissionsText(p *sessionlog.Permissions) string {
+	s := "permissions: mode " + p.Mode + ", " + strconv.Itoa(len(p.Rules)) + " rules, " + strconv.Itoa(len(p.Grants)) + " grants"
+	if p.Sandbox != nil {
+		s += ", sandbox " + p.Sandbox.Mode
+	}
+	if p.Reason != "" {
+		s += " (" + p.Reason + ")"
+	}
+	return s
+}
+
 // sizeText is a byte count for people: "812 B", "12 KB", "3.4 MB".
 func sizeText(n int) string {
 	switch {

@@ -483,6 +483,10 @@ func (p *plan) htmlEvent(h *htmlWriter, i int, when func() bool, label, permalin
 			p.htmlRef(h, lb.Target, true)
 			h.text(p.labelNote(lb.Target, lb.Text))
 		}
+	case e.Type == sessionlog.TypeRequestSettings && e.RequestSettings != nil:
+		line = say(requestText(e.RequestSettings))
+	case e.Type == sessionlog.TypePermissions && e.Permissions != nil:
+		line = say(permissionsText(e.Permissions))
 	case e.Type == sessionlog.TypeExtensionData && e.ExtensionData != nil:
 		line = say("extension data of " + e.ExtensionData.Extension)
 		if detail = indentJSON(e.ExtensionData.Data); detail == "" {

@@ -243,6 +243,10 @@ func (m *mdWriter) event(i int, t, suffix string) {
 			line = t + "**label** “" + mdInline(lb.Text) + "” on "
 		}
 		m.para(quote(line + m.ref(lb.Target, true) + m.p.labelNote(lb.Target, lb.Text) + suffix))
+	case e.Type == sessionlog.TypeRequestSettings && e.RequestSettings != nil:
+		m.para(quote(t + mdInline(requestText(e.RequestSettings)) + suffix))
+	case e.Type == sessionlog.TypePermissions && e.Permissions != nil:
+		m.para(quote(t + mdInline(permissionsText(e.Permissions)) + suffix))
 	case e.Type == sessionlog.TypeExtensionData:
 		// Left out: counted in the header.
 	default:
