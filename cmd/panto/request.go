@@ -86,10 +86,10 @@ func runRequest(e *env, o *options, at, wire string) error {
 	defer a.Close()
 	r, err := app.RequestAt(path, at)
 	if errors.Is(err, host.ErrNoRequestSettings) {
-		return fmt.Errorf("request --at %s: %s: %w", at, path, err)
+		return fmt.Errorf("--at %s: session log %s: %w", at, path, err)
 	}
 	if err != nil {
-		return fmt.Errorf("request --at %s: %w", at, err)
+		return err
 	}
 	if wire != "" {
 		r.Settings.Wire, r.Settings.Options = wire, nil
@@ -124,7 +124,7 @@ func runNextRequest(ctx context.Context, e *env, o *options, at, wire string) er
 		if err != nil {
 			sess.Close(ctx)
 			<-done
-			return fmt.Errorf("request --at %s --next: %w", at, err)
+			return fmt.Errorf("--at %s --next: %w", at, err)
 		}
 	}
 	r.Request = sess.NextRequest(ctx)

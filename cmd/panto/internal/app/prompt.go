@@ -62,7 +62,7 @@ func resolveAt(tree *sessionlog.Tree, path, at string) (string, error) {
 	}
 	id, err := tree.Resolve(at)
 	if err != nil {
-		return "", fmt.Errorf("--at %s: session log %s: %w", at, path, err)
+		return "", fmt.Errorf("--at %s: %w", at, err) // err names the log
 	}
 	return id, nil
 }
