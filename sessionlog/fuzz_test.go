@@ -43,6 +43,8 @@ func FuzzDecode(f *testing.F) {
 		line("e4", "e3", `{"role":"system","key":"r","source":"","content":[{"type":"text","text":"r2"}]}`) + "\n" +
 		line("e5", "e4", `{"role":"system","key":"r","content":[{"type":"text","text":""}]}`) + "\n"))
 	f.Add([]byte(treeSeed))
+	f.Add([]byte(testHeader + "\n" + line("e1", "", `{"role":"user","content":[{"type":"text","text":"hi"}]}`) + "\n" +
+		`{"type":"request_settings","id":"e2","parent_id":"e1","time":"2026-01-01T00:00:01Z","request":{"provider":"p","wire":"anthropic","options":{"version":"v"},"model":"m","max_tokens":5,"temperature":0.5,"tool_choice":{"mode":"tool","name":"t"},"cache":{"marks":true},"tools":[{"owner":"o","name":"t","parameters":{"type":"object"}}]}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		log, err := Decode(bytes.NewReader(data), "fuzz.jsonl")
 		if err != nil {
