@@ -40,7 +40,7 @@ read whole.`
 func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	var o options
 	var at string
-	asJSON, tools, perms := false, false, false
+	asJSON, tools, perms, toks := false, false, false, false
 	cmd := &cobra.Command{
 		Use:   "prompt [flags]",
 		Short: "Show the system prompt the next request will carry",
@@ -54,6 +54,12 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 			o.logLevel = root.logLevel
 			if cmd.Flags().Changed("at") && (strings.TrimSpace(at) == "" || strings.HasPrefix(strings.TrimSpace(at), "-")) {
 				return usageErrorf("--at %s: want the number of messages, 0 or more, or an entry ID", at)
+			}
+			if toks {
+				if tools || perms || cmd.Flags().Changed("at") {
+					return usageErrorf("--tokens shows the next request: not with --tools, --permissions or --at")
+				}
+				return runPromptTokens(ctx, e, &o, asJSON)
 			}
 			if perms {
 				if tools {
@@ -72,6 +78,7 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 	f.BoolVar(&asJSON, "json", false, `print {"blocks": [{"text", "source", "key", "message"}]}`)
 	f.BoolVar(&perms, "permissions", false, `show the permission policy the tool calls run under instead: mode, rules, grants, sandbox (with --json: the log's permissions entry)`)
 	o.permissionFlags(f)
+	f.BoolVar(&toks, "tokens", false, `show where the next request's tokens go instead: each system block, each extension's tools, the conversation by role, the window left; beside the provider's count of the last request (with --json: the breakdown)`)
 	f.BoolVar(&tools, "tools", false, `show the tools offered instead, by extension, as the log records them (with --json: {"tools": [{"extension", "reason", "tools": [{"name", "description", "parameters"}]}]})`)
 	return cmd
 }
