@@ -30,6 +30,7 @@ var builtins = []builtin{
 	{"help", "", "keys and commands", true},
 	{"model", "[NAME]", "pick the model (recorded as model_change; a resume goes on with it); --force takes a name the provider does not list", false},
 	{"prompt", "", "the system prompt the next request carries, each block with its source", true},
+	{"context", "", "where the next request's tokens go: each system block, each extension's tools, the conversation, the window left", true},
 	{"transcript", "", "the whole conversation of this run on a page, every block expanded (also PgUp, Ctrl-Shift-O)", true},
 	{"tree", "[ID]", "the session tree: move to an earlier entry, label it, fork it; the prompt as of each entry beside it", false},
 	{"resume", "", "switch to another session of this directory", false},
@@ -114,6 +115,13 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 			return nil
 		}
 		m.ov = newPromptPager(m.sess.EffectiveSystem(), m.prompts.long)
+		return nil
+	case "context":
+		if m.sess == nil {
+			m.say(transcript.Quiet, "the session is still starting: /context in a moment")
+			return nil
+		}
+		m.ov = newContextPage(m.contextBreakdown())
 		return nil
 	case "session":
 		m.add(&transcript.Text{Title: "/session", Body: m.sessionText()})

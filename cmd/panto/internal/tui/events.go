@@ -320,6 +320,7 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		return m.scheduleFlush()
 	case host.Usage:
 		m.status.addUsage(ev, m.o.Prices[m.status.model])
+		m.noteUsage(ev)
 		return m.usageCmd()
 	case host.Reply:
 		m.finishReply(ev)

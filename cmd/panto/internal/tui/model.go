@@ -113,6 +113,8 @@ type Model struct {
 	ov     overlay
 	asks   []*question
 	status status
+	// ctxUsage is the last request's usage, for /context.
+	ctxUsage *lastUsage
 
 	// sub is the session's subscription, where all its events come
 	// from; unsubscribe ends it (the session is switched away from).
