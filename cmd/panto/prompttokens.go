@@ -53,6 +53,7 @@ func runPromptTokens(ctx context.Context, e *env, o *options, asJSON bool) error
 				u.Provider = provider
 			}
 			req.Last = &u
+			req.Sent, _ = contextview.SentOf(tree, u.Reply)
 		}
 	}
 	b := contextview.Compute(req)

@@ -66,6 +66,7 @@ func TestPromptTokens(t *testing.T) {
 	require.Contains(t, r.stdout, "≈ SHARE OF THE REAL 1,304")
 	require.Contains(t, r.stdout, "since the last request")
 	require.Contains(t, r.stdout, "1,000 read from the cache")
+	require.Contains(t, r.stdout, "as rebuilt from the log")
 
 	var b struct {
 		Parts []struct {
@@ -80,12 +81,15 @@ func TestPromptTokens(t *testing.T) {
 		LastRequest struct {
 			Provider       string
 			Real, Estimate int
+			Rebuilt        bool
 		} `json:"last_request"`
 	}
 	r = h.ok("prompt", "--tokens", "-c", "--json", "--extension", tools)
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &b), r.stdout)
 	require.Equal(t, 1304, b.LastRequest.Real)
 	require.Equal(t, "echo", b.LastRequest.Provider, "the model_change before the reply names the provider")
+	require.True(t, b.LastRequest.Rebuilt, "the last request is estimated as it was sent, rebuilt from the log")
+	require.Positive(t, b.LastRequest.Estimate)
 	shares, since, est := 0, 0, 0
 	kinds := map[string]bool{}
 	for _, p := range b.Parts {

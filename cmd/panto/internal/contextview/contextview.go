@@ -46,6 +46,34 @@ type Request struct {
 	// Last is the last request's usage as the provider reported it; nil
 	// when none is recorded.
 	Last *Usage
+	// Sent is the last request as it was sent, when the log can rebuild
+	// it (SentOf); nil: it is estimated as the parts of the next request
+	// before the last reply (the system prompt and tools as now).
+	Sent *Sent
+}
+
+// Sent is a request as it was sent: its messages (system ones among
+// them) and the tools it offered.
+type Sent struct {
+	Messages []conversation.Message
+	Tools    []sessionlog.ToolDef
+}
+
+// estimate is s's estimate, part by part as Compute counts them.
+func (s Sent) estimate() int {
+	n := 0
+	for _, b := range conversation.EffectiveSystem(s.Messages) {
+		n += tokens.Block(conversation.Text(b.Text))
+	}
+	for _, d := range s.Tools {
+		n += tokens.Tool(d.Name, d.Description, d.Parameters)
+	}
+	for _, m := range s.Messages {
+		if m.Role != conversation.RoleSystem {
+			n += tokens.Message(m)
+		}
+	}
+	return n
 }
 
 // Usage is what a provider reported for one request.
@@ -55,6 +83,9 @@ type Usage struct {
 	Provider string `json:"provider,omitempty"`
 	// Model is the model that answered, when known.
 	Model string `json:"model,omitempty"`
+	// Reply is the id of the reply's entry in the log, when read from
+	// it.
+	Reply string `json:"reply,omitempty"`
 	Counts
 }
 
@@ -132,6 +163,9 @@ type LastRequest struct {
 	// cannot be told apart (no reply of it is among the messages: a
 	// compaction summarised it).
 	Estimate int `json:"estimate,omitempty"`
+	// Rebuilt says Estimate is of the request as it was sent, rebuilt
+	// from the log (Request.Sent), not of the parts as they are now.
+	Rebuilt bool `json:"rebuilt,omitempty"`
 }
 
 // roles orders the message parts; their names are the roles.
@@ -234,6 +268,11 @@ func Compute(r Request) Breakdown {
 				if i != since {
 					ests = append(ests, p.Estimate)
 					b.Last.Estimate += p.Estimate
+				}
+			}
+			if r.Sent != nil {
+				if n := r.Sent.estimate(); n > 0 {
+					b.Last.Estimate, b.Last.Rebuilt = n, true
 				}
 			}
 			if shares := tokens.Scale(ests, b.Last.Real); shares != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/golden"
+	"github.com/panto-dev/panto/internal/tokens"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -140,6 +141,25 @@ func TestTheBreakdownHasEveryPart(t *testing.T) {
 	assert.Equal(t, int(math.Round(float64(last.Estimate)*507/float64(b.Last.Estimate))), *last.Share)
 	assert.Equal(t, 507+*last.Share, b.Scaled)
 	assert.Equal(t, 1000-b.Scaled, *b.Left)
+	assert.False(t, b.Last.Rebuilt)
+
+	// The last request as sent, rebuilt from the log: its own estimate
+	// (here without the guidance block and one tool), the shares still
+	// those of the parts before the reply.
+	r.Sent = &Sent{Messages: append([]conversation.Message{conversation.SystemMessage(r.System[0].Text, conversation.ModeAppend)}, r.Messages[1:3]...),
+		Tools: r.Tools[0].Tools[:1]}
+	rebuilt := Compute(r)
+	assert.True(t, rebuilt.Last.Rebuilt)
+	assert.Less(t, rebuilt.Last.Estimate, b.Last.Estimate)
+	assert.Equal(t, tokens.Block(conversation.Text(r.System[0].Text))+tokens.Tool("read", "Read a file", params)+
+		tokens.Messages(r.Messages[1:3]), rebuilt.Last.Estimate)
+	sum := 0
+	for _, p := range rebuilt.Parts {
+		if p.Kind != Since {
+			sum += *p.Share
+		}
+	}
+	assert.Equal(t, 507, sum)
 }
 
 func TestOpenAIsInputHoldsTheCachedPart(t *testing.T) {
@@ -191,7 +211,7 @@ func TestLastUsageReadsTheReplysEntry(t *testing.T) {
 	u, ok, err := LastUsage(path, tree, "")
 	require.NoError(t, err)
 	require.True(t, ok)
-	assert.Equal(t, Usage{Provider: "anthropic", Model: "claude-x", Counts: Counts{InputTokens: 12, OutputTokens: 3, CacheReadTokens: 100}}, u)
+	assert.Equal(t, Usage{Provider: "anthropic", Model: "claude-x", Reply: "a4", Counts: Counts{InputTokens: 12, OutputTokens: 3, CacheReadTokens: 100}}, u)
 
 	// Read from the end a block at a time: a reply far from it, on a
 	// line across blocks, is found too.

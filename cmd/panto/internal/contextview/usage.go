@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -64,8 +65,42 @@ func LastUsage(path string, tree *sessionlog.Tree, leaf string) (u Usage, ok boo
 	if err != nil || !found {
 		return u, false, err
 	}
-	u.Counts = got
+	u.Counts, u.Reply = got, reply
 	return u, true, nil
+}
+
+// SentOf is the request whose reply is the entry reply of tree, as it
+// was sent: rebuilt from the log (host.RequestAt), with the tools it
+// offered. ok is false when the log cannot rebuild it (a log from before
+// panto recorded request settings).
+func SentOf(tree *sessionlog.Tree, reply string) (*Sent, bool) {
+	r, err := host.RequestAt(tree, reply)
+	if err != nil {
+		return nil, false
+	}
+	s := &Sent{Messages: r.Request.Messages}
+	for _, t := range r.Settings.Tools {
+		s.Tools = append(s.Tools, t.ToolDef)
+	}
+	return s, true
+}
+
+// LastReply is the id of the last reply on the path to leaf ("" for the
+// tree's leaf), or "".
+func LastReply(tree *sessionlog.Tree, leaf string) string {
+	if leaf == "" {
+		leaf = tree.Leaf()
+	}
+	chain, err := tree.Chain(leaf)
+	if err != nil {
+		return ""
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if n, err := tree.Node(chain[i]); err == nil && n.Type == sessionlog.TypeMessage && n.Role == conversation.RoleAssistant {
+			return n.ID
+		}
+	}
+	return ""
 }
 
 // usageOf reads the usage of the entry id from the log at path: the

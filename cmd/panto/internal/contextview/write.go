@@ -119,8 +119,12 @@ func WriteWidth(w io.Writer, b Breakdown, width int) {
 		fmt.Fprintf(w, "the last request: %s input tokens as %s counted them%s; it cannot be told apart in the conversation now (compacted since), so no shares\n",
 			Num(l.Real), provider(l.Usage), cacheNote(l.Usage))
 	default:
-		fmt.Fprintf(w, "the last request: %s input tokens as %s counted them%s; estimated ~%s for it (%s)\n",
-			Num(l.Real), provider(l.Usage), cacheNote(l.Usage), Num(l.Estimate), off(l.Estimate, l.Real))
+		as := "as rebuilt from the log"
+		if !l.Rebuilt {
+			as = "with the system prompt and tools as now"
+		}
+		fmt.Fprintf(w, "the last request: %s input tokens as %s counted them%s; estimated ~%s for it, %s (%s)\n",
+			Num(l.Real), provider(l.Usage), cacheNote(l.Usage), Num(l.Estimate), as, off(l.Estimate, l.Real))
 	}
 	if b.Window > 0 && b.Left != nil {
 		left := *b.Left

@@ -46,18 +46,24 @@ func (m *Model) contextBreakdown() contextview.Breakdown {
 	} else {
 		r.Messages = m.sess.Messages()
 	}
+	tree, err := m.sess.Tree()
+	if err != nil {
+		tree = nil // not recorded: the live count alone
+	}
 	switch {
 	case m.ctxUsage != nil && m.ctxUsage.sess == m.sess:
 		u := m.ctxUsage.u
 		r.Last = &u
-	case m.sess.Info().Path != "":
-		if tree, err := m.sess.Tree(); err == nil {
-			if u, ok, err := contextview.LastUsage(m.sess.Info().Path, tree, ""); err == nil && ok {
-				if u.Provider == "" {
-					u.Provider = m.sess.Info().Provider
-				}
-				r.Last = &u
+		if tree != nil {
+			r.Sent, _ = contextview.SentOf(tree, contextview.LastReply(tree, ""))
+		}
+	case tree != nil && m.sess.Info().Path != "":
+		if u, ok, err := contextview.LastUsage(m.sess.Info().Path, tree, ""); err == nil && ok {
+			if u.Provider == "" {
+				u.Provider = m.sess.Info().Provider
 			}
+			r.Last = &u
+			r.Sent, _ = contextview.SentOf(tree, u.Reply)
 		}
 	}
 	return contextview.Compute(r)
