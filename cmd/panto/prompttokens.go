@@ -6,7 +6,6 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/contextview"
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
-	"github.com/panto-dev/panto/sessionlog"
 )
 
 // runPromptTokens is panto prompt --tokens: where the tokens of the next
@@ -31,32 +30,15 @@ func runPromptTokens(ctx context.Context, e *env, o *options, asJSON bool) error
 		defer close(done)
 		lineloop.ShowNotices(e.stderr, events)
 	}()
-	_, window := sess.ContextUsage()
-	req := contextview.Request{System: sess.EffectiveSystem(), Tools: sess.Tools(), Messages: sess.RequestMessages(), Window: window}
-	provider := sess.Info().Provider
+	b, berr := contextview.Of(sess, path, nil)
 	err = sess.Close(ctx)
 	<-done
+	if berr != nil {
+		return berr
+	}
 	if err != nil {
 		return err
 	}
-	if path != "" {
-		tree, err := sessionlog.Scan(path)
-		if err != nil {
-			return err
-		}
-		u, ok, err := contextview.LastUsage(path, tree, "")
-		if err != nil {
-			return err
-		}
-		if ok {
-			if u.Provider == "" {
-				u.Provider = provider
-			}
-			req.Last = &u
-			req.Sent, _ = contextview.SentOf(tree, u.Reply)
-		}
-	}
-	b := contextview.Compute(req)
 	if asJSON {
 		enc := json.NewEncoder(e.jsonStdout())
 		enc.SetIndent("", "  ")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -116,4 +117,21 @@ func TestPromptTokens(t *testing.T) {
 	require.Contains(t, r.stderr, "--tokens")
 	r = h.run("", "prompt", "--tokens", "-c", "--at", "1")
 	require.Equal(t, 2, r.code, r.stderr)
+}
+
+// The line loop's /context: the breakdown panto prompt --tokens shows.
+func TestLineLoopContext(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	vars := map[string]string{"HOME": root, "PANTO_LOG_LEVEL": "off"}
+	var out, errb strings.Builder
+	e := &env{
+		stdin: strings.NewReader("/help\nhello\n/context\n/quit\n"), stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return vars[k] }, cwd: root, terminal: true,
+	}
+	require.Equal(t, 0, run(context.Background(), e, []string{"--provider", "echo"}), errb.String())
+	for _, want := range []string{"/context   where the next request's tokens go", "SOURCE · KEY", "built-in default",
+		"user messages", "assistant replies", "total", "no request recorded"} {
+		require.Contains(t, out.String(), want)
+	}
 }

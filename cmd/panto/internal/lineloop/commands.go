@@ -22,6 +22,7 @@ import (
 var builtinCommands = map[string]func(c *chat, ctx context.Context, args string, out io.Writer) error{
 	"help":    (*chat).help,
 	"prompt":  (*chat).showPrompt,
+	"context": (*chat).showContext,
 	"session": (*chat).showSession,
 	"permissions": func(c *chat, _ context.Context, args string, out io.Writer) error {
 		text, err := app.PermissionsCommand(c.sess, args)
@@ -50,6 +51,7 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 
 const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /prompt    show the effective system prompt
+  /context   where the next request's tokens go: each block, each extension's tools, the conversation, the window left
   /session   show the session log in use
   /permissions [mode MODE]  what the tool calls run under, or switch the mode
   /compact   summarise older messages to free context (the prompt stays)

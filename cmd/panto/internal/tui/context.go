@@ -7,19 +7,8 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/contextview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
-	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
-	"github.com/panto-dev/panto/sessionlog"
 )
-
-// requestParts is what /context needs of a session beyond Session: the
-// tools offered and the messages as the next request sends them
-// (*host.Session has both; a session without them shows its messages
-// and no tools).
-type requestParts interface {
-	Tools() []sessionlog.Tools
-	RequestMessages() []conversation.Message
-}
 
 // lastUsage is the provider's count of the session's last request, as
 // the Usage event brought it.
@@ -39,34 +28,12 @@ func (m *Model) noteUsage(ev host.Usage) {
 // /context, as panto prompt --tokens shows it. The last request's count
 // is the one this run saw last, else the one the log recorded.
 func (m *Model) contextBreakdown() contextview.Breakdown {
-	_, window := m.sess.ContextUsage()
-	r := contextview.Request{System: m.sess.EffectiveSystem(), Window: window}
-	if p, ok := m.sess.(requestParts); ok {
-		r.Tools, r.Messages = p.Tools(), p.RequestMessages()
-	} else {
-		r.Messages = m.sess.Messages()
+	var live *contextview.Usage
+	if m.ctxUsage != nil && m.ctxUsage.sess == m.sess {
+		live = &m.ctxUsage.u
 	}
-	tree, err := m.sess.Tree()
-	if err != nil {
-		tree = nil // not recorded: the live count alone
-	}
-	switch {
-	case m.ctxUsage != nil && m.ctxUsage.sess == m.sess:
-		u := m.ctxUsage.u
-		r.Last = &u
-		if tree != nil {
-			r.Sent, _ = contextview.SentOf(tree, contextview.LastReply(tree, ""))
-		}
-	case tree != nil && m.sess.Info().Path != "":
-		if u, ok, err := contextview.LastUsage(m.sess.Info().Path, tree, ""); err == nil && ok {
-			if u.Provider == "" {
-				u.Provider = m.sess.Info().Provider
-			}
-			r.Last = &u
-			r.Sent, _ = contextview.SentOf(tree, u.Reply)
-		}
-	}
-	return contextview.Compute(r)
+	b, _ := contextview.Of(m.sess, m.sess.Info().Path, live) // a log it cannot read: the estimates alone
+	return b
 }
 
 // newContextPage shows a breakdown on a page, the table fitted to the

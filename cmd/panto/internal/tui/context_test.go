@@ -34,6 +34,7 @@ func (c *contextFake) RequestMessages() []conversation.Message {
 
 func contextSession() *contextFake {
 	f := goldenFake()
+	f.info.Extensions = []string{"tools"}
 	f.system = []conversation.SystemText{
 		{Text: "You are a careful reviewer. Prefer small diffs and say why.", Source: "project /home/ann/proj/.panto/SYSTEM.md"},
 		{Text: "# Tools from the tools extension\n\n## bash\n\nRun commands with bash -c; prefer the file tools to read files.", Key: "tools:guidance", Source: "extension tools"},
