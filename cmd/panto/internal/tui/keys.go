@@ -48,7 +48,7 @@ var DialogBindings = []Binding{
 	{"↑/↓, PgUp/PgDn, Home/End, the mouse wheel", "scroll a confirm's text; Tab goes to the next highlighted line not yet seen"},
 	{"↑/↓, Enter", "choose in a select, the model picker, the palette"},
 	{"Esc", "dismiss the question or close the picker (the extension is told it was dismissed)"},
-	{"↑/↓, PgUp/PgDn, Home/End, q", "scroll /prompt and /help; q or Esc closes them"},
+	{"↑/↓, PgUp/PgDn, Home/End, q", "scroll /prompt, /context and /help; q or Esc closes them"},
 }
 
 // MarkdownTable is the key table as docs/cli.md writes it.
