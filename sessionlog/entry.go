@@ -18,6 +18,7 @@ type wireEntry struct {
 	Time     time.Time `json:"time"`
 
 	Message *conversation.MessageJSON `json:"message"`
+	Usage   *Usage                    `json:"usage"` // message
 
 	Event      LifecycleEvent `json:"event"`
 	Reseeded   bool           `json:"reseeded"`
@@ -107,6 +108,9 @@ func entryFromWire(w *wireEntry, line []byte, e *Entry, slot *conversation.Messa
 		}
 		*slot = m
 		e.Message = slot
+		if w.Usage != nil && *w.Usage != (Usage{}) {
+			e.Usage = new(*w.Usage)
+		}
 	case TypeLifecycle:
 		if w.Event == "" {
 			return fmt.Errorf("lifecycle entry %s without an event", w.ID)

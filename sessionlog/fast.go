@@ -23,6 +23,7 @@ type fastDecoder struct {
 	// msg holds the message of the entry being decoded: entryFromWire
 	// copies what it needs, so one per decoder saves an allocation a line.
 	msg conversation.MessageJSON
+	use Usage // the entry's usage, likewise
 	// prevID is the id of the line decoded last: usually the next line's
 	// parent_id, which then shares its string.
 	prevID string
@@ -34,7 +35,7 @@ const maxFastDepth = 100
 
 // entry decodes line into w, which must be zero. It reports false when it
 // gave up; w is then garbage. w.Message, if set, points into d: it is
-// valid until the next call.
+// valid until the next call, and so is w.Usage.
 func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 	d.b, d.i = line, 0
 	var seen uint32
@@ -96,6 +97,11 @@ func (d *fastDecoder) entry(line []byte, w *wireEntry) bool {
 		case "label":
 			bit = 1 << 15
 			w.Label, ok = d.str()
+		case "usage":
+			bit = 1 << 16
+			d.use = Usage{}
+			w.Usage = &d.use
+			ok = d.usage(w.Usage)
 		}
 		return once(&seen, bit) && ok
 	})
@@ -115,6 +121,56 @@ func once(seen *uint32, bit uint32) bool {
 	}
 	*seen |= bit
 	return true
+}
+
+// usage reads a message entry's usage object: its known keys, each
+// once, with small non-negative integers.
+func (d *fastDecoder) usage(u *Usage) bool {
+	var seen uint32
+	return d.object(func(key []byte) bool {
+		var bit uint32
+		var p *int
+		switch string(key) {
+		case "input_tokens":
+			bit, p = 1<<0, &u.InputTokens
+		case "output_tokens":
+			bit, p = 1<<1, &u.OutputTokens
+		case "cache_read_tokens":
+			bit, p = 1<<2, &u.CacheReadTokens
+		case "cache_write_tokens":
+			bit, p = 1<<3, &u.CacheWriteTokens
+		case "reasoning_tokens":
+			bit, p = 1<<4, &u.ReasoningTokens
+		}
+		if !once(&seen, bit) {
+			return false
+		}
+		var ok bool
+		*p, ok = d.count()
+		return ok
+	})
+}
+
+// count reads a JSON integer of at most 15 digits, without a sign or
+// leading zeros; anything else (a fraction, an exponent, a negative
+// number) is left to encoding/json.
+func (d *fastDecoder) count() (int, bool) {
+	n, j := 0, d.i
+	for ; j < len(d.b) && j-d.i < 16 && d.b[j] >= '0' && d.b[j] <= '9'; j++ {
+		n = n*10 + int(d.b[j]-'0')
+	}
+	digits := j - d.i
+	if digits == 0 || digits > 15 || (digits > 1 && d.b[d.i] == '0') {
+		return 0, false
+	}
+	if j < len(d.b) {
+		switch d.b[j] {
+		case '.', 'e', 'E':
+			return 0, false
+		}
+	}
+	d.i = j
+	return n, true
 }
 
 func (d *fastDecoder) message(m *conversation.MessageJSON) bool {

@@ -114,6 +114,11 @@ type Entry struct {
 	// System blocks, with their mode, key and source. On disk it has the
 	// one JSON shape of a message, conversation's (MessageJSON).
 	Message *conversation.Message
+	// Usage is, on a message entry of an assistant reply, the tokens the
+	// request that produced it used, as the provider reported them; nil
+	// when not known (an older log, a reply not from a provider). On disk
+	// it is the entry's "usage" object, after the message.
+	Usage *Usage
 	// Lifecycle is the payload of a TypeLifecycle entry.
 	Lifecycle *Lifecycle
 	// ExtensionData is the payload of a TypeExtensionData entry.
@@ -314,6 +319,37 @@ func MessageEntry(m conversation.Message) Entry {
 	return Entry{Type: TypeMessage, Message: &m}
 }
 
+// ReplyEntry returns an entry recording the assistant reply m with the
+// tokens its request used (nil: not known).
+func ReplyEntry(m conversation.Message, u *Usage) Entry {
+	e := MessageEntry(m)
+	if u != nil && *u != (Usage{}) {
+		e.Usage = new(*u)
+	}
+	return e
+}
+
+// Usage is the tokens one model request used, as the provider reported
+// them; its JSON is that of serializers.Usage. InputTokens is the
+// provider's own count: Anthropic's leaves out the cache reads and
+// writes, OpenAI's includes the cache reads.
+type Usage struct {
+	InputTokens      int `json:"input_tokens,omitempty"`
+	OutputTokens     int `json:"output_tokens,omitempty"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+}
+
+// Add adds o's tokens to u's.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+	u.ReasoningTokens += o.ReasoningTokens
+}
+
 // LifecycleEntry returns an entry recording a start or resume.
 func LifecycleEntry(event LifecycleEvent, reseeded bool, extensions []string) Entry {
 	return Entry{Type: TypeLifecycle, Lifecycle: &Lifecycle{Event: event, Reseeded: reseeded, Extensions: extensions}}
@@ -387,7 +423,8 @@ type lineHead struct {
 // the one JSON shape of a message is conversation's.
 type messageLine struct {
 	lineHead
-	Message any `json:"message"`
+	Message any    `json:"message"`
+	Usage   *Usage `json:"usage,omitempty"` // last: Summarize reads it from the line's end
 }
 
 type lifecycleLine struct {
@@ -478,7 +515,7 @@ func appendEntry(buf *bytes.Buffer, e *Entry) error {
 		if err != nil {
 			return err
 		}
-		v = messageLine{head, m}
+		v = messageLine{head, m, e.Usage}
 	case TypeLifecycle:
 		ext := e.Lifecycle.Extensions
 		if ext == nil {

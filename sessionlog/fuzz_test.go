@@ -146,6 +146,8 @@ func FuzzFastDecode(f *testing.F) {
 		line("e1", "", `{"role":"user","content":[{"type":"text","added":null,"text":"x"}]}`),
 		line("e1", "", `{"role":"assistant","content":[{"type":"text","added":"a","text":"x"}]}`),
 		line("e1", "", `{"role":"system","content":[{"type":"system","text":"x","mode":"replace","key":"k","source":"s"}]}`),
+		`{"type":"message","id":"e2","parent_id":"e1","time":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"usage":{"input_tokens":12,"output_tokens":3,"cache_read_tokens":100,"cache_write_tokens":0,"reasoning_tokens":1}}`,
+		`{"type":"message","id":"e2","parent_id":"e1","time":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[]},"usage":{"input_tokens":-1,"output_tokens":1.5}}`,
 		`{"type":"move","id":"m1","parent_id":"e1","time":"2026-01-01T00:00:02Z","from":"e3"}`,
 		`{"type":"move","id":"m1","parent_id":"e1","time":"2026-01-01T00:00:02Z","from":"e\u0033","from":"x"}`,
 		`{"type":"label","id":"l1","parent_id":"e3","time":"2026-01-01T00:00:02Z","target":"e1","label":"checkpoint \"one\""}`,

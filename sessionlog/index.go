@@ -36,6 +36,9 @@ type Tree struct {
 	types map[int32]EntryType
 	// labels maps an entry to its effective label.
 	labels map[int32]string
+	// usage maps an assistant message to its usage, when the scan was
+	// asked to keep them (the summary's).
+	usage map[int32]Usage
 	// skipped maps the id of each entry skipped for its place in the tree
 	// to its line: no later entry may take its id.
 	skipped map[string]int

@@ -58,7 +58,13 @@ func randomLog(t testing.TB, dir string, seed uint64, n int) string {
 		case k < 37:
 			e = MessageEntry(conversation.UserText("")) // no text: not a title
 		case k < 55:
-			e = MessageEntry(conversation.AssistantText(text()))
+			// Most replies record their request's usage (no random
+			// draw: the seeds' logs stay as they were otherwise).
+			var u *Usage
+			if step%4 != 0 {
+				u = &Usage{InputTokens: step + 1, OutputTokens: step % 7, CacheReadTokens: step % 3 * 100, ReasoningTokens: step % 2}
+			}
+			e = ReplyEntry(conversation.AssistantText(text()), u)
 		case k < 60:
 			e = MessageEntry(conversation.Message{Role: conversation.RoleTool, Content: []conversation.Block{conversation.ToolResult("t1", text(), false)}})
 		case k < 63:

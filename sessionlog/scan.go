@@ -39,6 +39,9 @@ import (
 type scanned struct {
 	tree   *Tree
 	header Header
+	// usage: the scan keeps each assistant message's usage
+	// (Tree.usage), read from its line's end, for the summary.
+	usage bool
 	// size is how many bytes were scanned.
 	size int64
 	// tornAt, tornLine and noNewline are as in decoded.
@@ -94,7 +97,12 @@ func ScanSize(path string, size int64) (*Tree, error) {
 // scan builds the Tree of the first size bytes of r; name is used in
 // errors and warnings.
 func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
-	s := &scanned{tree: newTree(name), tornAt: -1}
+	return scanWith(r, size, name, false)
+}
+
+// scanWith is scan, keeping the replies' usage too when usage is set.
+func scanWith(r io.ReaderAt, size int64, name string, usage bool) (*scanned, error) {
+	s := &scanned{tree: newTree(name), tornAt: -1, usage: usage}
 	s.tree.src = r
 	if size == 0 {
 		return nil, fmt.Errorf("session log %s: missing or garbled header: the file is empty", name)
@@ -139,6 +147,10 @@ type scanJob struct {
 	strs   []string
 	labels []Label
 	types  []EntryType
+	// usage says to keep the usages of the assistant messages, in
+	// usages (by scanRec.aux).
+	usage  bool
+	usages []Usage
 	// lines counts the lines of the job, blank ones included.
 	lines int
 	// err is the job's first bad line, line its number in the job;
@@ -159,7 +171,7 @@ type scanRec struct {
 	off        int64
 	size       uint32
 	line       int32 // in the job, from 1
-	aux        int32 // index in labels or types
+	aux        int32 // index in labels, types or usages
 	kind       kind
 	role       role
 	flags      uint8
@@ -169,6 +181,7 @@ const (
 	recOtherID     = 1 << 0
 	recOtherParent = 1 << 1
 	recHasParent   = 1 << 2
+	recHasUsage    = 1 << 3
 )
 
 func (s *scanned) scanBody(r io.ReaderAt, from, to int64, name string) error {
@@ -179,7 +192,7 @@ func (s *scanned) scanBody(r io.ReaderAt, from, to int64, name string) error {
 	}
 	jobs := make([]*scanJob, 0, (to-from)/chunk+1)
 	for a := from; a < to; a += chunk {
-		jobs = append(jobs, &scanJob{a: a, b: min(a+chunk, to), tornAt: -1, done: make(chan struct{})})
+		jobs = append(jobs, &scanJob{a: a, b: min(a+chunk, to), tornAt: -1, usage: s.usage, done: make(chan struct{})})
 	}
 	workers = min(workers, len(jobs))
 	tokens := make(chan struct{}, 2*workers) // jobs read ahead of the linker
@@ -362,6 +375,13 @@ func (j *scanJob) line1(raw []byte, off int64, last bool, fd *fastDecoder) {
 		}
 		rec.aux = int32(len(j.labels))
 		j.labels = append(j.labels, *e.Label)
+	case kindMessage:
+		if j.usage && (rec.role == roleAssistant || rec.role == roleUnknown) {
+			if u, ok := fd.usageAtEnd(line[len(line)-min(len(line), usageTail):]); ok {
+				rec.aux, rec.flags = int32(len(j.usages)), rec.flags|recHasUsage
+				j.usages = append(j.usages, u)
+			}
+		}
 	}
 	j.recs = append(j.recs, rec)
 }
@@ -656,6 +676,12 @@ func (l *scanLinker) link(j *scanJob) error {
 		if label != nil {
 			target, _ := t.find(label.Target)
 			t.setLabel(target, label.Text)
+		}
+		if rec.flags&recHasUsage != 0 {
+			if t.usage == nil {
+				t.usage = map[int32]Usage{}
+			}
+			t.usage[l.prev] = j.usages[rec.aux]
 		}
 	}
 	if j.err != nil {

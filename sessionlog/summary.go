@@ -41,13 +41,19 @@ type Summary struct {
 	LastTime time.Time
 	// Leaf is the id of the current leaf, or "".
 	Leaf string
+	// Usage sums the tokens of the log's replies (every branch's), by
+	// the model recorded in force at each (UsageByModel); nil when no
+	// reply recorded its usage.
+	Usage []ModelUsage
 	// Warnings are what reading the log tolerated (Log.Warnings).
 	Warnings []string
 }
 
 // Summarize returns the Summary of the log at path, computed from an index
 // scan (see Scan): of the lines, only the first user messages of the
-// current branch (up to the first with text) and the leaf are decoded.
+// current branch (up to the first with text), the leaf and the
+// model_change entries are decoded, and the usage at the end of each
+// assistant message's line is read as the scan passes it.
 func Summarize(path string) (Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -62,7 +68,7 @@ func Summarize(path string) (Summary, error) {
 }
 
 func summarize(f *os.File, size int64, path string) (Summary, error) {
-	s, err := scan(f, size, path)
+	s, err := scanWith(f, size, path, true)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -83,6 +89,9 @@ func summarize(f *os.File, size int64, path string) (Summary, error) {
 		return sum, nil
 	}
 	sum.Branches = len(t.branchEnds())
+	if sum.Usage, err = t.usageByModel(); err != nil {
+		return Summary{}, fmt.Errorf("read session log %s: %w", path, err)
+	}
 	leaf := t.nodes.n - 1
 	if sum.LastTime, err = t.entryTime(f, leaf); err != nil {
 		return Summary{}, err
@@ -157,8 +166,8 @@ func (t *Tree) firstUserText(f *os.File, i int32) (string, bool, error) {
 // summaryFormat is the version of the sidecar's shape; another version is
 // stale. Version 1 held the whole first message; 2 an excerpt of its
 // text, USER_PROMPT.md blocks included; 3 an excerpt of what the user
-// typed (Message.Typed); 4 the session's name.
-const summaryFormat = 4
+// typed (Message.Typed); 4 the session's name; 5 the usage by model.
+const summaryFormat = 5
 
 // maxSummaryFile bounds the sidecar that is read: a larger one (one of
 // version 1 with a huge first message, or one of a log with a great many
@@ -185,6 +194,7 @@ type summaryFile struct {
 	FirstUserText string            `json:"first_user_text,omitempty"`
 	LastTime      string            `json:"last_time,omitempty"`
 	Leaf          string            `json:"leaf,omitempty"`
+	Usage         []ModelUsage      `json:"usage,omitempty"`
 	Warnings      []string          `json:"warnings,omitempty"`
 }
 
@@ -245,7 +255,7 @@ func readSummary(path string, st os.FileInfo) (Summary, bool) {
 		return Summary{}, false
 	}
 	sum := Summary{Header: h, Messages: sf.Messages, Branches: sf.Branches, Entries: sf.Entries, Labels: sf.Labels, Name: sf.Name,
-		FirstUserText: excerpt(sf.FirstUserText), Leaf: sf.Leaf, Warnings: sf.Warnings}
+		FirstUserText: excerpt(sf.FirstUserText), Leaf: sf.Leaf, Usage: sf.Usage, Warnings: sf.Warnings}
 	if sf.LastTime != "" {
 		if sum.LastTime, err = time.Parse(time.RFC3339Nano, sf.LastTime); err != nil {
 			return Summary{}, false
@@ -270,7 +280,7 @@ func writeSummary(path string, st os.FileInfo, sum Summary) error {
 		Session: headerLine{Type: headerType, Version: h.Version, ID: h.ID, Created: formatTime(h.Created), Cwd: h.Cwd,
 			ParentSession: h.ParentSession, ParentEntry: h.ParentEntry},
 		Messages: sum.Messages, Branches: sum.Branches, Entries: sum.Entries, Labels: sum.Labels, Name: sum.Name,
-		FirstUserText: sum.FirstUserText, Leaf: sum.Leaf, Warnings: sum.Warnings}
+		FirstUserText: sum.FirstUserText, Leaf: sum.Leaf, Usage: sum.Usage, Warnings: sum.Warnings}
 	if !sum.LastTime.IsZero() {
 		sf.LastTime = formatTime(sum.LastTime)
 	}

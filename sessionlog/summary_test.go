@@ -17,7 +17,7 @@ func summaryOfRead(t *testing.T, path string) Summary {
 	log, err := Read(path)
 	require.NoError(t, err)
 	want := Summary{Header: log.Header, Messages: log.MessageCount(), Branches: len(log.Tree().Branches()),
-		Entries: len(log.Entries), FirstUserText: excerpt(log.FirstUserText()), Warnings: log.Warnings}
+		Entries: len(log.Entries), FirstUserText: excerpt(log.FirstUserText()), Usage: UsageByModel(log.Entries), Warnings: log.Warnings}
 	if labels := log.Labels(); len(labels) > 0 {
 		want.Labels = labels
 	}
