@@ -142,7 +142,16 @@ type Usage struct {
 	InputTokens, OutputTokens         int
 	CacheReadTokens, CacheWriteTokens int
 	ReasoningTokens                   int
+	// CostUSD is what the request cost, in dollars, when CostKnown: when
+	// Config.Cost knew the model's price.
+	CostUSD   float64
+	CostKnown bool
 }
+
+// CostFunc returns what a request of provider's model that used u's
+// tokens cost, in dollars, and false when the model's price is not
+// known.
+type CostFunc func(provider, model string, u Usage) (usd float64, ok bool)
 
 // StopReason says why the model stopped, in panto's words (each provider's
 // own are mapped onto these).

@@ -171,16 +171,15 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		if err != nil {
 			return TurnEnd{Err: turnErr(ctx, err)}
 		}
-		u := reply.Usage
-		s.emit(Usage{Model: reply.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-			CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens})
+		used := s.usage(reply)
+		s.emit(used)
 		if len(reply.Message.Content) == 0 {
 			// An empty reply (a refusal, a max_tokens cut before any
 			// text) is still the model's turn; record it as an empty
 			// text so the conversation keeps its shape.
 			reply.Message = conversation.AssistantText("")
 		}
-		if err := s.record(Panto, reply.Message); err != nil {
+		if err := s.recordReply(reply.Message, used); err != nil {
 			return TurnEnd{Err: fmt.Errorf("record reply: %w", err)}
 		}
 		stop := StopReason(reply.StopReason)
@@ -220,6 +219,22 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 			return TurnEnd{Reply: reply.Message, Err: err}
 		}
 	}
+}
+
+// usage is the Usage event of reply: its tokens and, when the price of
+// the model that answered (or else of the one the session asked) is
+// known, its cost.
+func (s *Session) usage(reply serializers.Reply) Usage {
+	u := reply.Usage
+	ev := Usage{Model: reply.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
+	if s.cost != nil {
+		ev.CostUSD, ev.CostKnown = s.cost(s.providerName, reply.Model, ev)
+		if m := s.modelName(); !ev.CostKnown && m != reply.Model {
+			ev.CostUSD, ev.CostKnown = s.cost(s.providerName, m, ev)
+		}
+	}
+	return ev
 }
 
 // turnErr is err, or when ctx was cancelled, why it was.

@@ -56,6 +56,9 @@ type Config struct {
 	// MaxSteps bounds the model requests of one turn; 0 means no bound.
 	MaxSteps   int
 	Compaction Compaction
+	// Cost prices a request's tokens, for the Usage events; nil knows no
+	// price.
+	Cost CostFunc
 
 	// Interactive says the front end answers the questions extensions ask
 	// (Question events) once Open has returned. Without it — and for a
@@ -163,7 +166,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 			}
 		}
 	}
-	s.maxSteps, s.compaction = cfg.MaxSteps, cfg.Compaction
+	s.maxSteps, s.compaction, s.cost = cfg.MaxSteps, cfg.Compaction, cfg.Cost
 	for _, w := range s.warnings {
 		s.notice(NoticeWarning, w)
 	}

@@ -62,6 +62,7 @@ type Session struct {
 	models       modelCatalog // the names /model offers and takes (model.go)
 	userPrompt   []PromptBlock
 	maxSteps     int
+	cost         CostFunc // nil: no cost is known
 	compaction   Compaction
 	fresh        bool
 	reseeded     bool
@@ -318,12 +319,26 @@ func (s *Session) EffectiveSystem() []conversation.SystemText {
 // record appends msgs to the log (one durable write) and then to the
 // conversation, on behalf of by; on a log error nothing is added.
 func (s *Session) record(by string, msgs ...conversation.Message) error {
+	return s.recordUsed(by, nil, msgs...)
+}
+
+// recordReply records the model's reply with the tokens its request used.
+func (s *Session) recordReply(reply conversation.Message, u Usage) error {
+	return s.recordUsed(Panto, &sessionlog.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}, reply)
+}
+
+// recordUsed is record, with the usage (nil: none) of the last message.
+func (s *Session) recordUsed(by string, usage *sessionlog.Usage, msgs ...conversation.Message) error {
 	entries := make([]sessionlog.Entry, len(msgs))
 	for i, m := range msgs {
 		if err := m.Validate(); err != nil {
 			return fmt.Errorf("record message: %w", err)
 		}
 		entries[i] = sessionlog.MessageEntry(m)
+	}
+	if usage != nil && len(msgs) > 0 {
+		entries[len(msgs)-1] = sessionlog.ReplyEntry(msgs[len(msgs)-1], usage)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()

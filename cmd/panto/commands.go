@@ -18,6 +18,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -279,7 +280,11 @@ func runSessionList(e *env, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeSessionListJSON(e.jsonStdout(), list)
+		tab, err := app.LoadPrices(e.appEnv(e.tell), st.Dirs())
+		if err != nil {
+			e.tell("warning: the config's [prices] are not applied: " + err.Error())
+		}
+		return writeSessionListJSON(e.jsonStdout(), list, tab)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(e.stdout, "no sessions in %s\n", st.Dirs().CWD)
@@ -326,15 +331,28 @@ type sessionJSON struct {
 	Branches int      `json:"branches"`
 	Labels   []string `json:"labels,omitempty"`
 	First    string   `json:"first,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	// Tokens sums what the replies of every branch used (absent when
+	// none recorded any); CostUSD prices them, absent when a model's
+	// price is not known.
+	Tokens  *sessionlog.Usage `json:"tokens,omitempty"`
+	CostUSD *float64          `json:"cost_usd,omitempty"`
+	Error   string            `json:"error,omitempty"`
 }
 
-// writeSessionListJSON writes panto session list --json.
-func writeSessionListJSON(w io.Writer, list []app.SessionItem) error {
+// writeSessionListJSON writes panto session list --json, the tokens
+// priced by tab.
+func writeSessionListJSON(w io.Writer, list []app.SessionItem, tab prices.Table) error {
 	rows := make([]sessionJSON, 0, len(list))
 	for _, s := range list {
 		r := sessionJSON{ID: s.ID, Name: s.Name, Path: s.Path, Updated: s.Updated.UTC().Format(time.RFC3339Nano),
 			Messages: s.Messages, Branches: s.Branches, Labels: s.Labels, First: s.First}
+		if len(s.Usage) > 0 {
+			sum := tab.Sum(s.Usage)
+			r.Tokens = &sum.Usage
+			if sum.CostKnown {
+				r.CostUSD = new(sum.CostUSD)
+			}
+		}
 		if s.Err != nil {
 			r.Error = s.Err.Error()
 		}

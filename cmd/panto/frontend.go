@@ -127,10 +127,6 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		return err
 	}
 	cfg := a.Config()
-	prices := map[string]tui.Price{}
-	for m, p := range cfg.Prices {
-		prices[m] = tui.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
-	}
 	// The UI writes to the terminal itself, never through stdout's
 	// sanitizer: its styling is the only escape output, and it makes the
 	// text it draws safe itself (package tui, termtext).
@@ -147,7 +143,7 @@ func runUI(ctx context.Context, e *env, o *options) error {
 		Home:          e.getenv("HOME"),
 		Version:       version,
 		Models:        append([]string{cfg.Model}, cfg.Models...),
-		Prices:        prices,
+		Prices:        a.Prices(),
 		Theme:         cfg.Theme,
 		NoColor:       e.getenv("NO_COLOR") != "",
 		AltScreen:     cfg.Screen == config.ScreenAlt,

@@ -90,6 +90,8 @@ type (
 		CacheReadTokens  int    `json:"cache_read_tokens"`
 		CacheWriteTokens int    `json:"cache_write_tokens"`
 		ReasoningTokens  int    `json:"reasoning_tokens"`
+		// CostUSD is absent when the model's price is not known.
+		CostUSD *float64 `json:"cost_usd"`
 	}
 	jNotice struct {
 		jHead

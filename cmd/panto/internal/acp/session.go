@@ -367,12 +367,10 @@ func (s *session) toolEnd(ev host.ToolEnd) {
 // usage sends the context's size and, when the model's price is known,
 // what the session cost so far.
 func (s *session) usage(u host.Usage) {
-	p, known := s.app.Config().Prices[s.current().Info().Model]
 	s.mu.Lock()
-	if known {
+	if u.CostKnown {
 		s.costKnown = true
-		s.cost += (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
-			float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*p.CacheWrite) / 1e6
+		s.cost += u.CostUSD
 	}
 	cost, costKnown := s.cost, s.costKnown
 	s.mu.Unlock()

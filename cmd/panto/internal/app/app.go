@@ -461,6 +461,7 @@ func (a *App) HostConfig(log host.Log, specs []extension.Spec, prov host.Sender)
 		},
 		Models:   a.cfg.Models,
 		MaxSteps: a.cfg.MaxSteps,
+		Cost:     costFunc(a.Prices()),
 		Compaction: host.Compaction{
 			Model: a.cfg.CompactionModel, Window: window,
 			Threshold: a.cfg.CompactionThreshold, KeepTokens: a.cfg.CompactionKeepTokens,

@@ -207,6 +207,9 @@ type SessionItem struct {
 	Cwd string
 	// First is what the user typed first (conversation.Message.Typed).
 	First string
+	// Usage is the tokens its replies used, by model
+	// (sessionlog.UsageByModel): prices.Table.Sum prices them.
+	Usage []sessionlog.ModelUsage
 	// Err says why the log could not be read; the other fields but Path,
 	// ID and Updated are then empty.
 	Err error
@@ -262,7 +265,7 @@ func item(f sessionFile) SessionItem {
 	if !sum.LastTime.IsZero() {
 		it.Updated = sum.LastTime
 	}
-	it.Messages, it.Branches, it.First, it.Name = sum.Messages, sum.Branches, sum.FirstUserText, sum.Name
+	it.Messages, it.Branches, it.First, it.Name, it.Usage = sum.Messages, sum.Branches, sum.FirstUserText, sum.Name, sum.Usage
 	for _, l := range sum.Labels {
 		it.Labels = append(it.Labels, l)
 	}

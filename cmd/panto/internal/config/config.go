@@ -113,9 +113,9 @@ type Config struct {
 	// every layer's, the higher winning per action. The UI checks the
 	// names.
 	Keys map[string]string
-	// Prices are what models cost, by model name, for the UI's status
-	// line; a model without one shows no cost. panto has no price list
-	// of its own.
+	// Prices are what models cost, by model name: each replaces the
+	// built-in price of that model (package prices, which matches the
+	// names).
 	Prices map[string]Price
 	// MCP are the MCP servers of the config files applied, in the order
 	// the layers and names give (a project's .mcp.json is the app's to

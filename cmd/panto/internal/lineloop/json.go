@@ -122,6 +122,8 @@ type (
 		CacheReadTokens  int    `json:"cache_read_tokens"`
 		CacheWriteTokens int    `json:"cache_write_tokens"`
 		ReasoningTokens  int    `json:"reasoning_tokens"`
+		// CostUSD is absent when the model's price is not known.
+		CostUSD *float64 `json:"cost_usd,omitempty"`
 	}
 	jsonNotice struct {
 		jsonHead
@@ -209,7 +211,12 @@ func (v *jsonView) show(ev host.Event) {
 	case host.Retry:
 		v.write(jsonRetry{h, ev.Attempt, ev.Max, ev.Wait.Milliseconds(), ev.Reason})
 	case host.Usage:
-		v.write(jsonUsage{h, ev.Model, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheWriteTokens, ev.ReasoningTokens})
+		u := jsonUsage{jsonHead: h, Model: ev.Model, InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens,
+			CacheReadTokens: ev.CacheReadTokens, CacheWriteTokens: ev.CacheWriteTokens, ReasoningTokens: ev.ReasoningTokens}
+		if ev.CostKnown {
+			u.CostUSD = new(ev.CostUSD)
+		}
+		v.write(u)
 	case host.Notice:
 		v.write(jsonNotice{h, string(ev.Level), ev.Text, ev.By})
 	case host.Moved:

@@ -12,11 +12,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // builtin is one of panto's own commands.
@@ -124,8 +126,7 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		m.ov = newContextPage(m.contextBreakdown())
 		return nil
 	case "session":
-		m.add(&transcript.Text{Title: "/session", Body: m.sessionText()})
-		return nil
+		return m.sessionCmd()
 	case "permissions":
 		if m.sess == nil {
 			m.say(transcript.Quiet, "the session is still starting: /permissions in a moment")
@@ -374,6 +375,52 @@ func table(th *theme.Theme, bs []Binding, width int) []string {
 		}
 	}
 	return out
+}
+
+// sessionMsg is /session's text, with the log's tokens and cost.
+type sessionMsg struct{ text string }
+
+// sessionCmd shows /session once the log's tokens are summed (the
+// summary beside the log, read off the UI's loop).
+func (m *Model) sessionCmd() tea.Cmd {
+	text := m.sessionText()
+	if m.sess == nil {
+		m.add(&transcript.Text{Title: "/session", Body: text})
+		return nil
+	}
+	path := m.sess.Info().Path
+	if path == "" {
+		// Nothing recorded: this run's requests, as the status line
+		// counts them.
+		m.add(&transcript.Text{Title: "/session", Body: text + m.status.totals()})
+		return nil
+	}
+	tab := m.o.Prices
+	return func() tea.Msg {
+		sum, err := sessionlog.CachedSummary(path)
+		if err != nil {
+			return sessionMsg{text + "tokens  unknown (" + termtext.OneLine(err.Error(), 200) + ")\n"}
+		}
+		return sessionMsg{text + totalsText(tab.Sum(sum.Usage))}
+	}
+}
+
+// totalsText is /session's lines of tokens and cost: of the log's every
+// branch, or of this run when nothing is recorded.
+func totalsText(s prices.Sum) string {
+	u := s.Usage
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "tokens  %d in, %d out", u.InputTokens, u.OutputTokens)
+	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
+		fmt.Fprintf(&sb, ", %d cache read, %d cache write", u.CacheReadTokens, u.CacheWriteTokens)
+	}
+	sb.WriteString("\n")
+	if s.CostKnown {
+		fmt.Fprintf(&sb, "cost    $%.3f\n", s.CostUSD)
+	} else if u != (sessionlog.Usage{}) {
+		sb.WriteString("cost    unknown: a model's price is not known (config [prices])\n")
+	}
+	return sb.String()
 }
 
 func (m *Model) sessionText() string {

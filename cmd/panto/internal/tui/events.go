@@ -319,7 +319,7 @@ func (m *Model) event(ev host.Event) tea.Cmd {
 		m.replyItem().Thinking(ev.Text)
 		return m.scheduleFlush()
 	case host.Usage:
-		m.status.addUsage(ev, m.o.Prices[m.status.model])
+		m.status.addUsage(ev)
 		m.noteUsage(ev)
 		return m.usageCmd()
 	case host.Reply:

@@ -86,7 +86,8 @@ func goldenTurn(ctx context.Context, text string, ch chan<- host.Event) {
 	for _, piece := range []string{"I'll fix the **off-by-one** in `count`:\n\n", "- read the test\n- change the bound\n\n"} {
 		ch <- host.TextDelta{Text: piece}
 	}
-	ch <- host.Usage{InputTokens: 12400, OutputTokens: 230, Model: "claude-test"}
+	// At $3 and $15 a million tokens (the host prices them).
+	ch <- host.Usage{InputTokens: 12400, OutputTokens: 230, Model: "claude-test", CostUSD: (12400*3 + 230*15) / 1e6, CostKnown: true}
 	ch <- host.Reply{Message: conversation.AssistantText("x"), Streamed: true, StopReason: host.StopToolUse}
 	ch <- host.ToolStart{ID: "1", Name: "edit", Input: json.RawMessage(`{"path":"count.go","edits":[{"old_text":"for i := 0; i <= n; i++ {","new_text":"for i := 0; i < n; i++ {"}]}`)}
 	ch <- host.ToolStart{ID: "2", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}
@@ -94,7 +95,7 @@ func goldenTurn(ctx context.Context, text string, ch chan<- host.Event) {
 	ch <- host.ToolEnd{ID: "2", Name: "bash", Result: "ok  \texample.com/count\t0.004s\n[exit code 0]", Duration: 1300 * time.Millisecond}
 	ch <- host.SystemChanged{By: "tools", Mode: conversation.ModeAppend, Key: "tools:guidance", Text: "…", Source: "extension tools"}
 	ch <- host.TextDelta{Text: "## Done\n\n> The test passes now.\n\n```go\nfor i := 0; i < n; i++ {\n```\n"}
-	ch <- host.Usage{InputTokens: 12900, OutputTokens: 80, Model: "claude-test"}
+	ch <- host.Usage{InputTokens: 12900, OutputTokens: 80, Model: "claude-test", CostUSD: (12900*3 + 80*15) / 1e6, CostKnown: true}
 	ch <- host.Reply{Message: conversation.AssistantText("x"), Streamed: true}
 	ch <- host.TurnEnd{}
 }
@@ -102,9 +103,8 @@ func goldenTurn(ctx context.Context, text string, ch chan<- host.Event) {
 func goldenModel(t *testing.T, f *fakeSession, o ...func(*Options)) *Model {
 	opts := Options{
 		CWD: "/home/ann/proj", Home: "/home/ann", NoColor: true, Theme: "dark",
-		Now:    func() time.Time { return fixedNow },
-		App:    &fakeApp{open: func(context.Context) (Session, error) { return f, nil }},
-		Prices: map[string]Price{"claude-test": {Input: 3, Output: 15}},
+		Now: func() time.Time { return fixedNow },
+		App: &fakeApp{open: func(context.Context) (Session, error) { return f, nil }},
 		// The frames of a real program in a terminal emulator: on the
 		// alternate screen, where a frame is the whole screen (what the
 		// normal screen leaves in the scrollback depends on when each
@@ -220,7 +220,6 @@ func TestGoldenNormalScreen(t *testing.T) {
 	f := goldenFake()
 	h := newHarness(t, f, func(o *Options) {
 		o.CWD, o.Home, o.Theme = "/home/ann/proj", "/home/ann", "dark"
-		o.Prices = map[string]Price{"claude-test": {Input: 3, Output: 15}}
 	})
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	h.typ("fix the off-by-one")

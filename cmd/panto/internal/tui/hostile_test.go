@@ -135,6 +135,7 @@ func TestHostileTextOnEverySurface(t *testing.T) {
 	}
 	h.typ("/session")
 	h.enter()
+	h.wait(func() bool { return strings.Contains(h.screen(), "tokens") }, "/session")
 	h.requireSafe("/session")
 	cmd := h.m.runExtension(f.cmds[0].Name, x)
 	h.requireSafe("an extension's command runs")

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/host"
@@ -29,8 +30,9 @@ type Options struct {
 	// use: config's model (the run's default) first, then its models
 	// list. The provider's list is added once fetched (Session.Models).
 	Models []string
-	// Prices give the cost per million tokens of a model, when known.
-	Prices map[string]Price
+	// Prices price the tokens of the session's log, for /session (the
+	// status line has each request's cost from its Usage event).
+	Prices prices.Table
 	// Theme is "auto" (ask the terminal), "light" or "dark".
 	Theme string
 	// NoColor drops colour (NO_COLOR): attributes stay.
@@ -69,11 +71,6 @@ type Options struct {
 	// First is a message sent as soon as the session opens (panto
 	// "TEXT").
 	First string
-}
-
-// Price is what a model costs, in dollars per million tokens.
-type Price struct {
-	Input, Output, CacheRead, CacheWrite float64
 }
 
 // busy is what the session is doing for the UI.
@@ -381,6 +378,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case usageMsg:
 		m.status.ctxTokens, m.status.ctxWindow = msg.tokens, msg.window
+		return nil
+	case sessionMsg:
+		m.add(&transcript.Text{Title: "/session", Body: msg.text})
 		return nil
 	case filesMsg:
 		m.files = msg.files

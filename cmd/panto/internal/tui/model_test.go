@@ -265,11 +265,11 @@ func TestSpinnerTokensContext(t *testing.T) {
 	f := newFake()
 	release := make(chan struct{})
 	f.turn = func(ctx context.Context, text string, ch chan<- host.Event) {
-		ch <- host.Usage{InputTokens: 1500, OutputTokens: 20, Model: "echo"}
+		ch <- host.Usage{InputTokens: 1500, OutputTokens: 20, Model: "echo", CostUSD: (1500*3 + 20*15) / 1e6, CostKnown: true}
 		<-release
 		ch <- host.TurnEnd{}
 	}
-	h := newHarness(t, f, func(o *Options) { o.Prices = map[string]Price{"echo": {Input: 3, Output: 15}} })
+	h := newHarness(t, f)
 	h.typ("hi")
 	h.enter()
 	h.wait(func() bool { return h.m.status.in > 0 }, "usage arrives")

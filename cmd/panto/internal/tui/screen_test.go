@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,7 +303,7 @@ func TestSessionPathOnItsOwnLine(t *testing.T) {
 	h := newHarness(t, f)
 	h.typ("/session")
 	h.enter()
-	require.Contains(t, strings.Split(h.screen(), "\n"), "    "+f.info.Path)
+	h.wait(func() bool { return slices.Contains(strings.Split(h.screen(), "\n"), "    "+f.info.Path) }, "the path on its own line")
 }
 
 // Issue 20 item 13: the status line's ctx was stale after a change of

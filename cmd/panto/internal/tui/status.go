@@ -12,9 +12,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/sessionlog"
 )
 
 // status is the status line: where, which model, what it cost, how full
@@ -26,6 +28,10 @@ type status struct {
 	in, out, cacheR, cacheW int
 	cost                    float64
 	costKnown               bool
+	// hit is the share of the last request's input read from the
+	// provider's cache, in percent, when hitKnown.
+	hit      int
+	hitKnown bool
 	// The next request's estimated size, and the window (0: unknown).
 	ctxTokens, ctxWindow int
 	ext                  map[string]string
@@ -45,27 +51,36 @@ type statusKey struct {
 	in, out, cacheR, cacheW      int
 	cost                         float64
 	costKnown                    bool
+	hit                          int
+	hitKnown                     bool
 	ctxTokens, ctxWindow, extKey int
 	perm                         string
 }
 
 func (s *status) key(width int, th *theme.Theme) statusKey {
 	return statusKey{width, th, s.cwd, s.branch, s.provider, s.model, s.in, s.out, s.cacheR, s.cacheW,
-		s.cost, s.costKnown, s.ctxTokens, s.ctxWindow, s.extKey, s.perm}
+		s.cost, s.costKnown, s.hit, s.hitKnown, s.ctxTokens, s.ctxWindow, s.extKey, s.perm}
 }
 
-// addUsage counts one request's tokens, and its cost when the model's
-// price is known.
-func (s *status) addUsage(u host.Usage, p Price) {
+// addUsage counts one request's tokens, and its cost when the host knew
+// the model's price (host.Config.Cost), and keeps its cache-hit share.
+func (s *status) addUsage(u host.Usage) {
 	s.in += u.InputTokens
 	s.out += u.OutputTokens
 	s.cacheR += u.CacheReadTokens
 	s.cacheW += u.CacheWriteTokens
-	if p != (Price{}) {
+	if u.CostKnown {
 		s.costKnown = true
-		s.cost += (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
-			float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*p.CacheWrite) / 1e6
+		s.cost += u.CostUSD
 	}
+	s.hit, s.hitKnown = prices.Reported(s.provider, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens).HitShare()
+}
+
+// totals is /session's lines of this run's tokens and cost.
+func (s *status) totals() string {
+	sum := prices.Sum{Usage: sessionlog.Usage{InputTokens: s.in, OutputTokens: s.out,
+		CacheReadTokens: s.cacheR, CacheWriteTokens: s.cacheW}, CostUSD: s.cost, CostKnown: s.costKnown}
+	return totalsText(sum)
 }
 
 // setExt sets (or, with empty text, clears) an extension's segment; the
@@ -143,6 +158,12 @@ func (s *status) view(th *theme.Theme, width int) string {
 			}
 		}
 		segs = append(segs, segment{style.Render(t), 7})
+	}
+	if s.hitKnown && s.cacheR+s.cacheW > 0 {
+		// The last request's cache hits (pi's CH): low when a change
+		// early in the prompt made the provider read it all again.
+		// Shown once the provider caches at all.
+		segs = append(segs, segment{th.Status.Render(fmt.Sprintf("CH %d%%", s.hit)), 2})
 	}
 	if s.costKnown {
 		segs = append(segs, segment{th.Status.Render(fmt.Sprintf("$%.3f", s.cost)), 5})
