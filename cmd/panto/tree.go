@@ -182,11 +182,18 @@ exist.`,
 			if err != nil {
 				return err
 			}
+			opt := export.Options{All: all}
+			if dirs, err := layers.Resolve(e.getenv, e.cwd); err == nil {
+				// The turns' cost: the built-in prices under config's.
+				if opt.Prices, err = app.LoadPrices(e.appEnv(e.tell), dirs); err != nil {
+					e.tell("warning: the config's [prices] are not applied: " + err.Error())
+				}
+			}
 			render := func(w io.Writer) error {
 				if format == "html" {
-					return export.HTML(w, log, export.Options{All: all})
+					return export.HTML(w, log, opt)
 				}
-				return export.Markdown(w, log, export.Options{All: all})
+				return export.Markdown(w, log, opt)
 			}
 			if target == "" {
 				return render(e.stdout)

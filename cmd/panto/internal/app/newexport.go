@@ -51,6 +51,6 @@ func (a *App) Export(ctx context.Context, s Session, dst string) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
 	}
-	err = WriteExport(ctx, target, func(w io.Writer) error { return export.HTML(w, log, export.Options{}) })
+	err = WriteExport(ctx, target, func(w io.Writer) error { return export.HTML(w, log, export.Options{Prices: a.Prices()}) })
 	return target, err
 }

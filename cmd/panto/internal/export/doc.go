@@ -84,6 +84,14 @@
 // escaped, and a text whose fences Markdown could nest in lists or quotes
 // is shown fenced instead.
 //
+// What the model requests used, where the replies recorded it (their
+// entries' usage): after each turn's last message (a turn runs from a
+// user message to the next) one line, "turn · 3 requests · tokens 12 in,
+// 525 out, 9100 cache read, 5420 cache write · $0.0310", and the sum of
+// what is exported in the header. Each reply is priced as the model the
+// last model_change on its path names (Options.Prices: the built-in
+// table under config's); the cost is left out when a price is not known.
+//
 // Times are shown in UTC, as the log records them.
 //
 // HTML and Markdown never change the log.

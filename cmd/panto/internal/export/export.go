@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -25,6 +26,9 @@ type Options struct {
 	All bool
 	// Title heads the document; empty means "panto session ID".
 	Title string
+	// Prices price each turn's tokens (the zero Table is the built-in
+	// one).
+	Prices prices.Table
 }
 
 // plan is what both formats render: which entries, in which sections, and
@@ -65,6 +69,12 @@ type plan struct {
 	// leftBy maps an entry's position to the moves (positions) that left
 	// it: the moves whose From it is.
 	leftBy map[int][]int
+	// turns are the exported turns that recorded usage, by the position
+	// of their last entry (turnUses); used counts the replies with usage
+	// exported, total sums them.
+	turns map[int]turnUse
+	used  int
+	total prices.Sum
 	// enter and exit number each entry in a depth-first walk of the tree
 	// (an entry's subtree is the entries numbered from its enter to its
 	// exit), to tell whether a move went back up its branch; nil when the
@@ -234,6 +244,7 @@ func newPlan(log *sessionlog.Log, opt Options) (*plan, error) {
 		}
 	}
 	p.derive()
+	p.turnUses()
 	return p, nil
 }
 

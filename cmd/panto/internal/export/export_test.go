@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/internal/golden"
 	"github.com/panto-dev/panto/sessionlog"
@@ -521,3 +522,18 @@ var errWrite = errors.New("disk full")
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+// Each turn's tokens and cost follow its last message, priced by the
+// model recorded for it: config's price over the built-in one.
+func TestTurnUsage(t *testing.T) {
+	t.Parallel()
+	l := readLog(t, "session")
+	md := string(exportMarkdown(t, l, Options{}))
+	require.Contains(t, md, "> _turn · 3 requests · tokens 12 in, 525 out, 9100 cache read, 5420 cache write · $0.0310_")
+	require.Contains(t, md, "- used: tokens 1212 in, 605 out, 14520 cache read, 5420 cache write · $0.0374 (4 requests)")
+	// At $1000 a million input tokens and nothing else.
+	md = string(exportMarkdown(t, l, Options{Prices: prices.New(map[string]prices.Price{"claude-sonnet-4-5": {Input: 1000}})}))
+	require.Contains(t, md, "> _turn · 1 request · tokens 1200 in, 80 out, 5420 cache read, 0 cache write · $1.2000_")
+	h := string(exportHTML(t, l, Options{}))
+	require.Contains(t, h, `<p class="ev use">turn · 1 request · tokens 1200 in, 80 out, 5420 cache read, 0 cache write · $0.0064</p>`)
+}

@@ -120,6 +120,11 @@ func (p *plan) writeHTML(h *htmlWriter) {
 	h.m("<dt>exported</dt><dd>")
 	h.text(p.scope())
 	h.m("; times in UTC</dd>\n")
+	if p.used > 0 {
+		h.m("<dt>used</dt><dd>")
+		h.text(usageText(p.total) + " (" + plural(p.used, "request", "requests") + ")")
+		h.m("</dd>\n")
+	}
 	if len(p.log.Warnings) > 0 {
 		h.m("<dt>warnings</dt><dd>")
 		for _, w := range p.log.Warnings {
@@ -366,6 +371,11 @@ func (p *plan) htmlEntry(h *htmlWriter, i int, c *clock) {
 		h.m("</article>\n")
 	default:
 		p.htmlEvent(h, i, when, label, permalink)
+	}
+	if tu, ok := p.turns[i]; ok {
+		h.m(`<p class="ev use">`)
+		h.text(tu.text())
+		h.m("</p>\n")
 	}
 	if forks := p.forks[i]; len(forks) > 0 {
 		h.m(`<p class="fork">↳`)

@@ -59,6 +59,9 @@ func (m *mdWriter) page() {
 		fmt.Fprintf(&sb, "- forked from: %s\n", m.forkedFrom())
 	}
 	fmt.Fprintf(&sb, "- exported: %s; times in UTC\n", mdInline(p.scope()))
+	if p.used > 0 {
+		fmt.Fprintf(&sb, "- used: %s (%s)\n", usageText(p.total), plural(p.used, "request", "requests"))
+	}
 	if p.extData > 0 {
 		fmt.Fprintf(&sb, "- not shown: %s\n", plural(p.extData, "extension_data entry", "extension_data entries"))
 	}
@@ -165,6 +168,9 @@ func (m *mdWriter) entry(i int, c *clock) {
 		}
 	default:
 		m.event(i, t, suffix)
+	}
+	if tu, ok := p.turns[i]; ok {
+		m.para(quote("_" + tu.text() + "_"))
 	}
 	for _, k := range p.forks[i] {
 		m.para(quote(fmt.Sprintf("↳ branch %d forks after this entry", k)))
