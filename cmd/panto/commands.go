@@ -71,6 +71,7 @@ func promptCommand(ctx context.Context, e *env, root *options) *cobra.Command {
 			return runPrompt(ctx, e, &o, strings.TrimSpace(at), asJSON, tools)
 		},
 	}
+	cmd.AddCommand(promptHistoryCommands(e, root)...) // panto prompt log, panto prompt diff (promptlog.go)
 	f := cmd.Flags()
 	o.sessionFlags(f)
 	o.promptFlags(f)

@@ -219,25 +219,41 @@ const (
 // Format writes hunks in the unified form, at most MaxLines lines of
 // MaxLineBytes bytes each (a CRLF file's lines without their CR); a diff
 // cut short ends with a line that says so. No hunks is "".
-func Format(hunks []Hunk) string {
+func Format(hunks []Hunk) string { return format(hunks, MaxLines, MaxLineBytes) }
+
+// FormatAll writes hunks in the unified form as Format does, but whole:
+// every line, each as long as it is. It is for a diff a person asked
+// for (panto prompt diff), which must not be cut silently; what the model
+// reads goes through Format.
+func FormatAll(hunks []Hunk) string { return format(hunks, 0, 0) }
+
+// format writes at most maxLines lines of maxLineBytes bytes each; 0 is
+// no limit.
+func format(hunks []Hunk, maxLines, maxLineBytes int) string {
 	var b strings.Builder
-	left := MaxLines
+	left := maxLines
 	hidden := 0
 	for _, h := range hunks {
-		if left <= 0 {
-			hidden += len(h.Lines)
-			continue
+		if maxLines > 0 {
+			if left <= 0 {
+				hidden += len(h.Lines)
+				continue
+			}
+			if len(h.Lines) > left {
+				hidden += len(h.Lines) - left
+				h.Lines = h.Lines[:left]
+			}
+			left -= len(h.Lines)
 		}
-		if len(h.Lines) > left {
-			hidden += len(h.Lines) - left
-			h.Lines = h.Lines[:left]
-		}
-		left -= len(h.Lines)
 		oc, nc := h.Counts()
 		fmt.Fprintf(&b, "@@ -%s +%s @@\n", span(h.OldStart, oc), span(h.NewStart, nc))
 		for _, l := range h.Lines {
 			b.WriteByte(byte(l.Kind))
-			b.WriteString(cut(strings.TrimSuffix(l.Text, "\r"), MaxLineBytes))
+			text := strings.TrimSuffix(l.Text, "\r")
+			if maxLineBytes > 0 {
+				text = cut(text, maxLineBytes)
+			}
+			b.WriteString(text)
 			b.WriteByte('\n')
 		}
 	}

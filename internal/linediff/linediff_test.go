@@ -97,6 +97,23 @@ func TestFormatCut(t *testing.T) {
 	}
 }
 
+func TestFormatAllWhole(t *testing.T) {
+	long := strings.Repeat("é", MaxLineBytes)
+	out := FormatAll(Diff("", numbered(MaxLines+50)+long+"\n", 3))
+	if strings.Contains(out, "diff cut") || strings.Contains(out, "…") {
+		t.Fatalf("FormatAll cut the diff: %q", out[len(out)-80:])
+	}
+	_, hunks, cutShort := Parse(out)
+	if cutShort || len(hunks) != 1 || len(hunks[0].Lines) != MaxLines+51 || hunks[0].Lines[MaxLines+50].Text != long {
+		t.Fatalf("cut %v, %d hunks", cutShort, len(hunks))
+	}
+	// Within the limits, the two agree.
+	small := Diff("a\nb\n", "a\nc\n", 3)
+	if FormatAll(small) != Format(small) {
+		t.Fatalf("FormatAll %q, Format %q", FormatAll(small), Format(small))
+	}
+}
+
 func TestWords(t *testing.T) {
 	a, b := Words("\tfor i := 0; i <= n; i++ {", "\tfor i := 0; i < n; i++ {")
 	if fmt.Sprint(a) != "[{\tfor i := 0; i  false} {<= true} { n; i++ { false}]" ||
