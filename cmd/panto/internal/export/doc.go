@@ -7,7 +7,12 @@
 // as an event line that says who wrote it (the block's source) and what it
 // did ("extension tools set section tools:guidance", "panto re-seed: …
 // replaced the system prompt", "… removed section env:environment"), with
-// its text.
+// its text, and the lines of the prompt it added and removed ("+1 −1
+// lines", of the prompt as the model reads it: promptlog.Render). One that
+// changed text that was there — removed lines, or a section updated in
+// place — also has "what changed in the prompt": the diff of the prompt
+// before and after it, folded in HTML (promptlog.Diff, as panto prompt
+// diff shows it).
 //
 // # HTML
 //

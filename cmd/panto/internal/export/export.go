@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/prices"
+	"github.com/panto-dev/panto/cmd/panto/internal/promptlog"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/linediff"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -55,6 +57,9 @@ type plan struct {
 	states []promptState
 	// changes are what each system entry did to the prompt.
 	changes map[int][]change
+	// diffs are what each system entry changed in the prompt as the
+	// model reads it (promptlog.Diff of the prompt before and after).
+	diffs map[int][]linediff.Hunk
 	// toolNames maps a tool_use id to the tool's name, for its result.
 	toolNames map[string]string
 	// pos maps an entry id to its position in log.Entries.
@@ -154,6 +159,19 @@ func (c change) note() string {
 	return ""
 }
 
+// lines says how many lines of the prompt the system entry at i added
+// and removed ("+1 −1 lines"), and whether it changed text that was
+// there — removed lines, or a section updated in place — so that its
+// diff says more than its text.
+func (p *plan) lines(i int) (string, bool) {
+	added, removed := promptlog.Counts(p.diffs[i])
+	changed := removed > 0
+	for _, ch := range p.changes[i] {
+		changed = changed || ch.kind == updated && added > 0
+	}
+	return fmt.Sprintf("+%d −%d lines", added, removed), changed
+}
+
 // hasKey reports whether the change's line names its key.
 func (c change) hasKey() bool { return c.kind >= replacedKeyed }
 
@@ -182,6 +200,7 @@ func newPlan(log *sessionlog.Log, opt Options) (*plan, error) {
 		forks:     map[int][]int{},
 		leftBy:    map[int][]int{},
 		changes:   map[int][]change{},
+		diffs:     map[int][]linediff.Hunk{},
 		toolNames: map[string]string{},
 	}
 	pos := make(map[string]int, n)
@@ -294,6 +313,7 @@ func (p *plan) derive() {
 			}
 			p.changes[i] = changesOf(before, m)
 			p.state[i] = intern(apply(before, m), i)
+			p.diffs[i] = promptlog.Diff(before, p.states[p.state[i]-1].blocks)
 		}
 	}
 }

@@ -74,24 +74,37 @@ func TestHTMLSession(t *testing.T) {
 	require.Equal(t, 9, distinct)
 
 	// Every system change, with its source and what it did.
-	for _, tc := range []struct{ id, line, text string }{
-		{"e-1", "project /home/ann/lexer/.panto/SYSTEM.md appended a block → prompt v1", "You are panto, a careful coding agent.\nWork in small, tested steps."},
-		{"e-5", "extension tools set section tools:guidance → prompt v3", "# Tools from the tools extension\n\n## read\n\nRead a file."},
-		{"e-6", "extension env set section env:environment → prompt v4", "cwd: /home/ann/lexer\ndate: 2026-03-14"},
-		{"e-10", "extension tools updated section tools:guidance in place → prompt v5", "# Tools from the tools extension\n\n## read\n\nRead a file.\n\n## bash\n\nRun a shell command."},
-		{"e-16", "panto: removed because extension env is not loaded removed section env:environment → prompt v6", ""},
-		{"e-20", "panto re-seed: project /home/ann/lexer/.panto/SYSTEM.md replaced the system prompt → prompt v7", "You are panto, a careful coding agent.\nWork in small, tested steps. Run go test before you answer."},
-		{"e-23", "extension tools set section tools:guidance → prompt v9", "# Tools from the tools extension\n\n## read\n\nRead a file.\n\n## bash\n\nRun a shell command."},
+	// Every system change, with its source, what it did and the lines
+	// it added and removed; one that changed lines that were there has
+	// the diff of the prompt folded after its text.
+	for _, tc := range []struct {
+		id, line, text string
+		diff           bool
+	}{
+		{"e-1", "project /home/ann/lexer/.panto/SYSTEM.md appended a block · +2 −0 lines → prompt v1", "You are panto, a careful coding agent.\nWork in small, tested steps.", false},
+		{"e-5", "extension tools set section tools:guidance · +8 −0 lines → prompt v3", "# Tools from the tools extension\n\n## read\n\nRead a file.", false},
+		{"e-6", "extension env set section env:environment · +5 −0 lines → prompt v4", "cwd: /home/ann/lexer\ndate: 2026-03-14", false},
+		{"e-10", "extension tools updated section tools:guidance in place · +4 −0 lines → prompt v5", "# Tools from the tools extension\n\n## read\n\nRead a file.\n\n## bash\n\nRun a shell command.", true},
+		{"e-16", "panto: removed because extension env is not loaded removed section env:environment · +0 −5 lines → prompt v6", "", true},
+		{"e-20", "panto re-seed: project /home/ann/lexer/.panto/SYSTEM.md replaced the system prompt · +1 −17 lines → prompt v7", "You are panto, a careful coding agent.\nWork in small, tested steps. Run go test before you answer.", true},
+		{"e-23", "extension tools set section tools:guidance · +12 −0 lines → prompt v9", "# Tools from the tools extension\n\n## read\n\nRead a file.\n\n## bash\n\nRun a shell command.", false},
 	} {
 		n := d.ids[tc.id]
 		require.NotNil(t, n, tc.id)
 		require.True(t, hasClass(n, "sys"), tc.id)
 		require.Contains(t, oneLine(n), tc.line, tc.id)
+		det := all(n, "details", "")
+		if tc.diff {
+			last := det[len(det)-1]
+			require.Contains(t, oneLine(last), "what changed in the prompt", tc.id)
+			require.Len(t, all(last, "pre", "diff"), 1, tc.id)
+			require.False(t, hasAttr(last, "open"), tc.id)
+			det = det[:len(det)-1]
+		}
 		if tc.text == "" {
-			require.Empty(t, all(n, "details", ""), tc.id)
+			require.Empty(t, det, tc.id)
 			continue
 		}
-		det := all(n, "details", "")
 		require.Len(t, det, 1, tc.id)
 		require.False(t, hasAttr(det[0], "open"), tc.id)
 		require.Equal(t, tc.text, text(all(det[0], "pre", "")[0]), tc.id)
@@ -421,10 +434,11 @@ func TestMarkdownSession(t *testing.T) {
 		"### assistant · 16:05",
 	}, heads)
 	for _, s := range []string{
-		"> **system** · 09:26 · **extension tools** set section `tools:guidance`\n>\n> ```text\n> # Tools from the tools extension\n>\n> ## read\n>\n> Read a file.\n> ```\n",
-		"> **system** · 10:02 · **extension tools** updated section `tools:guidance` in place\n",
-		"> **system** · 14:30 · **panto: removed because extension env is not loaded** removed section `env:environment`\n\n",
-		"> **system** · 16:05 · **panto re-seed: project /home/ann/lexer/.panto/SYSTEM.md** replaced the system prompt\n",
+		"> **system** · 09:26 · **extension tools** set section `tools:guidance` · +8 −0 lines\n>\n> ```text\n> # Tools from the tools extension\n>\n> ## read\n>\n> Read a file.\n> ```\n",
+		"> **system** · 10:02 · **extension tools** updated section `tools:guidance` in place · +4 −0 lines\n",
+		"> **system** · 14:30 · **panto: removed because extension env is not loaded** removed section `env:environment` · +0 −5 lines\n\n" +
+			"> what changed in the prompt:\n>\n> ```diff\n>   16  ## bash\n>   17  \n>   18  Run a shell command.\n> - 19  \n> - 20  ---\n> - 21  \n> - 22  cwd: /home/ann/lexer\n> - 23  date: 2026-03-14\n> ```\n",
+		"> **system** · 16:05 · **panto re-seed: project /home/ann/lexer/.panto/SYSTEM.md** replaced the system prompt · +1 −17 lines\n",
 		"**tool call** `read` · `toolu_01`\n\n```json\n{\n  \"path\": \"lexer/lexer_test.go\"\n}\n```\n",
 		"**result** of `bash` · `toolu_02` · **error**\n\n```text\n--- FAIL",
 		"**thinking**\n\n```text\nThe heredoc branch",
@@ -513,8 +527,8 @@ func TestEdges(t *testing.T) {
 	checkLinks(t, d)
 	require.Equal(t, 2, checkPrompts(t, l, d, l.Leaf().ID))
 	require.Contains(t, oneLine(d.ids["prompt-1"]), "(empty: no system prompt)")
-	require.Contains(t, oneLine(d.ids["e-2"]), "extension x removed section k (it was not in the prompt: no change) → prompt v1")
-	require.Contains(t, oneLine(d.ids["e-3"]), "(source not recorded) replaced the system prompt → prompt v2")
+	require.Contains(t, oneLine(d.ids["e-2"]), "extension x removed section k (it was not in the prompt: no change) · +0 −0 lines → prompt v1")
+	require.Contains(t, oneLine(d.ids["e-3"]), "(source not recorded) replaced the system prompt · +0 −0 lines → prompt v2")
 }
 
 var errWrite = errors.New("disk full")

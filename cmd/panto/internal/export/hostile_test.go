@@ -94,6 +94,22 @@ func TestHTMLEscapes(t *testing.T) {
 	require.Equal(t, hostile, text(all(d.ids["e-18"], "div", "t")[0]))
 	require.Contains(t, text(d.ids["e-19"]), "leaving entry "+hostile+" (not in this log)")
 	for _, pre := range all(d.root, "pre", "") {
+		if hasClass(pre, "diff") {
+			// A diff's lines are spans, their changed words ins or del.
+			var walk func(n *html.Node)
+			walk = func(n *html.Node) {
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode {
+						require.Contains(t, []string{"span", "ins", "del"}, c.Data, "a diff holds only its lines")
+						walk(c)
+					} else {
+						require.Equal(t, html.TextNode, c.Type, "a diff holds only its lines")
+					}
+				}
+			}
+			walk(pre)
+			continue
+		}
 		for c := pre.FirstChild; c != nil; c = c.NextSibling {
 			require.Equal(t, html.TextNode, c.Type, "a <pre> holds only text")
 		}

@@ -404,7 +404,8 @@ func (p *plan) htmlSystem(h *htmlWriter, i int, meta, permalink func()) {
 	h.m(`<div class="ev sys" id="e-`)
 	h.num(entryNumber(i))
 	h.m("\">\n")
-	for _, ch := range p.changes[i] {
+	counts, changed := p.lines(i)
+	for k, ch := range p.changes[i] {
 		line := func() {
 			h.m("system")
 			meta()
@@ -420,6 +421,11 @@ func (p *plan) htmlSystem(h *htmlWriter, i int, meta, permalink func()) {
 			if n := ch.note(); n != "" {
 				h.m(" ")
 				h.text(n)
+			}
+			if k == 0 {
+				h.m(` · <span class="lines">`)
+				h.text(counts)
+				h.m("</span>")
 			}
 			h.m(" ")
 			h.link("p", "prompt-", p.state[i])
@@ -438,6 +444,11 @@ func (p *plan) htmlSystem(h *htmlWriter, i int, meta, permalink func()) {
 		line()
 		h.m("</summary>")
 		h.pre(ch.text)
+		h.m("</details>\n")
+	}
+	if changed {
+		h.m("<details><summary>what changed in the prompt</summary>")
+		htmlDiff(h, p.diffs[i], false)
 		h.m("</details>\n")
 	}
 	h.m("</div>\n")

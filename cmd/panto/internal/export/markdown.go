@@ -138,7 +138,8 @@ func (m *mdWriter) entry(i int, c *clock) {
 	}
 	switch msg := e.Message; {
 	case msg != nil && msg.Role == conversation.RoleSystem:
-		for _, ch := range p.changes[i] {
+		counts, changed := p.lines(i)
+		for k, ch := range p.changes[i] {
 			line := "**system**"
 			if t != "" {
 				line += " · " + t
@@ -150,12 +151,18 @@ func (m *mdWriter) entry(i int, c *clock) {
 			if n := ch.note(); n != "" {
 				line += " " + n
 			}
+			if k == 0 {
+				line += " · " + counts
+			}
 			line += suffix
 			if ch.text == "" {
 				m.para(quote(line))
 			} else {
 				m.para(quote(line + "\n\n" + fence(ch.text, "text")))
 			}
+		}
+		if changed {
+			m.para(quote("what changed in the prompt:\n\n" + mdDiff(p.diffs[i], false)))
 		}
 	case msg != nil:
 		head := "### " + string(msg.Role)
