@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
@@ -67,7 +69,7 @@ func promptHistoryCommands(e *env, root *options) []*cobra.Command {
 		},
 	}
 	lf := logCmd.Flags()
-	lo.sessionFlags(lf)
+	historyFlags(lf, &lo)
 	lf.BoolVar(&all, "all", false, "every branch's changes, each once, not only the current branch's")
 	lf.BoolVar(&asJSON, "json", false, `one JSON object a line per change: {"entry", "parent", "time", "message", "source", "who", "mode", "key", "removal", "blocks", "change", "added", "removed", "on_path", "provider", "invalidated_tokens"}`)
 
@@ -103,14 +105,23 @@ func promptHistoryCommands(e *env, root *options) []*cobra.Command {
 			return runPromptDiff(e, path, args[0], b)
 		},
 	}
-	do.sessionFlags(diffCmd.Flags())
+	historyFlags(diffCmd.Flags(), &do)
 	return []*cobra.Command{logCmd, diffCmd}
+}
+
+// historyFlags registers the flags that pick the session whose history
+// is read: those of panto prompt, in words for a log that is only read.
+func historyFlags(fs *pflag.FlagSet, o *options) {
+	fs.StringVar(&o.session, "session", "", "read the session log `FILE`")
+	fs.BoolVarP(&o.continueLast, "continue", "c", false, "this directory's most recent session (the default)")
+	fs.StringVar(&o.resume, "resume", "", "the session with this `ID` (or a unique prefix)")
 }
 
 // historyLog is the log the session flags name; this directory's latest
 // without one. It is only read.
 func historyLog(e *env, o *options) (string, error) {
-	if o.session == "" && o.resume == "" {
+	implicit := o.session == "" && o.resume == "" && !o.continueLast
+	if implicit {
 		o.continueLast = true
 	}
 	a, err := app.Load(e.appEnv(e.tell), o.appFlags())
@@ -119,6 +130,9 @@ func historyLog(e *env, o *options) (string, error) {
 	}
 	defer a.Close()
 	path, _, err := a.Store().Pick(o.pick(), time.Now())
+	if implicit && errors.Is(err, app.ErrNothingToContinue) {
+		return "", fmt.Errorf("no session in %s to read: give one with --session FILE or --resume ID", e.cwd)
+	}
 	return path, err
 }
 

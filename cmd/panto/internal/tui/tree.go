@@ -14,6 +14,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/describe"
+	"github.com/panto-dev/panto/cmd/panto/internal/promptlog"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/treeview"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/editor"
@@ -21,6 +22,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/internal/linediff"
 )
 
 // The session tree: /tree, /label (and /fork, /resume in sessions.go).
@@ -148,19 +150,47 @@ func treeItem(r treeview.Row) picker.Item {
 }
 
 // wantPrompt asks for the prompt as of the row under the cursor, when it
-// is not known yet.
+// is not known yet; for a change of the prompt, the prompt as of the row
+// above it too, for what changed here.
 func (nav *treeNav) wantPrompt(m *Model) tea.Cmd {
 	it, ok := nav.pk.Selected()
-	if !ok || nav.rows[it.Value].Kind == treeview.KindElided || nav.asked[it.Value] {
+	row := nav.rows[it.Value]
+	if !ok || row.Kind == treeview.KindElided {
 		return nil
 	}
-	id := it.Value
+	cmds := []tea.Cmd{nav.ask(m, row.ID)}
+	if row.Kind == treeview.KindSystem && row.Parent != "" {
+		cmds = append(cmds, nav.ask(m, row.Parent))
+	}
+	return tea.Batch(cmds...)
+}
+
+// ask reads the prompt as of the entry id, once.
+func (nav *treeNav) ask(m *Model, id string) tea.Cmd {
+	if nav.asked[id] {
+		return nil
+	}
 	nav.asked[id] = true
 	sess := m.sess
 	return func() tea.Msg {
 		blocks, err := sess.PromptAt(id)
 		return promptAtMsg{id: id, blocks: blocks, err: err}
 	}
+}
+
+// changedHere is the diff of the prompt a row of changes made: the
+// prompt as of the row above it (none above the first row) against the
+// prompt as of the row. ok is false while that is not known yet.
+func (nav *treeNav) changedHere(row treeview.Row, after []conversation.SystemText) (hunks []linediff.Hunk, ok bool) {
+	var before []conversation.SystemText
+	if row.Parent != "" {
+		p, known := nav.prompts[row.Parent]
+		if !known || p.err != nil {
+			return nil, false
+		}
+		before = p.blocks
+	}
+	return promptlog.Diff(before, after), true
 }
 
 func (m *Model) promptAt(msg promptAtMsg) tea.Cmd {
@@ -304,6 +334,15 @@ func (nav *treeNav) preview(m *Model, id string, width, height int) []string {
 	if since != "" {
 		for _, l := range strings.Split(ansi.Wrap(since, max(10, width), ""), "\n") {
 			out = append(out, th.Warn.Render(l))
+		}
+	}
+	if row.Kind == treeview.KindSystem {
+		// What changed here: the diff of the prompt this row made.
+		if hunks, ok := nav.changedHere(row, p.blocks); ok && len(hunks) > 0 {
+			added, removed := promptlog.Counts(hunks)
+			out = append(out, th.Bold.Render(ansi.Truncate(fmt.Sprintf("what changed here: +%d −%d lines", added, removed), width, "…")))
+			out = append(out, transcript.DrawHunks(th, hunks, width)...)
+			out = append(out, "")
 		}
 	}
 	out = append(out, promptLines(th, p.blocks, width, m.prompts.long)...)

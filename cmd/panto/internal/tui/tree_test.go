@@ -403,3 +403,28 @@ func paneReady(h *harness) func() bool {
 		return strings.Contains(s, "as of ") && !strings.Contains(s, "reading the prompt")
 	}
 }
+
+// On a change of the prompt, the pane says what changed here: the diff
+// of the prompt as of the row above against the prompt the row made.
+func TestTreePaneShowsWhatChangedHere(t *testing.T) {
+	t.Parallel()
+	model := &parrot{}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	s := realSession(t, model, path)
+	runTurn(t, s, "one")
+	s = recordAs(t, s, model, path, "persona", conversation.ModeReplace, "You are a pirate.")
+	runTurn(t, s, "two")
+	h := treeHarness(t, s, altScreen)
+	h.typ("/tree")
+	h.enter()
+	h.wait(paneReady(h), "the pane")
+	require.NotContains(t, h.screen(), "what changed here", "a reply changed nothing")
+
+	h.key(key("up")) // › two
+	h.key(key("up")) // ⚙ persona
+	h.wait(func() bool { return strings.Contains(h.screen(), "what changed here") }, "what changed here")
+	scr := h.screen()
+	require.Contains(t, scr, "what changed here: +1 −1 lines")
+	require.Contains(t, scr, "- seed")
+	require.Contains(t, scr, "+ You are a pirate.")
+}

@@ -44,6 +44,13 @@ func drawHunks(th *theme.Theme, hunks []linediff.Hunk, cutShort bool, width int)
 	return out
 }
 
+// DrawHunks draws hunks as an edit's diff is drawn (drawHunks), for a
+// diff of another text: the /tree pane's "what changed here" in the
+// system prompt.
+func DrawHunks(th *theme.Theme, hunks []linediff.Hunk, width int) []string {
+	return drawHunks(th, hunks, false, width)
+}
+
 // drawNewFile draws a new file's content as added lines, numbered from 1.
 func drawNewFile(th *theme.Theme, content string, width int) []string {
 	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
