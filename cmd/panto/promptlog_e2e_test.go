@@ -98,3 +98,51 @@ CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (the 
 	require.Equal(t, 2, r.code, r.stderr)
 	require.Contains(t, r.stderr, "want A and B")
 }
+
+// On a log that real runs wrote (Anthropic, the sysprompt extension's
+// append, a branch taken before it with --from): without a session flag
+// the directory's latest session is read; the extension's change has a
+// cache estimate, the seed none; the diff shows the appended block.
+func TestPromptLogOfRealRuns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write(filepath.Join(h.projectDir(), "SYSTEM.md"), "Be brief.")
+	fake := newFake(t, anthropicText("a1"), anthropicText("a2"), anthropicText("a3"))
+	h.env["ANTHROPIC_API_KEY"] = "k"
+	args := func(more ...string) []string {
+		return append([]string{"--provider", "anthropic", "--base-url", fake.srv.URL, "--extension", filepath.Join(pluginDir, "sysprompt")}, more...)
+	}
+	h.ok(args("-p", "u1")...)
+	h.ok(args("-c", "-p", "/system-append Answer in French.")...)
+	h.ok(args("-c", "-p", "u2")...)
+	ids := entryIDs(t, h.sessionFiles()[0])
+	h.ok(args("-c", "--from", ids["a1"], "-p", "u3")...) // a branch from before the append
+
+	out := h.ok("prompt", "log", "--json", "--all").stdout
+	var changes []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		changes = append(changes, m)
+	}
+	var appended map[string]any
+	for _, c := range changes {
+		require.Equal(t, "anthropic", c["provider"], c)
+		if c["source"] == "extension sysprompt" {
+			appended = c
+		}
+	}
+	require.NotNil(t, appended, out)
+	require.Equal(t, false, appended["on_path"], "the current branch was taken before it")
+	require.Equal(t, "append", appended["mode"])
+	require.Greater(t, appended["invalidated_tokens"].(float64), 0.0, "u1 and a1 were sent before it")
+	require.Equal(t, 0.0, changes[0]["invalidated_tokens"], "nothing was sent before the seed")
+	require.Equal(t, true, changes[0]["on_path"])
+
+	// The current branch does not have it; the diff from it to the
+	// current leaf takes it away.
+	require.NotContains(t, h.ok("prompt", "log").stdout, "extension sysprompt")
+	out = h.ok("prompt", "diff", appended["entry"].(string)).stdout
+	require.Contains(t, out, "\n-Answer in French.\n", out)
+	require.NotContains(t, out, "+Answer in French.")
+}

@@ -80,15 +80,49 @@ func PromptLog(path string, all bool) ([]LoggedChange, error) {
 	return out, nil
 }
 
-// pathChanges are the changes of the prompt on the chain to id.
+// pathChanges are the changes of the prompt on the chain to id. It
+// decodes the system messages, model changes, compactions and branch
+// summaries of the chain, and its other messages only when a request
+// went to Anthropic (for the estimate of the cache): the other messages
+// are counted, never read.
 func pathChanges(tree *sessionlog.Tree, id string) ([]promptlog.Change, error) {
 	chain, err := tree.Chain(id)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := tree.Entries(chain...)
+	entries := make([]sessionlog.Entry, len(chain))
+	var want []string
+	var at []int
+	for k, c := range chain {
+		n, err := tree.Node(c)
+		if err != nil {
+			return nil, err
+		}
+		entries[k] = sessionlog.Entry{Type: n.Type, ID: c, ParentID: n.ParentID}
+		switch n.Type {
+		case sessionlog.TypeModelChange, sessionlog.TypeCompaction, sessionlog.TypeBranchSummary:
+		case sessionlog.TypeMessage:
+			if n.Role != conversation.RoleSystem && n.Role != "" {
+				continue
+			}
+		default:
+			continue
+		}
+		want, at = append(want, c), append(at, k)
+	}
+	decoded, err := tree.Entries(want...)
 	if err != nil {
 		return nil, err
+	}
+	cached := false
+	for k, e := range decoded {
+		entries[at[k]] = e
+		cached = cached || e.ModelChange != nil && e.ModelChange.Provider == promptlog.Anthropic
+	}
+	if cached {
+		if entries, err = tree.Entries(chain...); err != nil {
+			return nil, err
+		}
 	}
 	return promptlog.Path(entries), nil
 }

@@ -189,7 +189,10 @@ type counted struct {
 // Tree.Entries of Tree.Chain gives). The messages' tokens are estimated
 // with package tokens, the request's messages as the host builds them (a
 // compaction's summary and the messages it kept; a branch summary where
-// it stands).
+// it stands). A message entry left undecoded (Message nil) counts as a
+// message with no tokens: a caller that needs no estimate (no request
+// went to Anthropic) decodes only the system messages and the entries of
+// other types.
 func Path(entries []sessionlog.Entry) []Change {
 	var out []Change
 	var prompt []conversation.SystemText
@@ -211,7 +214,9 @@ func Path(entries []sessionlog.Entry) []Change {
 			req = append([]counted{{"", tokens.Message(conversation.UserText(summaryPrefix + e.Compaction.Summary))}}, kept...)
 		case e.Type == sessionlog.TypeBranchSummary && e.BranchSummary != nil:
 			req = append(req, counted{"", tokens.Message(conversation.UserText(branchSummaryPrefix + e.BranchSummary.Summary))})
-		case e.Type == sessionlog.TypeMessage && e.Message != nil:
+		case e.Type == sessionlog.TypeMessage && e.Message == nil:
+			messages++ // left undecoded: counted, no tokens (see Path)
+		case e.Type == sessionlog.TypeMessage:
 			messages++
 			m := e.Message
 			if m.Role != conversation.RoleSystem {
