@@ -150,10 +150,10 @@ func PromptDiff(path, a, b string) (from, to PromptPoint, hunks []linediff.Hunk,
 		return from, to, nil, err
 	}
 	if from, err = promptPoint(tree, a); err != nil {
-		return from, to, nil, fmt.Errorf("A %w", err)
+		return from, to, nil, fmt.Errorf("point A %w", err)
 	}
 	if to, err = promptPoint(tree, b); err != nil {
-		return from, to, nil, fmt.Errorf("B %w", err)
+		return from, to, nil, fmt.Errorf("point B %w", err)
 	}
 	return from, to, promptlog.Diff(from.Blocks, to.Blocks), nil
 }

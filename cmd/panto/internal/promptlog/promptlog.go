@@ -159,11 +159,16 @@ type Change struct {
 	// one after it, for the changes a session records before its first).
 	Provider string
 	// Invalidated estimates the tokens of the Anthropic prompt cache the
-	// change invalidated: the system prompt as it was from the first
-	// changed block on (FirstChanged) and the messages a request sent
-	// just before the change, which follow the system prompt in the
-	// cached prefix. 0 when nothing had been sent yet. Meaningful only
-	// when Cached.
+	// change invalidated. The cache holds what the last request before
+	// it sent — the system prompt, then that request's messages — and a
+	// request reads from it the longest prefix that is unchanged. So a
+	// change invalidates the blocks of that cached prompt from the first
+	// it changed on, and, when the prompt was still as that request sent
+	// it, that request's messages, which follow it. Changes between two
+	// requests share what the next one misses: each counts only what was
+	// still valid before it. 0 before the first request (nothing was
+	// cached), and for what a compaction had invalidated already.
+	// Meaningful only when Cached.
 	Invalidated int
 	// Cached is set when Provider is Anthropic: Invalidated is an
 	// estimate of a cache that provider keeps.
@@ -197,7 +202,12 @@ func Path(entries []sessionlog.Entry) []Change {
 	var out []Change
 	var prompt []conversation.SystemText
 	var req []counted
-	provider, replied, messages := "", false, 0
+	provider, messages := "", 0
+	// What the cache holds: the prompt and the messages' tokens of the
+	// last request (sent, for each reply); msgsValid while the prompt is
+	// still as it sent it, and no compaction came after.
+	var cachedPrompt []conversation.SystemText
+	cachedMsgs, sent, msgsValid := 0, false, false
 	for i := range entries {
 		e := &entries[i]
 		switch {
@@ -212,6 +222,7 @@ func Path(entries []sessionlog.Entry) []Change {
 				}
 			}
 			req = append([]counted{{"", tokens.Message(conversation.UserText(summaryPrefix + e.Compaction.Summary))}}, kept...)
+			msgsValid = false // the next request's messages start another way
 		case e.Type == sessionlog.TypeBranchSummary && e.BranchSummary != nil:
 			req = append(req, counted{"", tokens.Message(conversation.UserText(branchSummaryPrefix + e.BranchSummary.Summary))})
 		case e.Type == sessionlog.TypeMessage && e.Message == nil:
@@ -221,7 +232,11 @@ func Path(entries []sessionlog.Entry) []Change {
 			m := e.Message
 			if m.Role != conversation.RoleSystem {
 				if m.Role == conversation.RoleAssistant {
-					replied = true
+					// A reply: the request before it was sent, and cached.
+					cachedPrompt, cachedMsgs, sent, msgsValid = prompt, 0, true, true
+					for _, r := range req {
+						cachedMsgs += r.n
+					}
 				}
 				req = append(req, counted{e.ID, tokens.Message(*m)})
 				continue
@@ -244,11 +259,16 @@ func Path(entries []sessionlog.Entry) []Change {
 				c.Mode = conversation.ModeAppend
 			}
 			c.Added, c.Removed = Counts(Diff(prompt, after))
-			if replied && c.Added+c.Removed > 0 {
-				first := FirstChanged(prompt, after)
-				c.Invalidated = tokens.Text(Render(prompt[first:]))
-				for _, r := range req {
-					c.Invalidated += r.n
+			if sent {
+				// The cached prompt's blocks still valid before and after.
+				before, now := FirstChanged(cachedPrompt, prompt), FirstChanged(cachedPrompt, after)
+				if now < before {
+					c.Invalidated = tokens.Text(Render(cachedPrompt[now:before]))
+				}
+				same := now == len(cachedPrompt) && len(after) == len(cachedPrompt)
+				if msgsValid && !same {
+					c.Invalidated += cachedMsgs
+					msgsValid = false
 				}
 			}
 			out = append(out, c)
