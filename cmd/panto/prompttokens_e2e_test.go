@@ -58,7 +58,8 @@ func TestPromptTokens(t *testing.T) {
 	r = h.ok("prompt", "--tokens", "-c", "--extension", tools)
 	require.Contains(t, r.stdout, "user messages")
 	require.Contains(t, r.stdout, "assistant replies")
-	require.Contains(t, r.stdout, "no request recorded", "a log without usage has no real count")
+	require.Contains(t, r.stdout, "input tokens as echo counted them", "the log records each reply's usage; echo counts too")
+	require.Contains(t, r.stdout, "≈ SHARE OF THE REAL")
 
 	// The usage of the last request, as recorded: Anthropic's counts
 	// (the cache apart) add up to its input.
