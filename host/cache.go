@@ -31,8 +31,8 @@ const DefaultCacheWarnTokens = 10000
 // the provider's prompt cache.
 type CacheRisk struct {
 	// Tokens estimates the cached tokens the change would invalidate:
-	// the system prompt and the conversation as the next request sends
-	// them (tokens.Messages); 0 when nothing is likely cached (no reply
+	// the tools, the system prompt and the conversation as the next
+	// request sends them (internal/tokens); 0 when nothing is likely cached (no reply
 	// on this branch within CacheTTL, or a provider with no cache).
 	Tokens int
 	// LastReply is when the branch's last reply came; zero when none.
@@ -64,6 +64,13 @@ func (s *Session) CacheRisk() CacheRisk {
 	// run's, so recent.
 	if last.IsZero() || time.Since(last) < CacheTTL {
 		r.Tokens = tokens.Messages(msgs)
+		if s.tools != nil {
+			// Sent before the system prompt, and cached with it under
+			// its mark: invalidated too.
+			for _, t := range s.tools.Tools() {
+				r.Tokens += tokens.Tool(t.Name, t.Description, t.Parameters)
+			}
+		}
 	}
 	return r
 }
@@ -94,7 +101,7 @@ func (s *Session) warnCacheLocked(by string, msgs []conversation.Message) {
 		return
 	}
 	s.cacheWarned.Store(true)
-	s.notice(NoticeWarning, fmt.Sprintf("%s: that invalidates about %s cached tokens (the system prompt and the conversation after it), which the next request sends uncached and the provider caches again",
+	s.notice(NoticeWarning, fmt.Sprintf("%s: that invalidates about %s cached tokens (the tools, the system prompt and the conversation), which the next request sends uncached and the provider caches again",
 		what, kTokens(r.Tokens)))
 }
 
