@@ -20,6 +20,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/sessionlog"
 )
 
@@ -130,20 +131,13 @@ func runPromptPermissions(ctx context.Context, e *env, o *options, at string, as
 		fmt.Fprintln(e.stdout, text)
 		return nil
 	}
-	sess, err := a.OpenReadOnly(ctx, path)
-	if err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	events := sess.Subscribe(context.WithoutCancel(ctx))
-	go func() {
-		defer close(done)
-		lineloop.ShowNotices(e.stderr, events)
-	}()
-	st, _, _ := sess.PermissionState()
-	text := app.DescribePermissions(sess)
-	err = sess.Close(ctx)
-	<-done
+	var st sessionlog.Permissions
+	var text string
+	err = inMemory(ctx, e, a, path, func(sess *host.Session) error {
+		st, _, _ = sess.PermissionState()
+		text = app.DescribePermissions(sess)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -175,20 +169,11 @@ func runPrompt(ctx context.Context, e *env, o *options, at string, asJSON, showT
 	default:
 		// What the next request would carry: a session opened as a run
 		// would open it, in memory.
-		sess, err := a.OpenReadOnly(ctx, path)
-		if err != nil {
-			return err
-		}
-		done := make(chan struct{})
-		events := sess.Subscribe(context.WithoutCancel(ctx)) // read to its end: Close ends it
-		go func() {
-			defer close(done)
-			lineloop.ShowNotices(e.stderr, events)
-		}()
-		blocks = app.BlocksOf(sess.EffectiveSystem())
-		tools = sess.Tools()
-		err = sess.Close(ctx)
-		<-done
+		err := inMemory(ctx, e, a, path, func(sess *host.Session) error {
+			blocks = app.BlocksOf(sess.EffectiveSystem())
+			tools = sess.Tools()
+			return nil
+		})
 		if err != nil {
 			return err
 		}
@@ -472,4 +457,28 @@ func completeSessionIDs(e *env) func(*cobra.Command, []string, string) ([]string
 		}
 		return app.NewStore(dirs, nil).IDs(prefix), cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// inMemory opens, in memory, the session a run would open from the log
+// at path ("" for a fresh one; app.OpenReadOnly), runs fn on it while
+// its notices go to stderr, and closes it: fn's error first, then
+// Close's.
+func inMemory(ctx context.Context, e *env, a *app.App, path string, fn func(*host.Session) error) error {
+	sess, err := a.OpenReadOnly(ctx, path)
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	events := sess.Subscribe(context.WithoutCancel(ctx)) // read to its end: Close ends it
+	go func() {
+		defer close(done)
+		lineloop.ShowNotices(e.stderr, events)
+	}()
+	ferr := fn(sess)
+	err = sess.Close(ctx)
+	<-done
+	if ferr != nil {
+		return ferr
+	}
+	return err
 }

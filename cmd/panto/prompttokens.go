@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/contextview"
-	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
+	"github.com/panto-dev/panto/host"
 )
 
 // runPromptTokens is panto prompt --tokens: where the tokens of the next
@@ -20,22 +20,11 @@ func runPromptTokens(ctx context.Context, e *env, o *options, asJSON bool) error
 		return err
 	}
 	defer a.Close()
-	sess, err := a.OpenReadOnly(ctx, path)
-	if err != nil {
+	var b contextview.Breakdown
+	err = inMemory(ctx, e, a, path, func(sess *host.Session) (err error) {
+		b, err = contextview.Of(sess, path, nil)
 		return err
-	}
-	done := make(chan struct{})
-	events := sess.Subscribe(context.WithoutCancel(ctx)) // read to its end: Close ends it
-	go func() {
-		defer close(done)
-		lineloop.ShowNotices(e.stderr, events)
-	}()
-	b, berr := contextview.Of(sess, path, nil)
-	err = sess.Close(ctx)
-	<-done
-	if berr != nil {
-		return berr
-	}
+	})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
-	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/provider"
 )
@@ -103,33 +102,22 @@ func runNextRequest(ctx context.Context, e *env, o *options, at, wire string) er
 		return err
 	}
 	defer a.Close()
-	sess, err := a.OpenReadOnly(ctx, path)
-	if err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	events := sess.Subscribe(context.WithoutCancel(ctx))
-	go func() {
-		defer close(done)
-		lineloop.ShowNotices(e.stderr, events)
-	}()
 	var r host.Replay
-	if at != "" {
-		id, err := app.ResolveAt(path, at)
-		if err == nil && id != "" {
-			if _, err = sess.MoveTo(ctx, id, host.MoveOptions{}); errors.Is(err, host.ErrAlreadyThere) {
-				err = nil
+	err = inMemory(ctx, e, a, path, func(sess *host.Session) error {
+		if at != "" {
+			id, err := app.ResolveAt(path, at)
+			if err == nil && id != "" {
+				if _, err = sess.MoveTo(ctx, id, host.MoveOptions{}); errors.Is(err, host.ErrAlreadyThere) {
+					err = nil
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("--at %s --next: %w", at, err)
 			}
 		}
-		if err != nil {
-			sess.Close(ctx)
-			<-done
-			return fmt.Errorf("--at %s --next: %w", at, err)
-		}
-	}
-	r.Request = sess.NextRequest(ctx)
-	err = sess.Close(ctx)
-	<-done
+		r.Request = sess.NextRequest(ctx)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
