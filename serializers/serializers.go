@@ -40,6 +40,23 @@ type Request struct {
 	ThinkingBudget int
 	// Temperature, when not nil, is sent as is.
 	Temperature *float64
+	// Cache asks the provider to cache the request's prefix. The zero
+	// value asks for nothing: no marks, no key.
+	Cache Cache
+}
+
+// Cache says how a request asks for prompt caching. Everything in it is
+// part of the request's bytes, so a request rebuilt from the same values
+// is encoded the same.
+type Cache struct {
+	// Mark puts cache breakpoints in the request where the wire has them
+	// (Anthropic's cache_control; see the anthropic package for where).
+	// OpenAI's wire has none: it caches every prefix by itself.
+	Mark bool
+	// Key groups requests that share a prefix (OpenAI's
+	// prompt_cache_key; the host uses the session id). Sent only where
+	// the encoder's options say the server takes it; empty sends none.
+	Key string
 }
 
 // Tool describes one tool offered to the model.

@@ -8,7 +8,10 @@
 // conversation.EffectiveSystem (never by a rule of its own), strips each
 // surviving block's trailing newlines and joins the blocks with
 // SystemSeparator into the top-level "system" string, as the design doc
-// (§1.3, §1.4) says. System messages never appear in "messages".
+// (§1.3, §1.4) says. System messages never appear in "messages". A
+// request that asks for prompt caching (Request.Cache.Mark) sends the same
+// text as one text block marked with cache_control, and marks the newest
+// message too (cache.go).
 //
 // Two API versions are known, DefaultVersion (2023-06-01) and
 // Version20261021; Options.Version says which one a body is for, and the

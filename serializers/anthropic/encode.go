@@ -58,6 +58,12 @@ type Options struct {
 // message, tool results first, and empty text blocks are dropped, as are
 // messages left with nothing to send.
 //
+// With req.Cache.Mark set, the system prompt is sent as an array of one
+// text block, and it and up to two message blocks carry cache_control
+// breakpoints (see cache.go for which); req.Cache.Key is not part of this
+// wire. The marks depend on req alone, so the same request gives the same
+// bytes.
+//
 // Errors name the operation and, for a message, its index in
 // req.Messages: "anthropic: encode request: message 12: ...".
 func EncodeRequest(req serializers.Request, opts Options) ([]byte, error) {
@@ -106,8 +112,12 @@ func encodeRequest(b []byte, req *serializers.Request, opts Options) ([]byte, er
 	b = appendString(b, req.Model)
 	b = appendKey(b, "max_tokens", false)
 	b = appendInt(b, maxTokens)
-	b = appendSystem(b, conversation.EffectiveSystem(req.Messages))
-	b, err := appendMessages(b, req.Messages)
+	m := noMarks
+	if req.Cache.Mark {
+		m = planMarks(req.Messages)
+	}
+	b = appendSystem(b, conversation.EffectiveSystem(req.Messages), req.Cache.Mark)
+	b, err := appendMessages(b, req.Messages, m)
 	if err != nil {
 		return nil, err
 	}
@@ -156,24 +166,35 @@ func sizeHint(req serializers.Request) int {
 }
 
 // appendSystem appends the "system" field for the derived blocks, or
-// nothing when no block has text left.
-func appendSystem(b []byte, blocks []conversation.SystemText) []byte {
+// nothing when no block has text left. With mark set it is an array of
+// one text block that carries a cache breakpoint (a string cannot), the
+// same text either way.
+func appendSystem(b []byte, blocks []conversation.SystemText, mark bool) []byte {
 	wrote := false
 	for _, blk := range blocks {
 		text := trimTrailingNewlines(blk.Text)
 		if text == "" {
 			continue
 		}
-		if wrote {
+		switch {
+		case wrote:
 			b = appendEscaped(b, SystemSeparator)
-		} else {
+		case mark:
+			b = appendKey(b, "system", false)
+			b = append(b, `[{"type":"text","text":"`...)
+		default:
 			b = appendKey(b, "system", false)
 			b = append(b, '"')
-			wrote = true
 		}
+		wrote = true
 		b = appendEscaped(b, text)
 	}
-	if wrote {
+	switch {
+	case wrote && mark:
+		b = append(b, '"')
+		b = append(b, cacheControl...)
+		b = append(b, '}', ']')
+	case wrote:
 		b = append(b, '"')
 	}
 	return b
@@ -230,95 +251,126 @@ func hasSendable(m *conversation.Message) bool {
 	return false
 }
 
-// appendMessages appends the "messages" field. It walks msgs once,
-// validating each message, and cuts the walk into runs of messages that
-// share a wire role; each run becomes one wire message. System messages and
-// messages with nothing to send do not end a run.
-func appendMessages(b []byte, msgs []conversation.Message) ([]byte, error) {
+// appendMessages appends the "messages" field, the blocks m names
+// marked as cache breakpoints.
+func appendMessages(b []byte, msgs []conversation.Message, m marks) ([]byte, error) {
 	b = appendKey(b, "messages", false)
 	b = append(b, '[')
+	w := blockWriter{b: b, marks: m}
 	first := true
+	err := eachRun(msgs, true, func(start, end int, role string) error {
+		if !first {
+			w.b = append(w.b, ',')
+		}
+		first = false
+		w.b = append(w.b, `{"role":"`...)
+		w.b = append(w.b, role...)
+		w.b = append(w.b, `","content":[`...)
+		w.n = 0
+		if err := eachRunBlock(msgs, start, end, role, w.write); err != nil {
+			return err
+		}
+		w.b = append(w.b, ']', '}')
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(w.b, ']'), nil
+}
+
+// blockWriter appends the blocks of the wire messages, counting them so
+// the marked ones get their breakpoint.
+type blockWriter struct {
+	b     []byte
+	marks marks
+	n     int // blocks written in the current wire message, for the commas
+	seq   int // blocks written in all wire messages
+}
+
+func (w *blockWriter) write(i, j int, blk *conversation.Block) error {
+	if w.n > 0 {
+		w.b = append(w.b, ',')
+	}
+	b, err := appendBlock(w.b, blk)
+	if err != nil {
+		return fmt.Errorf("message %d: content[%d]: %w", i, j, err)
+	}
+	if w.marks.has(w.seq) {
+		// Every block ends with the '}' of its object: the breakpoint goes
+		// before it.
+		b = append(b[:len(b)-1], cacheControl...)
+		b = append(b, '}')
+	}
+	w.b = b
+	w.n++
+	w.seq++
+	return nil
+}
+
+// eachRun walks msgs once, validating each message when validate is set,
+// and cuts the walk into runs of messages that share a wire role; fn is
+// called with each run, which becomes one wire message. System messages
+// and messages with nothing to send do not end a run.
+func eachRun(msgs []conversation.Message, validate bool, fn func(start, end int, role string) error) error {
 	runStart, runRole := -1, ""
-	var err error
 	for i := range msgs {
 		m := &msgs[i]
-		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+		if validate {
+			if err := m.Validate(); err != nil {
+				return fmt.Errorf("message %d: %w", i, err)
+			}
 		}
 		role, ok := wireRole(m.Role)
 		if !ok || !hasSendable(m) || role == runRole {
 			continue
 		}
 		if runStart >= 0 {
-			if b, err = appendRun(b, msgs, runStart, i, runRole, first); err != nil {
-				return nil, err
+			if err := fn(runStart, i, runRole); err != nil {
+				return err
 			}
-			first = false
 		}
 		runStart, runRole = i, role
 	}
 	if runStart >= 0 {
-		if b, err = appendRun(b, msgs, runStart, len(msgs), runRole, first); err != nil {
-			return nil, err
-		}
+		return fn(runStart, len(msgs), runRole)
 	}
-	return append(b, ']'), nil
+	return nil
 }
 
-// appendRun appends msgs[start:end] as one wire message of the given role.
-// In a user message the tool results come first, as the API wants them.
-func appendRun(b []byte, msgs []conversation.Message, start, end int, role string, first bool) ([]byte, error) {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, `{"role":"`...)
-	b = append(b, role...)
-	b = append(b, `","content":[`...)
-	n := 0
-	var err error
-	if role == "user" {
-		if b, err = appendRunBlocks(b, msgs, start, end, &n, isToolResult); err != nil {
-			return nil, err
+// eachRunBlock calls fn with the sendable blocks of the non-system
+// messages of msgs[start:end] in their wire order: in a user message the
+// tool results come first, as the API wants them.
+func eachRunBlock(msgs []conversation.Message, start, end int, role string, fn func(i, j int, blk *conversation.Block) error) error {
+	pass := func(keep func(*conversation.Block) bool) error {
+		for i := start; i < end; i++ {
+			m := &msgs[i]
+			if m.Role == conversation.RoleSystem {
+				continue
+			}
+			for j := range m.Content {
+				blk := &m.Content[j]
+				if !sendable(blk) || keep != nil && !keep(blk) {
+					continue
+				}
+				if err := fn(i, j, blk); err != nil {
+					return err
+				}
+			}
 		}
-		b, err = appendRunBlocks(b, msgs, start, end, &n, isNotToolResult)
-	} else {
-		b, err = appendRunBlocks(b, msgs, start, end, &n, nil)
+		return nil
 	}
-	if err != nil {
-		return nil, err
+	if role != "user" {
+		return pass(nil)
 	}
-	return append(b, ']', '}'), nil
+	if err := pass(isToolResult); err != nil {
+		return err
+	}
+	return pass(isNotToolResult)
 }
 
 func isToolResult(blk *conversation.Block) bool    { return blk.Type == conversation.TypeToolResult }
 func isNotToolResult(blk *conversation.Block) bool { return blk.Type != conversation.TypeToolResult }
-
-// appendRunBlocks appends the sendable blocks of the non-system messages
-// of msgs[start:end] that pass keep (every block when keep is nil). n
-// counts the blocks written so far, for the commas.
-func appendRunBlocks(b []byte, msgs []conversation.Message, start, end int, n *int, keep func(*conversation.Block) bool) ([]byte, error) {
-	var err error
-	for i := start; i < end; i++ {
-		m := &msgs[i]
-		if m.Role == conversation.RoleSystem {
-			continue
-		}
-		for j := range m.Content {
-			blk := &m.Content[j]
-			if !sendable(blk) || keep != nil && !keep(blk) {
-				continue
-			}
-			if *n > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendBlock(b, blk); err != nil {
-				return nil, fmt.Errorf("message %d: content[%d]: %w", i, j, err)
-			}
-			*n++
-		}
-	}
-	return b, nil
-}
 
 // appendBlock appends one content block. The message was validated, so
 // the block's type is allowed for its role and its required fields are

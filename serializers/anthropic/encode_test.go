@@ -540,7 +540,7 @@ func requestCases() []requestCase {
 			},
 		})
 	}
-	return cases
+	return append(cases, cacheCases()...)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -25,6 +25,14 @@
 // so the prompt stays addressable block by block, and encoding a prefix
 // msgs[:n] of a conversation gives the prompt as it was after n messages.
 //
+// # Prompt caching
+//
+// OpenAI caches every long enough prefix by itself; the format has no
+// marks, so Request.Cache.Mark changes nothing here. With
+// Options.PromptCacheKey set, Request.Cache.Key is sent as
+// prompt_cache_key (at most MaxPromptCacheKey bytes), which routes a
+// session's requests to the same cache; an empty key sends nothing.
+//
 // # What the format cannot carry
 //
 //   - Thinking and redacted-thinking blocks of assistant messages are not

@@ -26,7 +26,16 @@ type Options struct {
 	// MaxTokensField names the field Request.MaxTokens goes in:
 	// FieldMaxTokens (the default, when empty) or FieldMaxCompletionTokens.
 	MaxTokensField string
+	// PromptCacheKey sends Request.Cache.Key as prompt_cache_key, which
+	// OpenAI uses to route requests that share a prefix to the same
+	// cache. Off, as for a server that rejects fields it does not know,
+	// no key is sent.
+	PromptCacheKey bool
 }
+
+// MaxPromptCacheKey is the longest prompt_cache_key OpenAI's schema
+// allows (a session id is 36).
+const MaxPromptCacheKey = 64
 
 // imageOmitted stands in for an image block of a tool result, which a tool
 // message cannot carry.
@@ -48,6 +57,7 @@ type chatRequest struct {
 	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
 	Stream              bool           `json:"stream,omitempty"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
 }
 
 type streamOptions struct {
@@ -182,6 +192,12 @@ func buildRequest(req serializers.Request, opts Options) (*chatRequest, error) {
 	if req.Stream {
 		body.Stream = true
 		body.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	if opts.PromptCacheKey {
+		if len(req.Cache.Key) > MaxPromptCacheKey {
+			return nil, fmt.Errorf("prompt cache key is %d bytes, want at most %d", len(req.Cache.Key), MaxPromptCacheKey)
+		}
+		body.PromptCacheKey = req.Cache.Key
 	}
 	return body, nil
 }

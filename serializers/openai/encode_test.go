@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/panto-dev/panto/internal/golden"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -249,6 +250,33 @@ var requestCases = []struct {
 		want: `{"model":"qwen3","messages":[{"role":"user","content":"<b>&</b>"}],"max_tokens":512,"temperature":0,"reasoning_effort":"low"}`,
 	},
 	{
+		// The session id routes the session's requests to one cache; the
+		// marks of Cache have no place on this wire.
+		name: "prompt_cache_key",
+		req: serializers.Request{Model: "gpt-4.1", Messages: []c.Message{sysA, c.UserText("hi")}, Stream: true,
+			Cache: serializers.Cache{Mark: true, Key: "0b6f6c2e-7a53-4f5e-9d0c-3c1f2a9e8d71"}},
+		opts: Options{PromptCacheKey: true},
+		want: `{"model":"gpt-4.1","messages":[{"role":"system","content":"You are panto, a coding agent.\n"},` +
+			`{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},` +
+			`"prompt_cache_key":"0b6f6c2e-7a53-4f5e-9d0c-3c1f2a9e8d71"}`,
+	},
+	{
+		// A server that does not take the field gets the same request
+		// without it.
+		name: "prompt_cache_key_not_taken",
+		req: serializers.Request{Model: "qwen3", Messages: []c.Message{sysA, c.UserText("hi")},
+			Cache: serializers.Cache{Mark: true, Key: "0b6f6c2e-7a53-4f5e-9d0c-3c1f2a9e8d71"}},
+		want: `{"model":"qwen3","messages":[{"role":"system","content":"You are panto, a coding agent.\n"},` +
+			`{"role":"user","content":"hi"}]}`,
+	},
+	{
+		// No key (caching off): nothing, whatever the server takes.
+		name: "prompt_cache_off",
+		req:  serializers.Request{Model: "gpt-4.1", Messages: []c.Message{c.UserText("hi")}},
+		opts: Options{PromptCacheKey: true},
+		want: `{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`,
+	},
+	{
 		name: "assistant_thinking_only",
 		req: serializers.Request{Model: "deepseek-reasoner", Messages: []c.Message{
 			c.UserText("hi"), msg(c.RoleAssistant, c.Thinking("hmm", "")), c.UserText("well?"),
@@ -387,6 +415,8 @@ func TestEncodeRequestErrors(t *testing.T) {
 			`openai: encode request: message 0: content[1]: image block: media_type and data are required`},
 		{"unknown max tokens field", serializers.Request{Messages: []c.Message{user}}, Options{MaxTokensField: "max_output_tokens"},
 			`openai: encode request: unknown MaxTokensField "max_output_tokens" (want "max_tokens" or "max_completion_tokens")`},
+		{"prompt cache key too long", serializers.Request{Messages: []c.Message{user}, Cache: serializers.Cache{Key: strings.Repeat("k", 65)}}, Options{PromptCacheKey: true},
+			`openai: encode request: prompt cache key is 65 bytes, want at most 64`},
 		{"negative max tokens", serializers.Request{Messages: []c.Message{user}, MaxTokens: -1}, Options{},
 			`openai: encode request: negative MaxTokens -1`},
 		{"tool without name", serializers.Request{Messages: []c.Message{user}, Tools: []serializers.Tool{weatherTool, {}}}, Options{},

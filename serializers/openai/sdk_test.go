@@ -242,6 +242,7 @@ func TestSchemaCanaries(t *testing.T) {
 		"tool choice any":      {canaryBase + `,"tool_choice":"any"}`, "'/tool_choice'"},
 		"temperature too high": {canaryBase + `,"temperature":3}`, "'/temperature'"},
 		"max tokens as string": {canaryBase + `,"max_tokens":"many"}`, "'/max_tokens'"},
+		"cache key as number":  {canaryBase + `,"prompt_cache_key":42}`, "'/prompt_cache_key'"},
 	} {
 		err := validateBody(sch, []byte(tt.body))
 		require.Error(t, err, name)
