@@ -191,11 +191,13 @@ func (s *Session) compact(ctx context.Context, auto bool) error {
 }
 
 func (s *Session) summarise(ctx context.Context, cut, before int, previous string, pieces []string) error {
-	req := s.settings().request()
+	// A summary is asked once, of a transcript no later request
+	// shares: a cache mark would only pay the write premium.
+	req := s.settings().request("")
 	if s.compaction.Model != "" {
 		req.Model = s.compaction.Model
 	}
-	req.Tools, req.ToolChoice, req.ThinkingBudget = nil, serializers.ToolChoice{}, 0
+	req.Tools, req.ToolChoice, req.ThinkingBudget, req.Cache = nil, serializers.ToolChoice{}, 0, serializers.Cache{}
 	summary, err := s.summariseInPieces(ctx, req, compactionAsk, previous, pieces)
 	switch {
 	case errors.Is(err, errEmptySummary):

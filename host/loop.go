@@ -146,7 +146,7 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 	ctx = provider.WithRetryHook(ctx, func(r provider.RetryInfo) {
 		s.emit(Retry{Attempt: r.Attempt, Max: r.Max, Wait: r.Wait, Reason: r.Reason})
 	})
-	req := s.settings().request()
+	req := s.settings().request(s.id)
 	for step := 1; ; step++ {
 		if s.needsCompaction() {
 			if err := s.compact(ctx, true); err != nil && !errors.Is(err, ErrNothingToCompact) {

@@ -31,12 +31,23 @@ type Model struct {
 	// Stream asks for the reply as it is written: its text comes as
 	// TextDelta events, else whole in Reply.
 	Stream bool
+	// PromptCache asks the provider to cache what the turn's requests
+	// share: Anthropic's are marked with cache breakpoints, OpenAI's carry
+	// the session id as prompt_cache_key (where the provider sends it).
+	// Off, a request asks for no caching at all.
+	PromptCache bool
 }
 
-// request is the wire request of m, its messages and tools to be filled.
-func (m Model) request() serializers.Request {
-	return serializers.Request{Model: m.Name, MaxTokens: m.MaxTokens, ThinkingBudget: m.ThinkingBudget,
+// request is the wire request of m, its messages and tools to be filled;
+// key is the prompt cache key (the session id), used when m.PromptCache
+// is set.
+func (m Model) request(key string) serializers.Request {
+	req := serializers.Request{Model: m.Name, MaxTokens: m.MaxTokens, ThinkingBudget: m.ThinkingBudget,
 		Temperature: m.Temperature, Stream: m.Stream}
+	if m.PromptCache {
+		req.Cache = serializers.Cache{Mark: true, Key: key}
+	}
+	return req
 }
 
 // ModelChanged says the session's requests go to another model from now

@@ -26,5 +26,9 @@ func TestModelRequest(t *testing.T) {
 	t.Parallel()
 	temp := 0.5
 	m := Model{Name: "m", MaxTokens: 100, ThinkingBudget: 2048, Temperature: &temp, Stream: true}
-	require.Equal(t, serializers.Request{Model: "m", MaxTokens: 100, ThinkingBudget: 2048, Temperature: &temp, Stream: true}, m.request())
+	require.Equal(t, serializers.Request{Model: "m", MaxTokens: 100, ThinkingBudget: 2048, Temperature: &temp, Stream: true}, m.request("sid"),
+		"without PromptCache no caching is asked for, key or not")
+	m.PromptCache = true
+	require.Equal(t, serializers.Request{Model: "m", MaxTokens: 100, ThinkingBudget: 2048, Temperature: &temp, Stream: true,
+		Cache: serializers.Cache{Mark: true, Key: "sid"}}, m.request("sid"))
 }

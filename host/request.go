@@ -36,6 +36,9 @@ func (s *Session) settingsOf(req serializers.Request) (rs sessionlog.RequestSett
 	if tc := req.ToolChoice; tc != (serializers.ToolChoice{}) {
 		rs.ToolChoice = &sessionlog.ToolChoice{Mode: string(tc.Mode), Name: tc.Name, DisableParallel: tc.DisableParallel}
 	}
+	if c := req.Cache; c != (serializers.Cache{}) {
+		rs.Cache = &sessionlog.RequestCache{Marks: c.Mark, Key: c.Key}
+	}
 	owners := map[string]string{}
 	for _, set := range s.Tools() {
 		for _, t := range set.Tools {
@@ -146,6 +149,9 @@ func requestOf(rs sessionlog.RequestSettings, msgs []conversation.Message) seria
 	if tc := rs.ToolChoice; tc != nil {
 		req.ToolChoice = serializers.ToolChoice{Mode: serializers.ToolChoiceMode(tc.Mode), Name: tc.Name, DisableParallel: tc.DisableParallel}
 	}
+	if c := rs.Cache; c != nil {
+		req.Cache = serializers.Cache{Mark: c.Marks, Key: c.Key}
+	}
 	for _, t := range rs.Tools {
 		req.Tools = append(req.Tools, serializers.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
@@ -162,7 +168,7 @@ func (r Replay) Body() ([]byte, error) {
 // extensions narrow them as they would), and the conversation as it
 // stands (a turn's user message would come at its end).
 func (s *Session) NextRequest(ctx context.Context) serializers.Request {
-	req := s.settings().request()
+	req := s.settings().request(s.id)
 	req.Tools = s.offer(ctx, 1)
 	req.Messages = s.requestMessages()
 	return req

@@ -395,11 +395,13 @@ func (s *Session) summariseBranch(ctx context.Context, tree *sessionlog.Tree, id
 		}
 	}
 	s.notice(NoticeInfo, fmt.Sprintf("summarising the branch left (%d messages)…", len(msgs)))
-	req := s.settings().request()
+	// A summary is asked once, of a transcript no later request
+	// shares: a cache mark would only pay the write premium.
+	req := s.settings().request("")
 	if s.compaction.Model != "" {
 		req.Model = s.compaction.Model
 	}
-	req.Tools, req.ToolChoice, req.ThinkingBudget = nil, serializers.ToolChoice{}, 0
+	req.Tools, req.ToolChoice, req.ThinkingBudget, req.Cache = nil, serializers.ToolChoice{}, 0, serializers.Cache{}
 	// A long branch is summarised in pieces that fit the window, as a
 	// compaction is.
 	summary, err := s.summariseInPieces(ctx, req, branchSummaryAsk, "", transcriptPieces(msgs))

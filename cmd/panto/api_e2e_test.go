@@ -25,7 +25,7 @@ func promptJSON(t *testing.T, h *harness, args ...string) []promptBlock {
 func wireSystem(t *testing.T, provider string, body []byte) string {
 	t.Helper()
 	var req struct {
-		System   *string `json:"system"`
+		System   json.RawMessage `json:"system"`
 		Messages []struct {
 			Role    string `json:"role"`
 			Content any    `json:"content"`
@@ -33,8 +33,8 @@ func wireSystem(t *testing.T, provider string, body []byte) string {
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
 	if provider == "anthropic" {
-		require.NotNil(t, req.System)
-		return *req.System
+		require.NotEmpty(t, req.System)
+		return anthropicSystem(t, req.System)
 	}
 	var parts []string
 	for _, m := range req.Messages {

@@ -46,6 +46,7 @@ func TestCompactOnDemand(t *testing.T) {
 	require.NoError(t, json.Unmarshal(bodyBefore, &treq))
 	require.NotEqual(t, "claude-summariser", treq.Model, "the turns keep the session's model")
 	require.True(t, strings.HasPrefix(sreq.System, "You summarise a conversation"), "the summariser gets its own system prompt, not the session's")
+	require.NotContains(t, summarise, "cache_control", "a summary is asked once: no cache marks")
 	cs := compactions(t, log)
 	require.Len(t, cs, 1)
 	require.Equal(t, "The user asked about the parser and the lexer.", cs[0]["summary"])
@@ -59,12 +60,13 @@ func TestCompactOnDemand(t *testing.T) {
 	bodyAfter := fake.request(t, 2).body
 	require.Less(t, len(bodyAfter), len(bodyBefore))
 	var before, after struct {
-		System   string
+		System   json.RawMessage // with prompt caching, a marked block
 		Messages []json.RawMessage
 	}
 	require.NoError(t, json.Unmarshal(bodyBefore, &before))
 	require.NoError(t, json.Unmarshal(bodyAfter, &after))
-	require.Equal(t, before.System, after.System)
+	require.Equal(t, string(before.System), string(after.System))
+	require.Contains(t, string(after.System), "cache_control", "the session's requests are marked")
 	require.Contains(t, string(after.Messages[0]), "Summary of the earlier conversation")
 	require.NotContains(t, string(bodyAfter), "second question about the lexer")
 

@@ -41,8 +41,9 @@ func TestSpecExampleAnthropicRequest(t *testing.T) {
 	require.JSONEq(t, `{
 		"model": "claude-test",
 		"max_tokens": 8192,
-		"system": "project seed\n\n---\n\nproject append\n\n---\n\nuser append\n\n---\n\nbase append",
-		"messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}],
+		"system": [{"type": "text", "text": "project seed\n\n---\n\nproject append\n\n---\n\nuser append\n\n---\n\nbase append",
+			"cache_control": {"type": "ephemeral"}}],
+		"messages": [{"role": "user", "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]}],
 		"stream": true
 	}`, string(req.body))
 
@@ -485,8 +486,9 @@ func TestSpecExampleNonStreaming(t *testing.T) {
 	require.JSONEq(t, `{
 		"model": "claude-test",
 		"max_tokens": 8192,
-		"system": "project seed\n\n---\n\nproject append\n\n---\n\nuser append\n\n---\n\nbase append",
-		"messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}]
+		"system": [{"type": "text", "text": "project seed\n\n---\n\nproject append\n\n---\n\nuser append\n\n---\n\nbase append",
+			"cache_control": {"type": "ephemeral"}}],
+		"messages": [{"role": "user", "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]}]
 	}`, string(fa.request(t, 0).body))
 
 	fo := newFake(t, reply{headers: map[string]string{"content-type": "application/json"},

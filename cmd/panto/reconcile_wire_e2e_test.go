@@ -19,7 +19,7 @@ type wirePrompt struct {
 func decodeWire(t *testing.T, provider string, body []byte) wirePrompt {
 	t.Helper()
 	var req struct {
-		System   string `json:"system"`
+		System   json.RawMessage `json:"system"`
 		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -27,8 +27,8 @@ func decodeWire(t *testing.T, provider string, body []byte) wirePrompt {
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
 	var w wirePrompt
-	if provider == "anthropic" && req.System != "" {
-		w.system = strings.Split(req.System, "\n\n---\n\n")
+	if s := anthropicSystem(t, req.System); provider == "anthropic" && s != "" {
+		w.system = strings.Split(s, "\n\n---\n\n")
 	}
 	for _, m := range req.Messages {
 		var text string
@@ -47,6 +47,25 @@ func decodeWire(t *testing.T, provider string, body []byte) wirePrompt {
 		w.rest = append(w.rest, m.Role+":"+text)
 	}
 	return w
+}
+
+// anthropicSystem is the text of Anthropic's system field: the string,
+// or the text of its one block (with prompt caching on, the block carries
+// the cache mark).
+func anthropicSystem(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct{ Type, Text string }
+	require.NoError(t, json.Unmarshal(raw, &blocks))
+	require.Len(t, blocks, 1, "the system prompt is one block")
+	require.Equal(t, "text", blocks[0].Type)
+	return blocks[0].Text
 }
 
 // After a re-seed, and after an extension's edit, the next request carries

@@ -206,10 +206,12 @@ func TestTypedTextOfAnOldLog(t *testing.T) {
 
 // The request the model gets with a USER_PROMPT.md is what panto sent
 // before the marker existed, byte for byte (the golden file was written
-// by that panto): the marker never reaches the wire.
+// by that panto, before prompt caching too, which is off here): the
+// marker never reaches the wire.
 func TestTypedTextRequestUnchanged(t *testing.T) {
 	t.Parallel()
 	h := typedHarness(t)
+	h.write(filepath.Join(h.userDir(), "config.toml"), "prompt_cache = false\n")
 	fake := newFake(t, anthropicText("a1"), anthropicText("a2"))
 	h.env["ANTHROPIC_API_KEY"] = "k"
 	args := []string{"--provider", "anthropic", "--base-url", fake.srv.URL}

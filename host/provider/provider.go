@@ -59,6 +59,11 @@ type Config struct {
 	// AnthropicVersion is the anthropic-version header; empty means
 	// 2023-06-01.
 	AnthropicVersion string
+	// PromptCacheKey says whether an OpenAI request that asks for
+	// caching sends its key as prompt_cache_key; nil means only to
+	// OpenAI's own API (OpenAIKeysCache), since a compatible server may
+	// reject a field it does not know.
+	PromptCacheKey *bool
 	// Retries is how many times a failed request is retried (connection
 	// errors, 408, 409, 429, 5xx).
 	Retries int
@@ -114,6 +119,19 @@ func New(cfg Config) (Provider, error) {
 		return echoProvider{}, nil
 	}
 	return nil, fmt.Errorf("unknown provider %q: want anthropic, openai or echo", cfg.Name)
+}
+
+// OpenAIKeysCache reports whether the server at baseURL (an OpenAI
+// base URL, empty for OpenAI's) takes prompt_cache_key by default: only
+// OpenAI's own API, at api.openai.com. Compatible servers gain nothing
+// from it that panto knows of (they cache by prefix or not at all), and
+// the strict ones answer 400 to a field they do not know.
+func OpenAIKeysCache(baseURL string) bool {
+	if baseURL == "" {
+		return true
+	}
+	u, err := url.Parse(baseURL)
+	return err == nil && u.Scheme == "https" && strings.EqualFold(u.Hostname(), "api.openai.com")
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -21,7 +21,8 @@ func Encode(wire string, opts map[string]string, req serializers.Request) ([]byt
 	case Anthropic:
 		return anthropic.EncodeRequest(req, anthropic.Options{Version: opts["version"]})
 	case OpenAI:
-		return openai.EncodeRequest(req, openai.Options{MaxTokensField: opts["max_tokens_field"]})
+		return openai.EncodeRequest(req, openai.Options{MaxTokensField: opts["max_tokens_field"],
+			PromptCacheKey: opts["prompt_cache_key"] == "true"})
 	case Echo:
 		return nil, errors.New("the echo provider sends no request body (it answers offline)")
 	}
@@ -41,10 +42,28 @@ func WireOptions(p Provider) map[string]string {
 // configures, as Encode takes them: what its requests would be encoded
 // with, without a key or a connection.
 func WireOf(cfg Config) (wire string, opts map[string]string) {
-	if cfg.Name == Anthropic {
+	switch cfg.Name {
+	case Anthropic:
 		return Anthropic, anthropicOptions(cfg)
+	case OpenAI:
+		return OpenAI, openaiOptions(cfg)
 	}
 	return cfg.Name, nil
+}
+
+// openaiOptions are the options of the OpenAI provider cfg configures:
+// "prompt_cache_key" is "true" where the server takes the key (the
+// config's prompt_cache_key, or by default OpenAI's own API:
+// OpenAIKeysCache); nil when nothing differs from the encoder's defaults.
+func openaiOptions(cfg Config) map[string]string {
+	send := OpenAIKeysCache(cfg.BaseURL)
+	if cfg.PromptCacheKey != nil {
+		send = *cfg.PromptCacheKey
+	}
+	if !send {
+		return nil
+	}
+	return map[string]string{"prompt_cache_key": "true"}
 }
 
 func anthropicOptions(cfg Config) map[string]string {
@@ -89,8 +108,10 @@ type openaiProvider struct{ http httpCore }
 
 func (p *openaiProvider) Name() string { return OpenAI }
 
+func (p *openaiProvider) wireOptions() map[string]string { return openaiOptions(p.http.cfg) }
+
 func (p *openaiProvider) Send(ctx context.Context, req serializers.Request, fn serializers.DeltaFunc) (serializers.Reply, error) {
-	body, err := Encode(OpenAI, nil, req)
+	body, err := Encode(OpenAI, p.wireOptions(), req)
 	if err != nil {
 		return serializers.Reply{}, err
 	}

@@ -46,6 +46,15 @@ type Config struct {
 	Stream           bool
 	LogLevel         string
 	AnthropicVersion string
+	// PromptCache asks the provider to cache what a session's requests
+	// share: Anthropic's carry cache breakpoints, OpenAI's the session id
+	// as prompt_cache_key (see PromptCacheKey). False asks for none.
+	PromptCache bool
+	// PromptCacheKey says whether OpenAI-wire requests send
+	// prompt_cache_key; nil: only to api.openai.com
+	// (provider.OpenAIKeysCache), since a compatible server may reject
+	// a field it does not know.
+	PromptCacheKey *bool
 	// HookTimeout bounds each extension hook and command.
 	HookTimeout time.Duration
 	// ToolTimeout bounds each tool call.
@@ -161,6 +170,7 @@ func Defaults() Config {
 		RequestTimeout:        10 * time.Minute,
 		LogLevel:              "info",
 		AnthropicVersion:      "2023-06-01",
+		PromptCache:           true,
 		HookTimeout:           5 * time.Second,
 		ToolTimeout:           15 * time.Minute,
 		MaxSteps:              100,
@@ -213,6 +223,8 @@ type file struct {
 	RequestTimeout   *duration `toml:"request_timeout"`
 	LogLevel         *string   `toml:"log_level"`
 	AnthropicVersion *string   `toml:"anthropic_version"`
+	PromptCache      *bool     `toml:"prompt_cache"`
+	PromptCacheKey   *bool     `toml:"prompt_cache_key"`
 	HookTimeout      *duration `toml:"hook_timeout"`
 	ToolTimeout      *duration `toml:"tool_timeout"`
 	MaxSteps         *int      `toml:"max_steps"`
@@ -403,6 +415,10 @@ func (f file) mergeInto(c *Config) {
 	set(&c.Stream, f.Stream)
 	set(&c.LogLevel, f.LogLevel)
 	set(&c.AnthropicVersion, f.AnthropicVersion)
+	set(&c.PromptCache, f.PromptCache)
+	if f.PromptCacheKey != nil {
+		c.PromptCacheKey = new(*f.PromptCacheKey)
+	}
 	if f.Temperature != nil {
 		v := *f.Temperature
 		c.Temperature = &v

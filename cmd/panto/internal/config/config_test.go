@@ -290,3 +290,29 @@ func TestThemeAndPrices(t *testing.T) {
 	_, err = Parse("c.toml", []byte("[prices.m]\ninputs = 1\n"))
 	require.ErrorContains(t, err, `unknown key "prices.m.inputs"`)
 }
+
+// prompt_cache is on unless a layer turns it off; prompt_cache_key is
+// unset (the provider's default) unless a layer sets it.
+func TestPromptCacheKeys(t *testing.T) {
+	t.Parallel()
+	c, err := load(t, dirs(t))
+	require.NoError(t, err)
+	require.True(t, c.PromptCache)
+	require.Nil(t, c.PromptCacheKey)
+
+	d := dirs(t)
+	put(t, d, layers.User, "prompt_cache = false\nprompt_cache_key = true\n")
+	c, err = load(t, d)
+	require.NoError(t, err)
+	require.False(t, c.PromptCache)
+	require.NotNil(t, c.PromptCacheKey)
+	require.True(t, *c.PromptCacheKey)
+
+	put(t, d, layers.Project, "prompt_cache_key = false\n")
+	c, err = load(t, d)
+	require.NoError(t, err)
+	require.False(t, *c.PromptCacheKey, "a trusted project may turn the key off")
+
+	_, err = Parse("c.toml", []byte("prompt_cache = \"yes\"\n"))
+	require.ErrorContains(t, err, "prompt_cache wants true or false")
+}
