@@ -107,7 +107,8 @@ func TestFreshSessionRecordsSeedThenLifecycle(t *testing.T) {
 	require.Equal(t, "echo", lines[6]["provider"])
 	require.Equal(t, "permissions", lines[7]["type"], "then the permission policy")
 	require.Equal(t, "user", lines[8]["message"].(map[string]any)["role"])
-	require.Equal(t, "assistant", lines[9]["message"].(map[string]any)["role"])
+	require.Equal(t, "request_settings", lines[9]["type"], "what the request is sent with, before its reply")
+	require.Equal(t, "assistant", lines[10]["message"].(map[string]any)["role"])
 	for _, l := range lines[1:] {
 		if m, ok := l["message"].(map[string]any); ok && m["role"] != "system" {
 			require.NotContains(t, m, "mode", "mode only on system messages")

@@ -132,7 +132,7 @@ func TestLineLoopContext(t *testing.T) {
 	}
 	require.Equal(t, 0, run(context.Background(), e, []string{"--provider", "echo"}), errb.String())
 	for _, want := range []string{"/context   where the next request's tokens go", "SOURCE · KEY", "built-in default",
-		"user messages", "assistant replies", "total", "no request recorded"} {
+		"user messages", "since the last request", "total", "input tokens as echo counted them"} {
 		require.Contains(t, out.String(), want)
 	}
 }

@@ -53,6 +53,7 @@ func TestCommandsRecordEditsAndShapeTheNextRequest(t *testing.T) {
 		"system append Answer in French.",
 		"lifecycle resumed reseeded=false",
 		"user",
+		"request_settings", // recorded before the first request
 		"assistant",
 		"lifecycle resumed reseeded=false",
 		"system replace You are a pirate.",
@@ -92,7 +93,7 @@ func TestExtensionAppendSurvivesUnchangedResume(t *testing.T) {
 		"model_change",
 		"permissions",
 		"system append " + greeting,
-		"user", "assistant",
+		"user", "request_settings", "assistant", // the settings before the first request only
 		"lifecycle resumed reseeded=false",
 		"user", "assistant",
 		"lifecycle resumed reseeded=false",
@@ -136,7 +137,7 @@ func TestSessionStartBlockFollowsLifecycle(t *testing.T) {
 	m := newMachine(t)
 	m.turn("hi", "hello")
 	entries := m.logEntries()
-	require.Len(t, entries, 7)
+	require.Len(t, entries, 8)
 	require.JSONEq(t, systemMessageJSON("append", seed, "project "+filepath.Join(m.project, ".panto", "SYSTEM.md")), string(entries[0].Message))
 	require.Equal(t, "lifecycle", entries[1].Type)
 	require.Equal(t, "started", entries[1].Event)
@@ -144,7 +145,7 @@ func TestSessionStartBlockFollowsLifecycle(t *testing.T) {
 	require.Equal(t, "model_change", entries[2].Type)
 	require.Equal(t, "permissions", entries[3].Type)
 	require.JSONEq(t, systemMessageJSON("append", greeting, "extension hello"), string(entries[4].Message))
-	require.Equal(t, []string{"user", "assistant"}, m.kinds()[5:])
+	require.Equal(t, []string{"user", "request_settings", "assistant"}, m.kinds()[5:])
 }
 
 // persona records its choice as extension data, puts its block back after
@@ -179,7 +180,7 @@ func TestPersonaAcrossResumes(t *testing.T) {
 		"system append Persona: Ada",
 		"lifecycle resumed reseeded=false",
 		"lifecycle resumed reseeded=false",
-		"user", "assistant",
+		"user", "request_settings", "assistant",
 		"system replace " + seed,
 		"system append Run make test.\n",
 		"lifecycle resumed reseeded=true",
