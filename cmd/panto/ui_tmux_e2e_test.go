@@ -268,8 +268,12 @@ func TestUIToolTurnWithDiff(t *testing.T) {
 	u.keys("C-j")
 	u.typ(`tool:bash {"command":"echo out; exit 3"}`)
 	u.keys("Enter")
-	s := u.wait("echo: 2 tool result(s)")
-	require.Contains(t, s, "✓ edit x.go")
+	// The reply can stream into the frame before the settled tool blocks
+	// are printed above it (prints are ordered and may be held briefly),
+	// so wait for both.
+	s := u.waitUntil(func(s string) bool {
+		return strings.Contains(s, "echo: 2 tool result(s)") && strings.Contains(s, "✓ edit x.go") && strings.Contains(s, "│ out")
+	}, "the reply and both tool blocks")
 	require.Regexp(t, `4 -\s+return 1`, s, "the file's line, numbered")
 	require.Regexp(t, `4 \+\s+return 2`, s)
 	require.Contains(t, s, "✗ bash echo out; exit 3 · exit 3")
