@@ -29,11 +29,19 @@ const (
 	// Since is what the conversation gained after the last request: its
 	// reply and what came after it. Only with a last request.
 	Since Kind = "since"
+	// Framing is what the wire adds once to a request: the reply's
+	// start, and with tools the preamble that presents them
+	// (tokens.Wire.Overhead).
+	Framing Kind = "framing"
 )
 
 // Request is what the next request is made of, and what the provider
 // said of the last one.
 type Request struct {
+	// Provider is the provider the request goes to ("anthropic",
+	// "openai", ...): its wire's framing is estimated (tokens.WireOf).
+	// Empty: the last request's provider, if any.
+	Provider string
 	// System is the effective system prompt.
 	System []conversation.SystemText
 	// Tools are the tools offered, by extension.
@@ -59,15 +67,17 @@ type Sent struct {
 	Tools    []sessionlog.ToolDef
 }
 
-// estimate is s's estimate, part by part as Compute counts them.
-func (s Sent) estimate() int {
+// estimate is s's estimate on w, part by part as Compute counts them.
+func (s Sent) estimate(w tokens.Wire) int {
 	n := 0
-	for _, b := range conversation.EffectiveSystem(s.Messages) {
-		n += tokens.Block(conversation.Text(b.Text))
+	system := conversation.EffectiveSystem(s.Messages)
+	for _, b := range system {
+		n += w.System(b.Text)
 	}
 	for _, d := range s.Tools {
 		n += tokens.Tool(d.Name, d.Description, d.Parameters)
 	}
+	n += w.Overhead(len(s.Tools) > 0)
 	for _, m := range s.Messages {
 		if m.Role != conversation.RoleSystem {
 			n += tokens.Message(m)
@@ -174,9 +184,15 @@ var roles = []conversation.Role{conversation.RoleUser, conversation.RoleAssistan
 // Compute breaks r down.
 func Compute(r Request) Breakdown {
 	var b Breakdown
+	provider := r.Provider
+	if provider == "" && r.Last != nil {
+		provider = r.Last.Provider
+	}
+	wire := tokens.WireOf(provider)
+	tools := false
 	for i, s := range r.System {
 		b.Parts = append(b.Parts, Part{Kind: System, Name: fmt.Sprintf("block %d", i+1), Source: s.Source, Key: s.Key,
-			Estimate: tokens.Block(conversation.Text(s.Text))})
+			Estimate: wire.System(s.Text)})
 	}
 	for _, set := range r.Tools {
 		if len(set.Tools) == 0 {
@@ -185,6 +201,7 @@ func Compute(r Request) Breakdown {
 		p := Part{Kind: Tools, Name: set.Extension, Count: len(set.Tools)}
 		for _, d := range set.Tools {
 			p.Estimate += tokens.Tool(d.Name, d.Description, d.Parameters)
+			tools = true
 		}
 		for _, s := range r.System {
 			if s.Key == set.Extension+":"+extension.GuidanceKey {
@@ -192,6 +209,10 @@ func Compute(r Request) Breakdown {
 			}
 		}
 		b.Parts = append(b.Parts, p)
+	}
+
+	if n := wire.Overhead(tools); n > 0 {
+		b.Parts = append(b.Parts, Part{Kind: Framing, Name: "framing", Estimate: n})
 	}
 
 	var msgs []conversation.Message
@@ -271,7 +292,7 @@ func Compute(r Request) Breakdown {
 				}
 			}
 			if r.Sent != nil {
-				if n := r.Sent.estimate(); n > 0 {
+				if n := r.Sent.estimate(wire); n > 0 {
 					b.Last.Estimate, b.Last.Rebuilt = n, true
 				}
 			}

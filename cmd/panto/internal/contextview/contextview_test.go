@@ -37,7 +37,7 @@ func load(t *testing.T, name string) Request {
 	require.NoError(t, err)
 	var f fixture
 	require.NoError(t, json.Unmarshal(data, &f))
-	r := Request{Window: f.Window, Tools: f.Tools, Messages: f.Messages}
+	r := Request{Provider: f.Provider, Window: f.Window, Tools: f.Tools, Messages: f.Messages}
 	for i, s := range f.System {
 		r.System = append(r.System, conversation.SystemText{Text: s.Text, Source: s.Source, Key: s.Key, Index: i})
 	}
@@ -51,10 +51,16 @@ func load(t *testing.T, name string) Request {
 // real input count a provider reported (published, with the request
 // whole; see each fixture's "about"): the parts' shares of the last
 // request add up to that count exactly, by construction, and the raw
-// estimate is as far from it as the log shows. The estimator is about
-// four bytes a token plus framing per block: on requests this small the
-// framing weighs most, and it overshoots by the figures below; it is for
-// attribution, the real count beside it is what to trust.
+// estimate is as far from it as measured below.
+//
+// On Anthropic's two published counts the estimate is within 2%: the
+// first (14 tokens) set its framing (4 a message, 3 the reply's start,
+// nothing for the system field), the second (403, with a tool) then
+// came out at -0.5% with nothing fitted to it. On OpenAI's, the framing
+// is the cookbook's and the error is the text's: a token or two on each
+// short sentence (+5.0% on 101 tokens); the forum's request was counted
+// by gpt-3.5-turbo-0301, which took a token more a message than the
+// framing of today's models panto estimates (-7.1%, 5 tokens on 70).
 func TestSharesSumToTheProvidersCountOnRecordedRequests(t *testing.T) {
 	for _, c := range []struct {
 		file string
@@ -63,8 +69,10 @@ func TestSharesSumToTheProvidersCountOnRecordedRequests(t *testing.T) {
 		// measured (so a change of the estimator shows here).
 		off float64
 	}{
-		{"openai-cookbook-tools.json", 101, 0.277},
-		{"openai-community-chatml.json", 70, 0.057},
+		{"anthropic-docs-system.json", 14, 0},
+		{"anthropic-docs-tools.json", 403, -0.005},
+		{"openai-cookbook-tools.json", 101, 0.050},
+		{"openai-community-chatml.json", 70, -0.071},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			b := Compute(load(t, c.file))
@@ -87,7 +95,10 @@ func TestSharesSumToTheProvidersCountOnRecordedRequests(t *testing.T) {
 			assert.Equal(t, c.real+since, b.Scaled)
 			got := float64(b.Last.Estimate-c.real) / float64(c.real)
 			t.Logf("%s: estimated %d for a request the provider counted %d: %+.1f%%", c.file, b.Last.Estimate, c.real, got*100)
-			assert.InDelta(t, c.off, got, 0.005, "the raw estimate moved: measure it again and say why")
+			assert.InDelta(t, c.off, got, 0.003, "the raw estimate moved: measure it again and say why")
+			if strings.HasPrefix(c.file, "anthropic-") {
+				assert.InDelta(t, 0, got, 0.02, "within 2%% of Anthropic's count")
+			}
 		})
 	}
 }
@@ -118,7 +129,8 @@ func TestTheBreakdownHasEveryPart(t *testing.T) {
 		kinds = append(kinds, string(p.Kind)+":"+p.Name)
 		assert.Nil(t, p.Share, "no real count, no shares")
 	}
-	assert.Equal(t, []string{"system:block 1", "system:block 2", "tools:tools", "summary:compaction", "messages:user", "messages:assistant", "messages:tool"}, kinds)
+	assert.Equal(t, []string{"system:block 1", "system:block 2", "tools:tools", "framing:framing", "summary:compaction", "messages:user", "messages:assistant", "messages:tool"}, kinds)
+	assert.Equal(t, tokens.WireOf("anthropic").Overhead(true), b.Parts[3].Estimate, "the reply's start and the tool-use preamble")
 	assert.Equal(t, 2, b.Parts[2].Count)
 	assert.Equal(t, b.Parts[1].Estimate, b.Parts[2].Guidance, "the guidance is the extension's block")
 	total := 0
@@ -151,8 +163,8 @@ func TestTheBreakdownHasEveryPart(t *testing.T) {
 	rebuilt := Compute(r)
 	assert.True(t, rebuilt.Last.Rebuilt)
 	assert.Less(t, rebuilt.Last.Estimate, b.Last.Estimate)
-	assert.Equal(t, tokens.Block(conversation.Text(r.System[0].Text))+tokens.Tool("read", "Read a file", params)+
-		tokens.Messages(r.Messages[1:3]), rebuilt.Last.Estimate)
+	assert.Equal(t, tokens.Text(r.System[0].Text)+tokens.Tool("read", "Read a file", params)+
+		tokens.WireOf("anthropic").Overhead(true)+tokens.Messages(r.Messages[1:3]), rebuilt.Last.Estimate)
 	sum := 0
 	for _, p := range rebuilt.Parts {
 		if p.Kind != Since {
@@ -187,7 +199,7 @@ func TestNoReplyLeftMeansNoShares(t *testing.T) {
 }
 
 func TestWriteGolden(t *testing.T) {
-	for _, name := range []string{"openai-cookbook-tools", "openai-community-chatml"} {
+	for _, name := range []string{"anthropic-docs-tools", "openai-cookbook-tools", "openai-community-chatml"} {
 		var out bytes.Buffer
 		Write(&out, Compute(load(t, name+".json")))
 		golden.Check(t, filepath.Join("testdata", name+".golden.txt"), out.Bytes())

@@ -33,7 +33,7 @@ var _ requestParts = (*host.Session)(nil)
 // rebuilt from the log when it can be (SentOf).
 func Of(sess Session, path string, live *Usage) (Breakdown, error) {
 	_, window := sess.ContextUsage()
-	r := Request{System: sess.EffectiveSystem(), Window: window}
+	r := Request{Provider: sess.Info().Provider, System: sess.EffectiveSystem(), Window: window}
 	if p, ok := sess.(requestParts); ok {
 		r.Messages = p.RequestMessages()
 		// The log's tool sets of extensions not loaded now are not

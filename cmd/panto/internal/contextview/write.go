@@ -99,6 +99,11 @@ func WriteWidth(w io.Writer, b Breakdown, width int) {
 		}
 	}
 	for _, p := range b.Parts {
+		if p.Kind == Framing {
+			add("framing", "the reply's start, the tools' preamble", p.Estimate, p.Share)
+		}
+	}
+	for _, p := range b.Parts {
 		if p.Kind == Since {
 			add(p.Name, "its reply and after: "+plural(p.Count, "message"), p.Estimate, p.Share)
 		}
@@ -111,7 +116,7 @@ func WriteWidth(w io.Writer, b Breakdown, width int) {
 	writeTable(w, rows, paths, width)
 
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Estimates are about 4 bytes of text a token; a provider's tokenizer differs, so the real count is what to trust.")
+	fmt.Fprintln(w, "Estimates split text as GPT-4o's tokenizer does and add the wire's framing; a provider's count is what to trust.")
 	switch l := b.Last; {
 	case l == nil:
 		fmt.Fprintln(w, "the last request: no request recorded (no provider count to compare with)")
