@@ -27,6 +27,25 @@ const CacheTTL = 5 * time.Minute
 // Config.CacheWarnTokens is 0.
 const DefaultCacheWarnTokens = 10000
 
+// CachedPrefix is what a provider's prompt cache holds of the last
+// request, in estimated tokens (internal/tokens): its tools, its system
+// prompt and its messages.
+type CachedPrefix struct {
+	Tools, System, Messages int
+}
+
+// Invalidated is what a change of the system prompt invalidates of p:
+// all of it. The tools come first in the request and the system prompt
+// after them, sent on Anthropic's wire as one block under one cache
+// mark (serializers/anthropic): a change anywhere in it leaves no
+// shorter prefix cached to read from, so the next request sends the
+// tools, the system prompt and the conversation uncached, and the
+// provider writes them to its cache again. (OpenAI's automatic cache
+// keeps what comes before the change; this is the bound both share.)
+// The session's warning (CacheRisk) and panto prompt log both count it
+// so.
+func (p CachedPrefix) Invalidated() int { return p.Tools + p.System + p.Messages }
+
 // CacheRisk is what a change of the system prompt made now would cost
 // the provider's prompt cache.
 type CacheRisk struct {
@@ -63,14 +82,20 @@ func (s *Session) CacheRisk() CacheRisk {
 	// An entry kept in memory only (no log) has no time: it is this
 	// run's, so recent.
 	if last.IsZero() || time.Since(last) < CacheTTL {
-		r.Tokens = tokens.Messages(msgs)
-		if s.tools != nil {
-			// Sent before the system prompt, and cached with it under
-			// its mark: invalidated too.
-			for _, t := range s.tools.Tools() {
-				r.Tokens += tokens.Tool(t.Name, t.Description, t.Parameters)
+		var p CachedPrefix
+		for _, m := range msgs {
+			if m.Role == conversation.RoleSystem {
+				p.System += tokens.Message(m)
+			} else {
+				p.Messages += tokens.Message(m)
 			}
 		}
+		if s.tools != nil {
+			for _, t := range s.tools.Tools() {
+				p.Tools += tokens.Tool(t.Name, t.Description, t.Parameters)
+			}
+		}
+		r.Tokens = p.Invalidated()
 	}
 	return r
 }

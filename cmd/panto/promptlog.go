@@ -25,9 +25,9 @@ session (this directory's latest without a session flag; --all: every
 branch, each change once): the entry id, when, who made it (the block's
 source), the mode or the section key, the lines of the prompt it added
 and removed, and — for a session whose requests go to Anthropic — an
-estimate of the cached tokens the change invalidated (of what the last
-request before it sent and the cache holds: the system prompt from the
-first changed block on, and that request's messages, which follow it).
+estimate of the cached tokens the change invalidated (what the last
+request before it sent and the cache holds: its tools, its system
+prompt and its messages, all sent again uncached after a change).
 "*" marks the changes on the current path (with --all). --json writes
 one JSON object a line, one per change. The log is only read; no
 extension starts.`
@@ -209,7 +209,7 @@ func writePromptLog(e *env, path string, changes []app.LoggedChange, all bool) e
 		return err
 	}
 	if cached {
-		fmt.Fprintln(e.stdout, "CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (of the last request before it: the system prompt from the first changed block on, and its messages); - for another provider")
+		fmt.Fprintln(e.stdout, "CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (what the last request before it cached: its tools, system prompt and messages); - for another provider")
 	}
 	return nil
 }

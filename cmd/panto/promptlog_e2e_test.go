@@ -26,8 +26,8 @@ func TestPromptLogAndDiffOnABranchedSession(t *testing.T) {
 	require.Equal(t, `ENTRY     TIME                 MSG  MODE/KEY                LINES  CACHE (EST.)  WHO
 a1000000  2026-02-01 10:00:01  1    append                  +1 −0  ~0            built-in default
 a4000000  2026-02-01 10:00:04  2    section tools:guidance  +4 −0  ~0            extension tools
-a7000000  2026-02-01 10:00:07  5    section tools:guidance  +1 −1  ~15           extension tools
-CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (of the last request before it: the system prompt from the first changed block on, and its messages); - for another provider
+a7000000  2026-02-01 10:00:07  5    section tools:guidance  +1 −1  ~16           extension tools
+CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (what the last request before it cached: its tools, system prompt and messages); - for another provider
 `, out)
 
 	// Every branch: each change once, in the tree's order, * on the
@@ -35,9 +35,9 @@ CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (of t
 	out = h.ok("prompt", "log", "--session", log, "--all").stdout
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 7, out)
-	require.Equal(t, "* a7000000  2026-02-01 10:00:07  5    section tools:guidance            +1 −1  ~15           extension tools", lines[3])
+	require.Equal(t, "* a7000000  2026-02-01 10:00:07  5    section tools:guidance            +1 −1  ~16           extension tools", lines[3])
 	require.Equal(t, "  b2000000  2026-02-01 10:01:01  5    replace                           +1 −5  -             extension persona", lines[4])
-	require.Equal(t, "  c1000000  2026-02-01 10:02:00  5    section tools:guidance (removed)  +0 −4  ~15           panto: removed because extension tools is not loaded", lines[5])
+	require.Equal(t, "  c1000000  2026-02-01 10:02:00  5    section tools:guidance (removed)  +0 −4  ~16           panto: removed because extension tools is not loaded", lines[5])
 
 	// --json: one object a line.
 	out = h.ok("prompt", "log", "--session", log, "--all", "--json").stdout
@@ -51,7 +51,7 @@ CACHE: estimated tokens of Anthropic's prompt cache the change invalidated (of t
 	require.Equal(t, map[string]any{"entry": "a700000000000000", "parent": "a600000000000000", "time": "2026-02-01T10:00:07Z",
 		"message": 5.0, "source": "extension tools", "who": "tools", "mode": "append", "key": "tools:guidance", "blocks": 1.0,
 		"change": "tools updated its guidance section", "added": 1.0, "removed": 1.0, "on_path": true,
-		"provider": "anthropic", "invalidated_tokens": 15.0}, got[2])
+		"provider": "anthropic", "invalidated_tokens": 16.0}, got[2])
 	require.Equal(t, "openai", got[3]["provider"])
 	require.NotContains(t, got[3], "invalidated_tokens")
 	require.Equal(t, true, got[4]["removal"])

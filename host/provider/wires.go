@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/panto-dev/panto/conversation"
 	"io"
 	"net/http"
 
@@ -145,3 +146,9 @@ func decodeWith(plain func([]byte) (serializers.Reply, error), stream func(io.Re
 		return plain(body)
 	}
 }
+
+// SystemText is the system prompt as one text, as Anthropic's wire sends
+// it (each block without its trailing newlines, empty ones left out,
+// joined by a "---" line between blank lines): what a diff of the
+// prompt compares, so that it shows what the model reads.
+func SystemText(blocks []conversation.SystemText) string { return anthropic.SystemText(blocks) }

@@ -170,49 +170,50 @@ func sizeHint(req serializers.Request) int {
 // one text block that carries a cache breakpoint (a string cannot), the
 // same text either way.
 func appendSystem(b []byte, blocks []conversation.SystemText, mark bool) []byte {
-	wrote := false
+	text := SystemText(blocks)
+	switch {
+	case text == "":
+		return b
+	case mark:
+		b = appendKey(b, "system", false)
+		b = append(b, `[{"type":"text","text":"`...)
+		b = appendEscaped(b, text)
+		b = append(b, '"')
+		b = append(b, cacheControl...)
+		return append(b, '}', ']')
+	default:
+		b = appendKey(b, "system", false)
+		b = append(b, '"')
+		b = appendEscaped(b, text)
+		return append(b, '"')
+	}
+}
+
+// SystemText is the system prompt as one text, as a request sends it:
+// each block without its trailing newlines ("\n" and "\r\n"; a lone
+// "\r" stays), empty blocks left out, joined by SystemSeparator.
+func SystemText(blocks []conversation.SystemText) string {
+	var b strings.Builder
 	for _, blk := range blocks {
-		text := trimTrailingNewlines(blk.Text)
+		text := blk.Text
+		for {
+			if t, ok := strings.CutSuffix(text, "\r\n"); ok {
+				text = t
+			} else if t, ok := strings.CutSuffix(text, "\n"); ok {
+				text = t
+			} else {
+				break
+			}
+		}
 		if text == "" {
 			continue
 		}
-		switch {
-		case wrote:
-			b = appendEscaped(b, SystemSeparator)
-		case mark:
-			b = appendKey(b, "system", false)
-			b = append(b, `[{"type":"text","text":"`...)
-		default:
-			b = appendKey(b, "system", false)
-			b = append(b, '"')
+		if b.Len() > 0 {
+			b.WriteString(SystemSeparator)
 		}
-		wrote = true
-		b = appendEscaped(b, text)
+		b.WriteString(text)
 	}
-	switch {
-	case wrote && mark:
-		b = append(b, '"')
-		b = append(b, cacheControl...)
-		b = append(b, '}', ']')
-	case wrote:
-		b = append(b, '"')
-	}
-	return b
-}
-
-// trimTrailingNewlines removes every trailing "\n" and "\r\n" from s. A
-// lone trailing "\r" is not a newline here and stays.
-func trimTrailingNewlines(s string) string {
-	for {
-		switch {
-		case strings.HasSuffix(s, "\r\n"):
-			s = s[:len(s)-2]
-		case strings.HasSuffix(s, "\n"):
-			s = s[:len(s)-1]
-		default:
-			return s
-		}
-	}
+	return b.String()
 }
 
 // wireRole returns the Messages API role a conversation message travels

@@ -13,11 +13,12 @@
 package promptlog
 
 import (
-	"strings"
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
+	"github.com/panto-dev/panto/host/provider"
 	"github.com/panto-dev/panto/internal/linediff"
 	"github.com/panto-dev/panto/internal/tokens"
 	"github.com/panto-dev/panto/sessionlog"
@@ -30,47 +31,14 @@ const Context = 3
 // Anthropic is the provider name whose prompt cache the estimate models.
 const Anthropic = "anthropic"
 
-// separator is what the Anthropic request puts between system blocks
-// (anthropic.SystemSeparator: a front end does not import the wire, and
-// a test holds the two the same).
-const separator = "\n\n---\n\n"
-
 // Render is the system prompt as one text, as the Anthropic request
-// sends it: each block without its trailing newlines, empty blocks left
-// out, joined by the separator the request puts between blocks ("---" on
-// a line of its own between blank lines); with a final newline, so that
-// it diffs as lines.
+// sends it (provider.SystemText), with a final newline, so that it
+// diffs as lines.
 func Render(blocks []conversation.SystemText) string {
-	var b strings.Builder
-	for _, blk := range blocks {
-		text := trimNewlines(blk.Text)
-		if text == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString(separator)
-		}
-		b.WriteString(text)
+	if s := provider.SystemText(blocks); s != "" {
+		return s + "\n"
 	}
-	if b.Len() > 0 {
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// trimNewlines removes every trailing "\n" and "\r\n", as the request
-// does.
-func trimNewlines(s string) string {
-	for {
-		switch {
-		case strings.HasSuffix(s, "\r\n"):
-			s = s[:len(s)-2]
-		case strings.HasSuffix(s, "\n"):
-			s = s[:len(s)-1]
-		default:
-			return s
-		}
-	}
+	return ""
 }
 
 // Diff is the line diff of two prompts, rendered (Render), with Context
@@ -94,19 +62,6 @@ func Counts(hunks []linediff.Hunk) (added, removed int) {
 		added, removed = added+n, removed+o
 	}
 	return added, removed
-}
-
-// FirstChanged is the index of the first block of before that after does
-// not keep as it was (same text, same key, same place): where a cached
-// prefix of the prompt ends. len(before) when after only adds blocks at
-// the end, or changes nothing.
-func FirstChanged(before, after []conversation.SystemText) int {
-	for i, b := range before {
-		if i >= len(after) || after[i].Text != b.Text || after[i].Key != b.Key {
-			return i
-		}
-	}
-	return len(before)
 }
 
 // Apply returns the prompt after the system message m, given the prompt
@@ -160,14 +115,13 @@ type Change struct {
 	Provider string
 	// Invalidated estimates the tokens of the Anthropic prompt cache the
 	// change invalidated. The cache holds what the last request before
-	// it sent — the system prompt, then that request's messages — and a
-	// request reads from it the longest prefix that is unchanged. So a
-	// change invalidates the blocks of that cached prompt from the first
-	// it changed on, and, when the prompt was still as that request sent
-	// it, that request's messages, which follow it. Changes between two
-	// requests share what the next one misses: each counts only what was
-	// still valid before it. 0 before the first request (nothing was
-	// cached), and for what a compaction had invalidated already.
+	// it sent: its tools, its system prompt and its messages; a change
+	// of the rendered prompt invalidates all of it
+	// (host.CachedPrefix.Invalidated says why). Changes between two
+	// requests share what the next one misses: the first counts it, the
+	// others 0. 0 too before the first request (nothing was cached), and
+	// a compaction after the last request leaves its messages out (it
+	// had invalidated them already).
 	// Meaningful only when Cached.
 	Invalidated int
 	// Cached is set when Provider is Anthropic: Invalidated is an
@@ -206,13 +160,19 @@ func Path(entries []sessionlog.Entry) []Change {
 	// What the cache holds: the prompt and the messages' tokens of the
 	// last request (sent, for each reply); msgsValid while the prompt is
 	// still as it sent it, and no compaction came after.
-	var cachedPrompt []conversation.SystemText
-	cachedMsgs, sent, msgsValid := 0, false, false
+	var cached host.CachedPrefix
+	valid := false
+	tools := 0 // the tools the last request_settings recorded
 	for i := range entries {
 		e := &entries[i]
 		switch {
 		case e.Type == sessionlog.TypeModelChange && e.ModelChange != nil:
 			provider = e.ModelChange.Provider
+		case e.Type == sessionlog.TypeRequestSettings && e.RequestSettings != nil:
+			tools = 0
+			for _, t := range e.RequestSettings.Tools {
+				tools += tokens.Tool(t.Name, t.Description, t.Parameters)
+			}
 		case e.Type == sessionlog.TypeCompaction && e.Compaction != nil:
 			kept := req // one that names no message of the path keeps all
 			for k, c := range req {
@@ -222,7 +182,7 @@ func Path(entries []sessionlog.Entry) []Change {
 				}
 			}
 			req = append([]counted{{"", tokens.Message(conversation.UserText(summaryPrefix + e.Compaction.Summary))}}, kept...)
-			msgsValid = false // the next request's messages start another way
+			cached.Messages = 0 // the next request's messages start another way
 		case e.Type == sessionlog.TypeBranchSummary && e.BranchSummary != nil:
 			req = append(req, counted{"", tokens.Message(conversation.UserText(branchSummaryPrefix + e.BranchSummary.Summary))})
 		case e.Type == sessionlog.TypeMessage && e.Message == nil:
@@ -233,9 +193,9 @@ func Path(entries []sessionlog.Entry) []Change {
 			if m.Role != conversation.RoleSystem {
 				if m.Role == conversation.RoleAssistant {
 					// A reply: the request before it was sent, and cached.
-					cachedPrompt, cachedMsgs, sent, msgsValid = prompt, 0, true, true
+					cached, valid = host.CachedPrefix{Tools: tools, System: tokens.Text(Render(prompt))}, true
 					for _, r := range req {
-						cachedMsgs += r.n
+						cached.Messages += r.n
 					}
 				}
 				req = append(req, counted{e.ID, tokens.Message(*m)})
@@ -259,17 +219,8 @@ func Path(entries []sessionlog.Entry) []Change {
 				c.Mode = conversation.ModeAppend
 			}
 			c.Added, c.Removed = Counts(Diff(prompt, after))
-			if sent {
-				// The cached prompt's blocks still valid before and after.
-				before, now := FirstChanged(cachedPrompt, prompt), FirstChanged(cachedPrompt, after)
-				if now < before {
-					c.Invalidated = tokens.Text(Render(cachedPrompt[now:before]))
-				}
-				same := now == len(cachedPrompt) && len(after) == len(cachedPrompt)
-				if msgsValid && !same {
-					c.Invalidated += cachedMsgs
-					msgsValid = false
-				}
+			if valid && Render(after) != Render(prompt) {
+				c.Invalidated, valid = cached.Invalidated(), false
 			}
 			out = append(out, c)
 			prompt = after
