@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/lineloop"
 	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/provider"
 )
@@ -103,21 +104,14 @@ func runNextRequest(ctx context.Context, e *env, o *options, at, wire string) er
 	}
 	defer a.Close()
 	var r host.Replay
-	err = inMemory(ctx, e, a, path, func(sess *host.Session) error {
-		if at != "" {
-			id, err := app.ResolveAt(path, at)
-			if err == nil && id != "" {
-				if _, err = sess.MoveTo(ctx, id, host.MoveOptions{}); errors.Is(err, host.ErrAlreadyThere) {
-					err = nil
-				}
-			}
-			if err != nil {
-				return fmt.Errorf("--at %s --next: %w", at, err)
-			}
-		}
-		r.Request = sess.NextRequest(ctx)
-		return nil
-	})
+	if at == "" {
+		err = inMemory(ctx, e, a, path, func(sess *host.Session) error {
+			r.Request = sess.NextRequest(ctx)
+			return nil
+		})
+	} else {
+		r, err = nextFrom(ctx, e, a, path, at)
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +120,44 @@ func runNextRequest(ctx context.Context, e *env, o *options, at, wire string) er
 		w, opts = wire, nil
 	}
 	return writeBody(e, w, opts, r)
+}
+
+// nextFrom is the request a continuation from the entry at names would
+// send now: the session moves there, as a continuation does, on a copy of
+// its log (the move and what it re-derives are recorded, and thrown away
+// with the copy; the log is only read).
+func nextFrom(ctx context.Context, e *env, a *app.App, path, at string) (host.Replay, error) {
+	id, err := app.ResolveAt(path, at)
+	if err != nil {
+		return host.Replay{}, fmt.Errorf("--at %s --next: %w", at, err)
+	}
+	sess, done, err := a.OpenCopy(ctx, path)
+	if err != nil {
+		return host.Replay{}, err
+	}
+	defer done()
+	events := sess.Subscribe(context.WithoutCancel(ctx))
+	shown := make(chan struct{})
+	go func() {
+		defer close(shown)
+		lineloop.ShowNotices(e.stderr, events)
+	}()
+	var r host.Replay
+	if id != "" {
+		if _, err = sess.MoveTo(ctx, id, host.MoveOptions{}); errors.Is(err, host.ErrAlreadyThere) {
+			err = nil
+		}
+	}
+	if err == nil {
+		r.Request = sess.NextRequest(ctx)
+	} else {
+		err = fmt.Errorf("--at %s --next: %w", at, err)
+	}
+	if cerr := sess.Close(ctx); err == nil && cerr != nil {
+		err = cerr
+	}
+	<-shown
+	return r, err
 }
 
 // writeBody writes r's body on wire: raw to a pipe or file, byte for

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,4 +133,17 @@ func TestRequestOfAnEchoSession(t *testing.T) {
 	next := h.ok("request", "--session", log, "--next", "--wire", "openai").stdout
 	require.Contains(t, next, `"hello there"`)
 	require.Contains(t, next, `"role":"assistant"`, "the conversation up to its end, the reply included")
+
+	// --next from an earlier point: the conversation up to there, the
+	// later turn left out; the log itself is only read.
+	h.ok("--session", log, "--provider", "echo", "-p", "second question")
+	before, err := os.ReadFile(log)
+	require.NoError(t, err)
+	next = h.ok("request", "--session", log, "--at", id, "--next", "--wire", "openai").stdout
+	require.Contains(t, next, `"hello there"`)
+	require.NotContains(t, next, "second question")
+	after, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after), "the move is made on a copy")
+	require.Contains(t, h.ok("request", "--session", log, "--next", "--wire", "openai").stdout, "second question")
 }

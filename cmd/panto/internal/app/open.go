@@ -196,6 +196,39 @@ func (a *App) OpenReadOnly(ctx context.Context, path string) (*host.Session, err
 	return host.Open(ctx, cfg)
 }
 
+// OpenCopy opens a copy of the log at path as OpenReadOnly opens a log,
+// but writable: what the session records (a move, the sections kept
+// current on the new path) goes to the copy, in a temporary directory
+// that done removes. panto request --at ID --next moves there, as a
+// continuation would, and shows the request that follows.
+func (a *App) OpenCopy(ctx context.Context, path string) (sess *host.Session, done func(), err error) {
+	dir, err := os.MkdirTemp("", "panto-copy-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("copy session log %s: %w", path, err)
+	}
+	done = func() { os.RemoveAll(dir) }
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, filepath.Base(path)), data, 0o600)
+	}
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("copy session log %s: %w", path, err)
+	}
+	specs, err := a.extensionSpecs()
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	cfg := a.HostConfig(host.Log{Path: filepath.Join(dir, filepath.Base(path))}, specs, nil)
+	cfg.MaxProcs = nil
+	if sess, err = host.Open(ctx, cfg); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return sess, done, nil
+}
+
 // Switched is what Switch did.
 type Switched struct {
 	// Session is the session in use now: the one opened at the path; the
