@@ -100,7 +100,11 @@ func WriteWidth(w io.Writer, b Breakdown, width int) {
 	}
 	for _, p := range b.Parts {
 		if p.Kind == Framing {
-			add("framing", "the reply's start, the tools' preamble", p.Estimate, p.Share)
+			what := "the reply's start"
+			if _, _, n, _ := b.sum(Tools); n > 0 {
+				what += ", the tools' preamble"
+			}
+			add("framing", what, p.Estimate, p.Share)
 		}
 	}
 	for _, p := range b.Parts {
