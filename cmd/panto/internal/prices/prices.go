@@ -113,6 +113,7 @@ var builtin = map[string]Price{
 	"gpt-5-mini":   openai(0.25, 0.025, 2),
 	"gpt-5-nano":   openai(0.05, 0.005, 0.4),
 	"gpt-5.1":      openai(1.25, 0.125, 10),
+	"gpt-5.2":      openai(1.75, 0.175, 14),
 	"gpt-5.4":      openai(2.5, 0.25, 15),
 	"gpt-5.4-mini": openai(0.75, 0.075, 4.5),
 	"gpt-5.4-nano": openai(0.2, 0.02, 1.25),
