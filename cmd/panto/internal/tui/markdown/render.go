@@ -1,6 +1,6 @@
-// Package markdown renders Markdown for the terminal: goldmark parses it
-// (CommonMark with GitHub's tables, strikethrough, task lists and
-// autolinks), and a small renderer of our own writes styled, wrapped
+// Package markdown renders Markdown for the terminal: mdparse parses it
+// (goldmark's CommonMark with GitHub's tables, strikethrough, task lists
+// and autolinks, the parse the HTML export shares), and a small renderer of our own writes styled, wrapped
 // lines — headings, emphasis, code spans, lists, quotes, fenced code,
 // tables, links and rules.
 //
@@ -29,21 +29,13 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/mdparse"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 )
-
-// md is the parser; goldmark's parser is safe for concurrent use.
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough,
-	extension.TaskList, extension.Linkify))
 
 // Render renders src at width cells with th's styles, as lines (no
 // trailing newlines, no blank line at either end).
@@ -52,7 +44,7 @@ func Render(src string, width int, th *theme.Theme) []string {
 		width = 10
 	}
 	source := []byte(src)
-	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(parser.NewContext()))
+	doc := mdparse.Parse(source)
 	r := &renderer{src: source, th: th}
 	lines := r.blocks(doc, width)
 	return trimBlank(lines)
@@ -535,11 +527,7 @@ func expandTabs(s string) string {
 // ExpandTabs is expandTabs, for the other renderers of the UI.
 func ExpandTabs(s string) string { return expandTabs(s) }
 
-func unescape(v []byte) []byte {
-	v = util.UnescapePunctuations(v)
-	v = util.ResolveNumericReferences(v)
-	return util.ResolveEntityNames(v)
-}
+func unescape(v []byte) []byte { return mdparse.Unescape(v) }
 
 func trimBlank(lines []string) []string {
 	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
