@@ -27,6 +27,7 @@ func TestGolden(t *testing.T) {
 		{"branched", "branched", Options{}},
 		{"branched-all", "branched", Options{All: true, Title: "Port change, both tries"}},
 		{"forked", "forked", Options{}},
+		{"reading-all", "reading", Options{All: true}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			t.Parallel()

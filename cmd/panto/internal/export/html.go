@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/mdhtml"
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/sessionlog"
 )
@@ -31,8 +32,10 @@ func HTML(w io.Writer, log *sessionlog.Log, opt Options) error {
 
 // markup is HTML that this package wrote. Only a constant converts to it
 // without a conversion, so a string from the log can reach the page only
-// through htmlWriter.text or attr, which escape it. There is no
-// conversion to markup outside this file's constants.
+// through htmlWriter.text or attr, which escape it, or through mdhtml,
+// which escapes every text of a reply's Markdown and writes only its own
+// elements. There is no conversion to markup outside this package's
+// constants.
 //
 // The page is written by hand rather than with html/template: the
 // template's reflection made a 20,000-message export take ten times as
@@ -135,32 +138,10 @@ func (p *plan) writeHTML(h *htmlWriter) {
 		h.m("</dd>\n")
 	}
 	h.m("</dl>\n")
-	if len(p.states) > 0 {
-		h.m("<nav>System prompt states (each message links to its own):")
-		for n := range p.states {
-			h.m(" ")
-			h.link("", "prompt-", n+1)
-			h.m("v")
-			h.num(n + 1)
-			h.m("</a>")
-		}
-		h.m("</nav>\n")
-	}
+	h.m("</header>\n")
+	p.htmlSide(h)
+	h.m("<main>\n")
 	multi := len(p.branches) > 1
-	if multi {
-		h.m("<nav>Branches:")
-		for k := range p.branches {
-			h.m(" ")
-			h.link("", "branch-", k+1)
-			h.num(k + 1)
-			if k == 0 {
-				h.m(" (active)")
-			}
-			h.m("</a>")
-		}
-		h.m("</nav>\n")
-	}
-	h.m("</header>\n<main>\n")
 	for k, b := range p.branches {
 		h.m(`<section class="branch" id="branch-`)
 		h.num(k + 1)
@@ -366,7 +347,7 @@ func (p *plan) htmlEntry(h *htmlWriter, i int, c *clock) {
 		permalink()
 		h.m("</div>\n")
 		for _, b := range m.Content {
-			p.htmlBlock(h, b)
+			p.htmlBlock(h, m.Role, b)
 		}
 		h.m("</article>\n")
 	default:
@@ -547,8 +528,8 @@ func (p *plan) htmlEvent(h *htmlWriter, i int, when func() bool, label, permalin
 	h.m("</div>\n")
 }
 
-// htmlBlock writes a content block of a message.
-func (p *plan) htmlBlock(h *htmlWriter, b conversation.Block) {
+// htmlBlock writes a content block of a message of the role.
+func (p *plan) htmlBlock(h *htmlWriter, role conversation.Role, b conversation.Block) {
 	switch b.Type {
 	case conversation.TypeText:
 		if b.Added != "" {
@@ -559,6 +540,10 @@ func (p *plan) htmlBlock(h *htmlWriter, b conversation.Block) {
 			h.m(`</span></summary><div class="t">`)
 			h.text(b.Text)
 			h.m("</div></details>\n")
+			return
+		}
+		if role == conversation.RoleAssistant {
+			htmlReply(h, b.Text)
 			return
 		}
 		h.m(`<div class="t">`)
@@ -623,6 +608,17 @@ func (p *plan) htmlBlock(h *htmlWriter, b conversation.Block) {
 		h.text(string(b.Type) + " block")
 		h.m("</div>\n")
 	}
+}
+
+// htmlReply writes a reply's text: its Markdown rendered (mdhtml, from
+// the parse the UI renders), and the text as written folded after it, to
+// copy whole.
+func htmlReply(h *htmlWriter, text string) {
+	h.m(`<div class="md">` + "\n")
+	mdhtml.Render(h.w, conversation.ValidText(text))
+	h.m(`</div>` + "\n" + `<details class="src"><summary>as written</summary><div class="t">`)
+	h.text(text)
+	h.m("</div></details>\n")
 }
 
 // htmlImage writes an image as its own data: URL, or a placeholder when
