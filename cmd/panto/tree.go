@@ -144,15 +144,18 @@ another panto is running cannot be labelled from here: use /label in it.`,
 	}
 
 	var format string
-	var all bool
+	var all, prompt bool
 	exp := &cobra.Command{
 		Use:   "export [SESSION]",
 		Short: "Export a session as one HTML file or as Markdown",
 		Long: `Export a session (this directory's latest without SESSION) to read or
 share: --format html is one self-contained file (no script, no network)
-with tool calls folded and every change of the system prompt inline with
-its source, each message one click from the whole prompt as of it;
---format md is Markdown for pasting into an issue. The current branch,
+with replies rendered from their Markdown, tool calls and results folded,
+edits as diffs, a sidebar with the session tree and the prompt states,
+every change of the system prompt inline with its source and each
+message one click from the whole prompt as of it; --format md is
+Markdown for pasting into an issue, without the system prompt's tool
+guidance unless --prompt is given. The current branch,
 or with --all the whole tree. To -o FILE, or stdout. -o writes a new
 file or replaces a regular one, whole or not at all; it never replaces
 a FIFO, a device, a socket, a lock file, a file in panto's sessions
@@ -182,7 +185,7 @@ exist.`,
 			if err != nil {
 				return err
 			}
-			opt := export.Options{All: all}
+			opt := export.Options{All: all, Prompt: prompt}
 			if dirs, err := layers.Resolve(e.getenv, e.cwd); err == nil {
 				// The turns' cost: the built-in prices under config's.
 				if opt.Prices, err = app.LoadPrices(e.appEnv(e.tell), dirs); err != nil {
@@ -203,6 +206,7 @@ exist.`,
 	}
 	exp.Flags().StringVar(&format, "format", "html", "`FORMAT` html or md")
 	exp.Flags().BoolVar(&all, "all", false, "export the whole tree, every branch")
+	exp.Flags().BoolVar(&prompt, "prompt", false, "with --format md, keep the system prompt's tool guidance (HTML always has it)")
 	exp.Flags().StringVarP(&outPath, "output", "o", "", "write to `FILE` instead of stdout")
 	completeWords(exp, "format", "html", "md")
 	for _, c := range []*cobra.Command{tree, fork, label, exp} {

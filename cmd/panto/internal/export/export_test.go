@@ -413,7 +413,7 @@ func TestHTMLImages(t *testing.T) {
 func TestMarkdownSession(t *testing.T) {
 	t.Parallel()
 	l := readLog(t, "session")
-	md := string(exportMarkdown(t, l, Options{}))
+	md := string(exportMarkdown(t, l, Options{Prompt: true})) // the whole prompt, its tool guidance too
 	outside := mdOutside(t, md)
 
 	var heads []string

@@ -65,6 +65,9 @@ func (m *mdWriter) page() {
 	if p.extData > 0 {
 		fmt.Fprintf(&sb, "- not shown: %s\n", plural(p.extData, "extension_data entry", "extension_data entries"))
 	}
+	if !p.opt.Prompt && p.hasGuidance() {
+		sb.WriteString("- not shown: the tool guidance in the system prompt (`--prompt` includes it)\n")
+	}
 	for _, w := range p.log.Warnings {
 		fmt.Fprintf(&sb, "- warning: %s\n", mdInline(w))
 	}
@@ -123,6 +126,10 @@ func (m *mdWriter) prompts() {
 				line += " · section " + mdCode(blk.Key)
 			}
 			m.para(line)
+			if isGuidance(blk.Key) && !p.opt.Prompt {
+				m.para(guidanceLeftOut(blk.Text))
+				continue
+			}
 			m.para(fence(blk.Text, "text"))
 		}
 	}
@@ -155,14 +162,17 @@ func (m *mdWriter) entry(i int, c *clock) {
 				line += " · " + counts
 			}
 			line += suffix
-			if ch.text == "" {
+			switch {
+			case ch.text == "":
 				m.para(quote(line))
-			} else {
+			case isGuidance(ch.key) && !p.opt.Prompt:
+				m.para(quote(line + "\n\n" + guidanceLeftOut(ch.text)))
+			default:
 				m.para(quote(line + "\n\n" + fence(ch.text, "text")))
 			}
 		}
-		if changed {
-			m.para(quote("what changed in the prompt:\n\n" + mdDiff(p.diffs[i], false)))
+		if hunks := p.mdPromptDiff(i); changed && len(hunks) > 0 {
+			m.para(quote("what changed in the prompt:\n\n" + mdDiff(hunks, false)))
 		}
 	case msg != nil:
 		head := "### " + string(msg.Role)

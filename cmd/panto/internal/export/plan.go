@@ -26,6 +26,10 @@ type Options struct {
 	All bool
 	// Title heads the document; empty means "panto session ID".
 	Title string
+	// Prompt keeps the system prompt's tool guidance (the NAME:guidance
+	// sections extensions record for their tools) in Markdown, which
+	// otherwise leaves its text out; HTML always holds it, folded.
+	Prompt bool
 	// Prices price each turn's tokens (the zero Table is the built-in
 	// one).
 	Prices prices.Table
