@@ -22,7 +22,20 @@
 // a <details> element, so the page reads the same with JavaScript off, and
 // prints. Every text from the log is escaped, as element text or a
 // double-quoted attribute value; the only URLs are fragments of the page's
-// own ids (see markup for why the page is written by hand).
+// own ids (see markup for why the page is written by hand). Light or dark
+// follows the reader's system (prefers-color-scheme).
+//
+// A reply's text is rendered from its Markdown (mdhtml, from the parse the
+// UI's renderer walks: headings, emphasis, code, lists, quotes, tables),
+// with the text as written folded after it. Raw HTML in it shows as text,
+// and a link as its text with its target beside it, as words: the page
+// links nowhere outside itself, so a javascript: target is harmless. A
+// user's text is shown as typed.
+//
+// A sidebar (beside the page on a wide screen, above it on a narrow one,
+// not printed) maps the page: the session tree — each exported branch,
+// nested under the branch it forks from, with its user messages and its
+// labelled entries — and the prompt states, each linking to its section.
 //
 // Each message is an <article> with its role, time, label and a link
 // "prompt vN" to the system prompt in effect for it. The distinct prompt
@@ -38,7 +51,9 @@
 // is the file's line 2).
 //
 // Thinking, tool calls (name and input) and tool results (marked when
-// is_error) are collapsed; so are system texts, compaction summaries,
+// is_error; the whole text one click away, and an edit's or a write's
+// result as its diff: numbered lines, - and +, the changed words
+// marked) are collapsed; so are system texts, compaction summaries,
 // extension data and entries of types this panto does not know (shown by
 // type, with their raw line). Lifecycle and model changes are one-line
 // events.
@@ -84,7 +99,11 @@
 // backticks in them, system-prompt changes and other events as blockquote
 // lines, and the system prompt at the end of the branch (of each branch,
 // with All) at the bottom. Extension data is left out (its count is in the
-// header). A message's text cannot break the document: a fence it leaves
+// header), and so is the text of the system prompt's tool guidance, the
+// NAME:guidance sections extensions record for their tools (the header
+// says so; each such section is a line that says what was left out, and
+// "what changed in the prompt" is the diff of the prompt without it),
+// unless Options.Prompt keeps it. A message's text cannot break the document: a fence it leaves
 // open is closed after it, a line that would open an HTML block is
 // escaped, and a text whose fences Markdown could nest in lists or quotes
 // is shown fenced instead.
