@@ -55,7 +55,8 @@
 // result as its diff: numbered lines, - and +, the changed words
 // marked) are collapsed; so are system texts, compaction summaries,
 // extension data and entries of types this panto does not know (shown by
-// type, with their raw line). Lifecycle and model changes are one-line
+// type, with their raw line). Lifecycle and model changes, an extension's
+// tool set (tools) and the session's name (session_info) are one-line
 // events.
 //
 // The session tree's own entries (docs/session-format.md, "The tree"):

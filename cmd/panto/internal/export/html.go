@@ -489,6 +489,10 @@ func (p *plan) htmlEvent(h *htmlWriter, i int, when func() bool, label, permalin
 		line = say(requestText(e.RequestSettings))
 	case e.Type == sessionlog.TypePermissions && e.Permissions != nil:
 		line = say(permissionsText(e.Permissions))
+	case e.Type == sessionlog.TypeTools && e.Tools != nil:
+		line = say(toolsText(e.Tools))
+	case e.Type == sessionlog.TypeSessionInfo && e.SessionInfo != nil:
+		line = say(sessionInfoText(e.SessionInfo))
 	case e.Type == sessionlog.TypeExtensionData && e.ExtensionData != nil:
 		line = say("extension data of " + e.ExtensionData.Extension)
 		if detail = indentJSON(e.ExtensionData.Data); detail == "" {

@@ -270,6 +270,10 @@ func (m *mdWriter) event(i int, t, suffix string) {
 		m.para(quote(t + mdInline(requestText(e.RequestSettings)) + suffix))
 	case e.Type == sessionlog.TypePermissions && e.Permissions != nil:
 		m.para(quote(t + mdInline(permissionsText(e.Permissions)) + suffix))
+	case e.Type == sessionlog.TypeTools && e.Tools != nil:
+		m.para(quote(t + mdInline(toolsText(e.Tools)) + suffix))
+	case e.Type == sessionlog.TypeSessionInfo && e.SessionInfo != nil:
+		m.para(quote(t + mdInline(sessionInfoText(e.SessionInfo)) + suffix))
 	case e.Type == sessionlog.TypeExtensionData:
 		// Left out: counted in the header.
 	default:

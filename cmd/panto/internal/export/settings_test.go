@@ -34,3 +34,26 @@ func TestRequestSettingsAndPermissionsAreSaid(t *testing.T) {
 		require.NotContains(t, out, "not known to this panto")
 	}
 }
+
+// The tools an extension offers and the session's name are said in both
+// formats, not shown as entries of an unknown type.
+func TestToolsAndNameAreSaid(t *testing.T) {
+	t.Parallel()
+	b := newBuilder(t, "/p")
+	b.add("tools", "", map[string]any{"extension": "mcp", "reason": "the server's tools changed",
+		"tools": []map[string]any{{"name": "docs_search"}, {"name": "docs_get"}}, "added": []string{"docs_get"}})
+	b.add("tools", "", map[string]any{"extension": "gone", "tools": []map[string]any{}, "removed": []string{"x"}})
+	b.add("session_info", "", map[string]any{"name": "heredoc fix"})
+	b.add("session_info", "", map[string]any{"name": ""})
+	l := b.mustLog()
+	d := parseHTML(t, exportHTML(t, l, Options{}))
+	checkSafe(t, d, false)
+	require.Contains(t, oneLine(d.ids["e-1"]), "tools of extension mcp: docs_search, docs_get (added docs_get) · the server's tools changed")
+	require.Contains(t, oneLine(d.ids["e-2"]), "tools of extension gone: none (removed x)")
+	require.Contains(t, oneLine(d.ids["e-3"]), "named the session “heredoc fix”")
+	require.Contains(t, oneLine(d.ids["e-4"]), "removed the session's name")
+	md := string(exportMarkdown(t, l, Options{}))
+	require.Contains(t, md, "tools of extension mcp: docs_search, docs_get (added docs_get) · the server's tools changed")
+	require.Contains(t, md, "named the session “heredoc fix”")
+	require.NotContains(t, md, "not known to this panto")
+}

@@ -163,6 +163,47 @@ func permissionsText(p *sessionlog.Permissions) string {
 	return s
 }
 
+// toolsText says what a tools entry records: the tools an extension
+// offers the model from here on, and what changed.
+func toolsText(t *sessionlog.Tools) string {
+	names := make([]string, len(t.Tools))
+	for i, d := range t.Tools {
+		names[i] = d.Name
+	}
+	s := "tools of extension " + t.Extension + ": "
+	switch len(names) {
+	case 0:
+		s += "none"
+	default:
+		s += strings.Join(names, ", ")
+	}
+	var changes []string
+	for _, c := range []struct {
+		what  string
+		names []string
+	}{{"added", t.Added}, {"removed", t.Removed}, {"changed", t.Changed}} {
+		if len(c.names) > 0 {
+			changes = append(changes, c.what+" "+strings.Join(c.names, ", "))
+		}
+	}
+	if len(changes) > 0 {
+		s += " (" + strings.Join(changes, "; ") + ")"
+	}
+	if t.Reason != "" {
+		s += " · " + t.Reason
+	}
+	return s
+}
+
+// sessionInfoText says what a session_info entry records: the session's
+// name (/name).
+func sessionInfoText(i *sessionlog.SessionInfo) string {
+	if i.Name == "" {
+		return "removed the session's name"
+	}
+	return "named the session “" + i.Name + "”"
+}
+
 // sizeText is a byte count for people: "812 B", "12 KB", "3.4 MB".
 func sizeText(n int) string {
 	switch {
