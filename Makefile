@@ -17,7 +17,7 @@ BIN         := bin
 PREFIX      ?= $(HOME)/.local
 PANTO_HOME  ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/panto
 # First-party extensions that make install puts in the base layer.
-EXTENSIONS  := tools env context mcp
+EXTENSIONS  := tools env context mcp web
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # A count, not a duration: with a duration Go 1.26's fuzz coordinator can
 # fail a clean run with "context deadline exceeded" as the time runs out

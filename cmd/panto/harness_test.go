@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	}
 	pantoBin = filepath.Join(dir, "panto")
 	pluginDir = dir
-	pkgs := []string{".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "../../examples/plugins/guard", "../../extensions/tools", "../../extensions/mcp", "../../host/extension/testdata/plugins/sdkplug"}
+	pkgs := []string{".", "../../examples/plugins/sysprompt", "../../examples/plugins/hello", "../../examples/plugins/guard", "../../extensions/tools", "../../extensions/mcp", "../../extensions/web", "../../host/extension/testdata/plugins/sdkplug"}
 	// Every test extension under testdata/ (a folder with a main.go) is
 	// built too, into pluginDir by its folder's name.
 	mains, _ := filepath.Glob("testdata/*/main.go")

@@ -150,6 +150,10 @@ func (a *App) extensionSpecs() ([]extension.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	specs, err = a.withWeb(specs)
+	if err != nil {
+		return nil, err
+	}
 	return a.reattached(specs)
 }
 

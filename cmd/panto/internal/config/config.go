@@ -132,6 +132,10 @@ type Config struct {
 	// of one the user configured, which they never replace.
 	MCP         []MCPServer
 	MCPShadowed []MCPServer
+	// WebSearch is the search API of the web extension's search tool,
+	// from the highest layer but the project's that sets [web.search];
+	// nil: search is off.
+	WebSearch *WebSearch
 	// Sources lists the config files that were applied, lowest layer
 	// first.
 	Sources []string
@@ -254,6 +258,8 @@ type file struct {
 	// (docs/permissions.md).
 	Permissions *permissionsFile `toml:"permissions"`
 	Sandbox     *sandboxFile     `toml:"sandbox"`
+	// Web is the [web] table: the web extension's search API.
+	Web *webFile `toml:"web"`
 }
 
 // extensionFile is one [extensions.NAME] table.
@@ -356,6 +362,7 @@ func Load(d layers.Dirs, opts Options) (Config, error) {
 		fc.mergeInto(&cfg)
 		fc.mergeMCP(&cfg, "config "+f.Path, f.Layer == layers.Project)
 		fc.mergePermissions(&cfg, f.Path, home)
+		fc.mergeWeb(&cfg, f.Path)
 		for _, key := range fc.keys() {
 			if cfg.from == nil {
 				cfg.from = map[string]string{}
@@ -380,6 +387,9 @@ func Parse(name string, data []byte) (f file, err error) {
 	}
 	if err := f.checkMCP(); err != nil {
 		return file{}, fmt.Errorf("config %s: %w (see docs/mcp.md)", name, err)
+	}
+	if bad := f.checkWeb(); bad != nil {
+		return file{}, fmt.Errorf("%s: %s (see docs/tools.md)", at(name, data, bad.key), bad)
 	}
 	return f, nil
 }

@@ -131,6 +131,12 @@ func project(path string, data []byte, f file, cfg Config, opts Options) *Projec
 		if key == "permissions" || key == "sandbox" {
 			continue // below, both at once
 		}
+		if key == "web" {
+			for _, s := range webSettings(f.Web) {
+				rows = append(rows, row{line, s})
+			}
+			continue
+		}
 		if key == "mcp" {
 			for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
 				for _, s := range mcpSettings(name, f.MCP[name]) {
@@ -205,6 +211,8 @@ func (p *Project) apply(f file, cfg *Config) file {
 			f.HookTimeout = nil
 		case s.Key == "extension_start_timeout":
 			f.ExtStartTimeout = nil
+		case s.Key == "web.search":
+			f.Web = nil
 		case strings.HasPrefix(s.Key, "extensions."):
 			name := strings.TrimSuffix(strings.TrimPrefix(s.Key, "extensions."), ".required")
 			x := f.Extensions[name]
