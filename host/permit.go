@@ -467,6 +467,7 @@ func describeCall(use conversation.Block) string {
 	var in struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`
+		URL     string `json:"url"`
 	}
 	_ = json.Unmarshal(use.Input, &in)
 	switch {
@@ -474,6 +475,8 @@ func describeCall(use conversation.Block) string {
 		return "bash: " + in.Command
 	case in.Path != "":
 		return use.Name + " " + in.Path
+	case use.Name == "fetch" && in.URL != "":
+		return "fetch " + in.URL
 	}
 	return use.Name + " " + string(use.Input)
 }
@@ -481,11 +484,13 @@ func describeCall(use conversation.Block) string {
 // suggestGrants are the allow rules that would allow a call like this
 // one: each command of a bash line as written (none when one holds a
 // "*", which a rule would read as a wildcard), the workspace for a file
-// tool's path in it, else the path itself, and the tool for the others.
+// tool's path in it, else the path itself, the host of a fetch's URL,
+// and the tool for the others.
 func suggestGrants(use conversation.Block, env permissions.Env) []string {
 	var in struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`
+		URL     string `json:"url"`
 	}
 	_ = json.Unmarshal(use.Input, &in)
 	switch use.Name {
@@ -529,6 +534,10 @@ func suggestGrants(use conversation.Block, env permissions.Env) []string {
 			return nil
 		}
 		return []string{family + "(" + filepath.Clean(p) + ")"}
+	case "fetch":
+		if h := permissions.URLHost(in.URL); h != "" && !strings.ContainsAny(h, "*()") {
+			return []string{"fetch(" + h + ")"}
+		}
 	}
 	return []string{use.Name}
 }

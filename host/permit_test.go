@@ -238,7 +238,8 @@ func TestPermissionModeSwitchIsRecorded(t *testing.T) {
 
 // The rules "allow for this session" suggests cover the call and no
 // more: each command of a bash line as written, the workspace for a
-// file tool's path in it (~ read as the home), the exact path outside.
+// file tool's path in it (~ read as the home), the exact path outside,
+// the host of a fetch's URL.
 func TestSuggestedGrants(t *testing.T) {
 	t.Parallel()
 	env := permissions.Env{Workspace: "/home/u/p", Home: "/home/u"}
@@ -254,6 +255,8 @@ func TestSuggestedGrants(t *testing.T) {
 		{conversation.ToolUse("c", "edit", json.RawMessage(`{"path":"~/notes.txt"}`)), []string{"edit(/home/u/notes.txt)"}},
 		{conversation.ToolUse("c", "read", json.RawMessage(`{"path":"/etc/hosts"}`)), []string{"read(/etc/hosts)"}},
 		{conversation.ToolUse("c", "mcp__docs__search", json.RawMessage(`{}`)), []string{"mcp__docs__search"}},
+		{conversation.ToolUse("c", "fetch", json.RawMessage(`{"url":"https://Go.dev:443/doc/"}`)), []string{"fetch(go.dev)"}},
+		{conversation.ToolUse("c", "fetch", json.RawMessage(`{"url":"nonsense"}`)), []string{"fetch"}},
 	} {
 		require.Equal(t, tc.want, suggestGrants(tc.call, env), string(tc.call.Input))
 	}

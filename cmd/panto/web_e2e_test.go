@@ -114,7 +114,7 @@ func TestWebExtensionFetchAndSearch(t *testing.T) {
 
 // fetch goes through the permission rules like any tool: asked about
 // in the default mode (and so denied in print mode), run with --allow,
-// refused by a deny rule.
+// refused by a deny rule; a rule may name the URL's host.
 func TestWebFetchPermissions(t *testing.T) {
 	t.Parallel()
 	srv := webServer(t)
@@ -130,6 +130,17 @@ func TestWebFetchPermissions(t *testing.T) {
 
 	r = h.ok(append([]string{"-p", fetch, "--allow", "fetch"}, web...)...)
 	require.Contains(t, r.stdout, "fetch (ok, 10 line(s)): URL: "+srv.URL+"/page", r.stdout)
+
+	// A rule names the URL's host.
+	h.write(filepath.Join(h.userDir(), "config.toml"), "[sandbox]\nnetwork = true\n[permissions]\nallow = [\"fetch(127.0.0.1)\"]\n")
+	r = h.ok(append([]string{"-p", fetch}, web...)...)
+	require.Contains(t, r.stdout, "fetch (ok, 10 line(s)): URL: "+srv.URL+"/page", r.stdout)
+	r = h.ok(append([]string{"-p", strings.Replace(fetch, "127.0.0.1", "localhost", 1)}, web...)...)
+	require.Contains(t, r.stdout, "fetch (error, 1 line(s)): not run: fetch", "another host is asked about: %s", r.stdout)
+
+	h.write(filepath.Join(h.userDir(), "config.toml"), "[sandbox]\nnetwork = true\n[permissions]\ndeny = [\"fetch(127.0.0.1)\"]\n")
+	r = h.ok(append([]string{"-p", fetch, "--allow", "fetch"}, web...)...)
+	require.True(t, anyLog(t, h, "not run: denied by the permission rule fetch(127.0.0.1) denies 127.0.0.1"), "the host rule's denial in the log")
 
 	h.write(filepath.Join(h.userDir(), "config.toml"), "[sandbox]\nnetwork = true\n[permissions]\ndeny = [\"fetch\"]\n")
 	r = h.ok(append([]string{"-p", fetch, "--allow", "fetch"}, web...)...)

@@ -71,10 +71,18 @@ func newFetcher(rt http.RoundTripper, timeout time.Duration) *fetcher {
 var errRedirects = errors.New("too many redirects")
 
 // checkRedirect follows at most maxRedirects redirects, to http and
-// https only, and names the chain when it stops.
+// https only and on the same host, and names the chain when it stops. A
+// redirect to another host is not followed: fetch returns it (see
+// fetch), so that a permission rule about a host holds for what is
+// fetched.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if s := req.URL.Scheme; s != "http" && s != "https" {
 		return fmt.Errorf("redirected to %s: only http and https URLs are fetched", req.URL.Redacted())
+	}
+	if len(via) > 0 && !strings.EqualFold(req.URL.Hostname(), via[0].URL.Hostname()) {
+		// Another host: fetch answers with the redirect, and the model
+		// fetches it, so the permission rules see that host.
+		return http.ErrUseLastResponse
 	}
 	if len(via) >= maxRedirects {
 		chain := make([]string, 0, len(via)+1)
@@ -152,6 +160,14 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (page, error) {
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		to, err := final.Parse(loc)
+		if err != nil {
+			return page{}, fmt.Errorf("fetch %s: HTTP %s to %q, which is not a URL", final.Redacted(), resp.Status, loc)
+		}
+		return page{url: final.String(), status: resp.StatusCode,
+			text: fmt.Sprintf("Redirected (HTTP %s) to another host: %s\nfetch does not follow a redirect to another host; call fetch with that URL to read it.\n", resp.Status, to.Redacted())}, nil
+	}
 	ct := resp.Header.Get("Content-Type")
 	kind, err := classify(ct)
 	if err != nil {

@@ -300,3 +300,23 @@ func TestFetchCutAndReadOn(t *testing.T) {
 		t.Errorf("reading on from start=1000:\n%s", res.Content)
 	}
 }
+
+// A redirect to another host is not followed: the model is told where
+// it leads, and fetching that is a call of its own, which the
+// permission rules see.
+func TestFetchRedirectToAnotherHost(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other host was fetched: %s", r.URL)
+	}))
+	defer other.Close()
+	// The same server under another name: localhost, not 127.0.0.1.
+	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/there"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target, http.StatusMovedPermanently)
+	}))
+	defer srv.Close()
+	res := call(t, harness(t, 5*time.Second, ""), "fetch", map[string]any{"url": srv.URL + "/here"})
+	if res.IsError || !strings.Contains(res.Content, "Redirected (HTTP 301 Moved Permanently) to another host: "+target+"\nfetch does not follow a redirect to another host; call fetch with that URL to read it.") {
+		t.Errorf("got:\n%s", res.Content)
+	}
+}

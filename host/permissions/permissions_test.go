@@ -236,3 +236,54 @@ func FuzzParseRule(f *testing.F) {
 		}
 	})
 }
+
+func fetchURL(u string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"url": u})
+	return b
+}
+
+// fetch rules name the URL's host: exactly, or *. for the hosts below.
+func TestFetchRules(t *testing.T) {
+	t.Parallel()
+	p := policy(t, ModeDefault,
+		[]string{"fetch(go.dev)", "fetch(*.go.dev)", "WebFetch(domain:docs.rs)"},
+		[]string{"fetch(pkg.go.dev)"},
+		[]string{"fetch(*.evil.example)", "fetch(127.0.0.1)"})
+	env := Env{Workspace: "/w", Home: "/h"}
+	for _, tc := range []struct {
+		url  string
+		want Verdict
+		rule string
+	}{
+		{"https://go.dev/doc/", Allow, "fetch(go.dev)"},
+		{"HTTPS://GO.DEV./x", Allow, "fetch(go.dev)"},
+		{"https://tip.golang.go.dev/", Allow, "fetch(*.go.dev)"},
+		{"https://pkg.go.dev/errors", Ask, "fetch(pkg.go.dev)"},
+		{"https://docs.rs:443/serde", Allow, "WebFetch(domain:docs.rs)"},
+		{"http://a.b.evil.example/", Deny, "fetch(*.evil.example)"},
+		{"http://127.0.0.1:8080/", Deny, "fetch(127.0.0.1)"},
+		{"https://notgo.dev/", Ask, ""},
+		{"https://evil.example/", Ask, ""},
+		{"not a url", Ask, ""},
+	} {
+		d := p.Decide("fetch", fetchURL(tc.url), env)
+		require.Equal(t, tc.want, d.Verdict, "%s: %+v", tc.url, d)
+		require.Equal(t, tc.rule, d.Rule, tc.url)
+	}
+	d := p.Decide("fetch", fetchURL("http://x.evil.example/"), env)
+	require.Equal(t, "fetch(*.evil.example) denies x.evil.example", d.Why)
+
+	every := policy(t, ModeDefault, nil, nil, []string{"fetch"})
+	require.Equal(t, Deny, every.Decide("fetch", fetchURL("https://go.dev/"), env).Verdict, "a bare fetch rule is about every call")
+
+	for in, want := range map[string]string{
+		"fetch(https://go.dev/)": "names a host",
+		"fetch(go.dev:443)":      "not a URL or a port",
+		"fetch(*)":               "write a host",
+		"fetch(a*b.dev)":         "write a host",
+		"search(x)":              "only bash and the file tools (read, edit, write, grep, find, ls) and fetch (a host) take a specifier",
+	} {
+		_, err := ParseRule(in)
+		require.ErrorContains(t, err, want, in)
+	}
+}

@@ -94,7 +94,7 @@ func Edits(tool string) bool { return edits(tool) }
 // — and with no match, the mode's default.
 func (p Policy) Decide(tool string, input json.RawMessage, env Env) Decision {
 	var line *Line
-	var path string
+	var path, host string
 	switch {
 	case tool == "bash":
 		var in struct {
@@ -109,6 +109,12 @@ func (p Policy) Decide(tool string, input json.RawMessage, env Env) Decision {
 		}
 		_ = json.Unmarshal(input, &in)
 		path = resolve(in.Path, env)
+	case tool == "fetch":
+		var in struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(input, &in)
+		host = URLHost(in.URL)
 	}
 	match := func(r Rule, all bool) (bool, string) {
 		if !r.Covers(tool) {
@@ -122,6 +128,11 @@ func (p Policy) Decide(tool string, input json.RawMessage, env Env) Decision {
 				return false, ""
 			}
 			return r.path.match(path, env.Workspace, env.Home), path
+		case r.host != nil:
+			if host == "" {
+				return false, ""
+			}
+			return r.host.match(host), host
 		case r.command != nil || r.path != nil:
 			return false, ""
 		}

@@ -11,7 +11,7 @@
 // A rule is TOOL or TOOL(specifier). For bash the specifier is a command
 // pattern matched against every simple command of the parsed command
 // line (commands.go); for the file tools a gitignore-style path pattern
-// (paths.go). Policy.Decide evaluates deny, then ask, then allow, the
+// (paths.go); for fetch the URL's host (hosts.go). Policy.Decide evaluates deny, then ask, then allow, the
 // first match winning; a call no rule matches gets its mode's default.
 //
 // Rules are a convenience, not a boundary: what the command line does
@@ -43,9 +43,11 @@ type Rule struct {
 	Source string
 	// raw is the rule as written.
 	raw string
-	// command matches a bash command; path a file tool's path.
+	// command matches a bash command; path a file tool's path; host
+	// the host of a fetch's URL.
 	command *regexp.Regexp
 	path    *pathPattern
+	host    *hostPattern
 }
 
 // String is the rule as written.
@@ -116,8 +118,14 @@ func ParseRule(s string) (Rule, error) {
 			return Rule{}, fmt.Errorf("rule %q: %w", raw, err)
 		}
 		r.path = p
+	case r.Tool == "fetch":
+		h, err := parseHost(spec)
+		if err != nil {
+			return Rule{}, fmt.Errorf("rule %q: %w", raw, err)
+		}
+		r.host = h
 	default:
-		return Rule{}, fmt.Errorf("rule %q: only bash and the file tools (read, edit, write, grep, find, ls) take a specifier; write %s for every call of it", raw, r.Tool)
+		return Rule{}, fmt.Errorf("rule %q: only bash and the file tools (read, edit, write, grep, find, ls) and fetch (a host) take a specifier; write %s for every call of it", raw, r.Tool)
 	}
 	return r, nil
 }
@@ -132,6 +140,10 @@ func lowerFirst(s string) string {
 			return "find"
 		}
 		return strings.ToLower(s)
+	case "WebFetch":
+		return "fetch"
+	case "WebSearch":
+		return "search"
 	}
 	return s
 }
