@@ -51,10 +51,6 @@ type fetcher struct {
 	timeout time.Duration
 }
 
-// chainKey carries the redirect chain of a request, for the error of a
-// loop.
-type chainKey struct{}
-
 // newFetcher is a fetcher with the given transport (nil: the default)
 // and timeout.
 func newFetcher(rt http.RoundTripper, timeout time.Duration) *fetcher {
