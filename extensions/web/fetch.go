@@ -180,7 +180,14 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (page, error) {
 		return page{}, fmt.Errorf("fetch %s: the body is over the 10 MB cap (more than %s were sent); nothing is returned", final.Redacted(), size(maxBody))
 	}
 	if resp.StatusCode >= 400 {
-		return page{}, fmt.Errorf("fetch %s: HTTP %s%s", final.Redacted(), resp.Status, snippet(body))
+		shown := body
+		if kind == kindHTML {
+			// The error page's words, not its markup.
+			if _, md, err := toMarkdown(bytes.NewReader(body[:min(len(body), 64<<10)]), final); err == nil {
+				shown = []byte(md)
+			}
+		}
+		return page{}, fmt.Errorf("fetch %s: HTTP %s%s", final.Redacted(), resp.Status, snippet(shown))
 	}
 	if kind == kindText && looksBinary(body) {
 		return page{}, fmt.Errorf("fetch %s: the body is binary (a NUL byte), though its content type is %q; fetch returns text only", final.Redacted(), ct)

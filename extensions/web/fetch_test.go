@@ -255,6 +255,12 @@ func TestFetchTimeout(t *testing.T) {
 
 func TestFetchHTTPErrorAndBadInput(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/html" {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "<html><head><title>Oops</title></head><body><h1>Server error</h1><p>Try later.</p></body></html>")
+			return
+		}
 		http.Error(w, "no such page", http.StatusNotFound)
 	}))
 	defer srv.Close()
@@ -264,6 +270,7 @@ func TestFetchHTTPErrorAndBadInput(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"url": srv.URL + "/gone"}, "HTTP 404 Not Found: no such page"},
+		{map[string]any{"url": srv.URL + "/html"}, "HTTP 500 Internal Server Error: # Server error Try later."},
 		{map[string]any{"url": "file:///etc/passwd"}, "only http and https URLs are fetched, not file"},
 		{map[string]any{"url": "example.com"}, `"example.com" is not an absolute URL`},
 		{map[string]any{}, `missing required field "url"`},
