@@ -26,14 +26,17 @@ type webSearch struct {
 
 // withWeb hands [web.search] to the web extension, when both are there.
 // A key_env that names an unset variable leaves search off, with a
-// notice.
+// notice. The extension watches nothing, so, like mcp, it is no
+// safeguard unless config's [extensions.web] says so: when it cannot
+// start, the other tools still run.
 func (a *App) withWeb(specs []extension.Spec) ([]extension.Spec, error) {
 	ws := a.cfg.WebSearch
-	if ws == nil {
-		return specs, nil
-	}
 	for i := range specs {
 		if filepath.Base(specs[i].Path) != WebExtension {
+			continue
+		}
+		specs[i].Required = a.cfg.Required[WebExtension]
+		if ws == nil {
 			continue
 		}
 		key := ws.Key
@@ -41,7 +44,7 @@ func (a *App) withWeb(specs []extension.Spec) ([]extension.Spec, error) {
 			key = a.env.Getenv(ws.KeyEnv)
 			if key == "" {
 				a.env.notify(fmt.Sprintf("web.search.key_env names %s, which is not set (%s); the search tool is left out", ws.KeyEnv, ws.Source))
-				return specs, nil
+				continue
 			}
 		}
 		data, err := json.Marshal(webConfig{Search: &webSearch{Endpoint: ws.Endpoint, API: ws.API, Key: key}})
