@@ -147,3 +147,23 @@ func TestWebFetchPermissions(t *testing.T) {
 	require.Contains(t, r.stdout, "fetch (error, 1 line(s)): not run: denied by the permission rule fetch", r.stdout)
 	require.True(t, anyLog(t, h, "not run: denied by the permission rule fetch denies every fetch call"), "the denial in the log")
 }
+
+// PANTO_WEB_TEST_TIMEOUT shortens the 30 s cap of a fetch, for tests: a
+// server that never answers is given up on, and the call says so.
+func TestWebFetchTimeout(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	h := newHarness(t)
+	h.write(filepath.Join(h.userDir(), "config.toml"), "[sandbox]\nnetwork = true\n")
+	h.env["PANTO_WEB_TEST_TIMEOUT"] = "300ms"
+	r := h.ok("-p", `tool:fetch {"url": "`+srv.URL+`/slow"}`, "--provider", "echo", "--extension", filepath.Join(pluginDir, "web"))
+	require.Contains(t, r.stdout, "fetch (error, 1 line(s)): fetch "+srv.URL+"/slow: timed out after 300ms", r.stdout)
+}

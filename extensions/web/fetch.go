@@ -55,9 +55,8 @@ type fetcher struct {
 // and timeout.
 func newFetcher(rt http.RoundTripper, timeout time.Duration) *fetcher {
 	if rt == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = timeout
-		rt = t
+		// The fetch's context holds the timeout, for the whole fetch.
+		rt = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	return &fetcher{timeout: timeout, client: &http.Client{Transport: rt, CheckRedirect: checkRedirect}}
 }
