@@ -51,6 +51,27 @@ var ErrNoTurn = errors.New("no turn is running")
 // reply, and every recorded tool call gets a result — calls cut short get
 // an "interrupted" error result — so the log stays valid and resumable.
 func (s *Session) Turn(ctx context.Context, text string) error {
+	return s.TurnWith(ctx, TurnInput{Text: text})
+}
+
+// TurnInput is a turn's message as TurnWith takes it.
+type TurnInput struct {
+	// Text is what the user typed ("/review main.go"): the message's
+	// last block, what the extensions' before_turn gets and what a jump
+	// back hands back.
+	Text string
+	// Added are texts panto puts in the message for the user (a
+	// template's expansion, a skill's SKILL.md), after the USER_PROMPT.md
+	// blocks and before Text, each recorded as added from its Source.
+	Added []PromptBlock
+	// Model, when set, is the model of this turn's requests only (a
+	// template's model); the session's model is unchanged.
+	Model string
+}
+
+// TurnWith is Turn with blocks panto adds to the message and, maybe, a
+// model for this turn only.
+func (s *Session) TurnWith(ctx context.Context, in TurnInput) error {
 	leave, err := s.ops.enter()
 	if err != nil {
 		return err
@@ -66,7 +87,7 @@ func (s *Session) Turn(ctx context.Context, text string) error {
 	ctx, release := s.ops.cut(ctx)
 	go func() {
 		defer leave() // Close waits for this: after TurnEnd is emitted
-		end := s.runTurn(ctx, text)
+		end := s.runTurn(ctx, in)
 		release()
 		s.steerMu.Lock()
 		s.turning = false
@@ -124,7 +145,8 @@ func (s *Session) deliverSteered() error {
 }
 
 // runTurn is the turn; it returns its TurnEnd.
-func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
+func (s *Session) runTurn(ctx context.Context, in TurnInput) TurnEnd {
+	text := in.Text
 	// The turn boundary: the tools the extensions gave since the last
 	// turn are offered, and recorded, from here on.
 	if err := s.applyToolChanges(); err != nil {
@@ -133,6 +155,9 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 	user := conversation.Message{Role: conversation.RoleUser}
 	for _, up := range s.userPrompt {
 		user.Content = append(user.Content, conversation.AddedText(up.Text, up.Source))
+	}
+	for _, a := range in.Added {
+		user.Content = append(user.Content, conversation.AddedText(a.Text, a.Source))
 	}
 	user.Content = append(user.Content, conversation.Text(text))
 	if err := s.record(Panto, user); err != nil {
@@ -147,6 +172,9 @@ func (s *Session) runTurn(ctx context.Context, text string) TurnEnd {
 		s.emit(Retry{Attempt: r.Attempt, Max: r.Max, Wait: r.Wait, Reason: r.Reason})
 	})
 	req := s.settings().request(s.id)
+	if in.Model != "" {
+		req.Model = in.Model
+	}
 	for step := 1; ; step++ {
 		if s.needsCompaction() {
 			if err := s.compact(ctx, true); err != nil && !errors.Is(err, ErrNothingToCompact) {

@@ -120,6 +120,21 @@ type Prompt struct {
 	// message, as blocks of it, each recorded as added from its Source
 	// (conversation.Block.Added), so what the user typed stays apart.
 	UserPrompt []PromptBlock
+	// Sections are panto's own sections (the skills' index): each set
+	// once the configured prompt is recorded and the absent extensions'
+	// sections removed, recorded only when its text changed; an empty
+	// text removes it. No extension may own a section of their owners,
+	// and they are never removed as an absent extension's.
+	Sections []PromptSection
+}
+
+// PromptSection is one of panto's own sections.
+type PromptSection struct {
+	// Key is the section's full key, "owner:key" ("skills:index").
+	Key  string
+	Text string
+	// Source says where Text came from, for people.
+	Source string
 }
 
 // PromptBlock is one configured system block and where it came from.
@@ -224,6 +239,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.userPrompt = p.UserPrompt
+	if err := s.setOwn(p.Sections); err != nil {
+		return nil, err
+	}
 	permEntries, err := s.openPermissions(cfg.Permissions)
 	if err != nil {
 		return nil, err
@@ -237,6 +255,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// The sections of extensions not loaded now go with them: the prompt
 	// never describes a tool that is not offered.
 	if err := s.disposeAbsent(names); err != nil {
+		return nil, err
+	}
+	if err := s.recordOwn(); err != nil {
 		return nil, err
 	}
 	// The session is set up: the extensions' changes are recorded from

@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/panto-dev/panto/conversation"
 	"github.com/panto-dev/panto/host/extension"
@@ -27,6 +28,9 @@ func (s *Session) setSectionOf(by, key, text string) error {
 	full, err := conversation.SectionKey(by, key)
 	if err != nil {
 		return err
+	}
+	if slices.Contains(s.ownOwners, by) {
+		return fmt.Errorf("section %s refused: the sections of %s are panto's own (rename the extension)", full, by)
 	}
 	if s.render != nil && text != "" {
 		rendered, err := s.render(text, "extension "+by)
@@ -110,7 +114,7 @@ func (s *Session) disposeAbsent(loaded []string) error {
 	}
 	s.mu.Unlock()
 	for _, o := range order {
-		if !slices.Contains(loaded, o) {
+		if !slices.Contains(loaded, o) && !slices.Contains(s.ownOwners, o) {
 			if err := s.disposeSections(o, "extension "+o+" is not loaded"); err != nil {
 				return fmt.Errorf("remove the sections of extension %s: %w", o, err)
 			}
@@ -146,7 +150,15 @@ func (s *Session) replaceSystem(by string, m conversation.Message) error {
 	owners := []string{by}
 	for _, b := range prompt {
 		owner := conversation.SectionOwner(b.Key)
-		if b.Key == "" || !slices.Contains(loaded, owner) {
+		if b.Key == "" {
+			continue
+		}
+		if slices.Contains(s.ownOwners, owner) {
+			msgs = append(msgs, conversation.KeyedSystemMessage(b.Key, b.Text).WithSource(b.Source))
+			owners = append(owners, Panto)
+			continue
+		}
+		if !slices.Contains(loaded, owner) {
 			continue
 		}
 		msgs = append(msgs, conversation.KeyedSystemMessage(b.Key, b.Text).WithSource(extensionSource(owner)))
@@ -167,3 +179,34 @@ func (s *Session) replaceSystem(by string, m conversation.Message) error {
 
 // extensionSource is the source of what an extension records.
 func extensionSource(name string) string { return "extension " + name }
+
+// setOwn takes panto's own sections (Prompt.Sections), checking their
+// keys: they are recorded by recordOwn.
+func (s *Session) setOwn(secs []PromptSection) error {
+	for _, sec := range secs {
+		if !conversation.ValidKey(sec.Key) || !strings.Contains(sec.Key, ":") {
+			return fmt.Errorf("open session: panto's section key %q: want owner:key", sec.Key)
+		}
+		o := conversation.SectionOwner(sec.Key)
+		if slices.Contains(s.loaded, o) {
+			s.notice(NoticeWarning, fmt.Sprintf("extension %s has the name of panto's own sections (%s): its sections are refused; rename it", o, sec.Key))
+		}
+		if !slices.Contains(s.ownOwners, o) {
+			s.ownOwners = append(s.ownOwners, o)
+		}
+	}
+	s.own = secs
+	return nil
+}
+
+// recordOwn records panto's own sections as they are now, each only
+// when its text changed (SectionUnchanged), so an unchanged index costs
+// nothing and no entry.
+func (s *Session) recordOwn() error {
+	for _, sec := range s.own {
+		if err := s.setSection(Panto, sec.Key, sec.Text, sec.Source); err != nil {
+			return fmt.Errorf("record section %s: %w", sec.Key, err)
+		}
+	}
+	return nil
+}

@@ -61,6 +61,11 @@ type Session struct {
 	providerName string
 	models       modelCatalog // the names /model offers and takes (model.go)
 	userPrompt   []PromptBlock
+	// own are panto's own sections (Prompt.Sections), set at the start
+	// and after a move; ownOwners their owners, which no extension may
+	// use and whose sections are never disposed of.
+	own       []PromptSection
+	ownOwners []string
 	maxSteps     int
 	cost         CostFunc // nil: no cost is known
 	compaction   Compaction

@@ -219,6 +219,9 @@ func (s *Session) MoveTo(ctx context.Context, ref string, opt MoveOptions) (Move
 	if err := s.disposeAbsent(s.loaded); err != nil {
 		s.notice(NoticeWarning, err.Error())
 	}
+	if err := s.recordOwn(); err != nil {
+		s.notice(NoticeWarning, err.Error())
+	}
 	if s.exts != nil {
 		s.exts.RecordGuidance(recorder{s})
 		s.exts.AfterMove(ctx, mv, res.Summary)
