@@ -64,13 +64,13 @@ type Session struct {
 	// own are panto's own sections (Prompt.Sections), set at the start
 	// and after a move; ownOwners their owners, which no extension may
 	// use and whose sections are never disposed of.
-	own       []PromptSection
-	ownOwners []string
-	maxSteps     int
-	cost         CostFunc // nil: no cost is known
-	compaction   Compaction
-	fresh        bool
-	reseeded     bool
+	own        []PromptSection
+	ownOwners  []string
+	maxSteps   int
+	cost       CostFunc // nil: no cost is known
+	compaction Compaction
+	fresh      bool
+	reseeded   bool
 	// loaded are the extensions loaded, in load order; before counts the
 	// messages the session held before its start recorded anything.
 	loaded []string
