@@ -168,7 +168,7 @@ func newRoot(ctx context.Context, e *env) *cobra.Command {
 	completeWords(root, "log-level", "trace", "debug", "info", "warn", "error", "off")
 	_ = root.RegisterFlagCompletionFunc("resume", completeSessionIDs(e))
 
-	root.AddCommand(promptCommand(ctx, e, &o), requestCommand(ctx, e, &o), sessionCommand(ctx, e, &o), dirsCommand(e), extCommand(ctx, e, &o), mcpCommand(ctx, e, &o), trustCommand(e), acpCommand(ctx, e, &o),
+	root.AddCommand(promptCommand(ctx, e, &o), requestCommand(ctx, e, &o), sessionCommand(ctx, e, &o), dirsCommand(e), skillsCommand(e), extCommand(ctx, e, &o), mcpCommand(ctx, e, &o), trustCommand(e), acpCommand(ctx, e, &o),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print panto's version",

@@ -160,6 +160,9 @@ type App struct {
 	// mcpMissing: MCP servers are configured, but the mcp extension is not
 	// among the extensions (it was told).
 	mcpMissing bool
+
+	// cat is the skills and templates the last open found (skills.go).
+	cat *catalog
 }
 
 // Load resolves the directories and config, applies the flags on top
@@ -178,7 +181,7 @@ func Load(env Env, f Flags) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{env: env, flags: f, dirs: dirs, cfg: cfg, policy: policy, logger: logger, close: closeLog}
+	a := &App{env: env, flags: f, dirs: dirs, cfg: cfg, policy: policy, logger: logger, close: closeLog, cat: &catalog{}}
 	a.store = &Store{dirs: dirs, warn: func(w string) { env.notify("warning: " + w) }}
 	a.openSockets()
 	return a, nil
@@ -496,5 +499,6 @@ func (a *App) prompt(vars rules.Vars) (host.Prompt, error) {
 	for _, b := range blocks {
 		p.Blocks = append(p.Blocks, host.PromptBlock{Text: b.Text, Source: b.Source})
 	}
+	p.Sections = []host.PromptSection{indexSection(a.readCatalog())}
 	return p, nil
 }

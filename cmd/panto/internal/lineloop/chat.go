@@ -65,6 +65,7 @@ func Print(ctx context.Context, a *app.App, o Options, text string, asJSON bool)
 	if cmd, ok := app.ParseCommand(text); ok {
 		// What Open told first, then the command, in order.
 		c.showStart()
+		c.app.OfferedTemplates(builtinNames(), c.sess) // a template a command's name takes is told
 		err := c.command(ctx, cmd.Name, cmd.Args)
 		if err != nil && jv != nil {
 			jv.show(host.Error{Err: err})
@@ -83,6 +84,7 @@ func Run(ctx context.Context, a *app.App, o Options) error {
 	}
 	defer c.close()
 	c.once.Do(c.follow)
+	c.app.OfferedTemplates(builtinNames(), c.sess) // a template a command's name takes is told now
 	return c.loop(ctx)
 }
 
@@ -233,6 +235,12 @@ func (c *chat) close() {
 // extensions' questions are asked as they come (ask.go), while the
 // turn's other events go on being shown.
 func (c *chat) turn(ctx context.Context, text string) error {
+	return c.turnWith(ctx, host.TurnInput{Text: text})
+}
+
+// turnWith runs one turn whose message panto added to (a template's
+// expansion, a skill), shown as it happens.
+func (c *chat) turnWith(ctx context.Context, in host.TurnInput) error {
 	ctx, stop := c.o.Signals.Foreground(ctx)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -241,7 +249,11 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	defer ask.done()
 	giveBack := c.borrow()
 	defer giveBack()
-	if err := c.sess.Turn(ctx, text); err != nil {
+	start := func() error { return c.sess.Turn(ctx, in.Text) }
+	if tw, ok := c.sess.(app.TurnWith); ok && (len(in.Added) > 0 || in.Model != "") {
+		start = func() error { return tw.TurnWith(ctx, in) }
+	}
+	if err := start(); err != nil {
 		return err
 	}
 	var end *host.TurnEnd
@@ -336,7 +348,16 @@ func (c *chat) command(ctx context.Context, name, args string) error {
 			out.WriteString(strings.TrimRight(output, "\n") + "\n")
 		}
 		if errors.Is(err, host.ErrNoCommand) {
-			err = fmt.Errorf("unknown command /%s (see /help)", name)
+			// Not an extension's: a skill, a template, or nothing.
+			in, ok, xerr := c.app.Expand(app.Command{Name: name, Args: args}, "/"+name+" "+args)
+			switch {
+			case xerr != nil:
+				err = xerr
+			case ok:
+				return c.turnWith(ctx, in)
+			default:
+				err = fmt.Errorf("unknown command /%s (see /help)", name)
+			}
 		}
 	}
 	if out.Len() > 0 {

@@ -47,6 +47,18 @@ var builtinCommands = map[string]func(c *chat, ctx context.Context, args string,
 		return nil
 	},
 	"reload": (*chat).reload,
+	"skills": func(c *chat, _ context.Context, _ string, out io.Writer) error {
+		fmt.Fprintln(out, c.app.SkillsList())
+		return nil
+	},
+}
+
+// builtinNames are the names a template cannot take in the line front
+// ends: the built-ins (builtinCommands' keys: a test holds them equal),
+// /quit and /exit.
+func builtinNames() []string {
+	return []string{"quit", "exit", "help", "prompt", "context", "session", "permissions", "compact", "model",
+		"tree", "label", "fork", "resume", "extensions", "reload", "skills"}
 }
 
 const interactiveHelp = `Type a message and press Enter to send it. Commands:
@@ -63,6 +75,7 @@ const interactiveHelp = `Type a message and press Enter to send it. Commands:
   /resume [N|ID]  list this directory's sessions, or switch to one
   /extensions [disable NAME]  the extensions and their state, or go on without NAME for this session
   /reload    restart every extension and read config and prompt files again (changes are recorded)
+  /skills    the skills the model can read; /skill:NAME [args] loads one into your message
   /help      this help
   /quit      leave (or Ctrl-D)
 Ctrl-C stops a reply that is streaming; Ctrl-C twice leaves.
@@ -82,6 +95,16 @@ func (c *chat) help(_ context.Context, _ string, out io.Writer) error {
 			usage += " " + cmd.Usage
 		}
 		fmt.Fprintf(out, "  %-24s %s (%s)\n", usage, cmd.Description, cmd.Extension)
+	}
+	if ts := c.app.OfferedTemplates(builtinNames(), c.sess); len(ts) > 0 {
+		fmt.Fprintln(out, "Prompt templates:")
+		for _, t := range ts {
+			usage := "/" + t.Name
+			if t.ArgumentHint != "" {
+				usage += " " + t.ArgumentHint
+			}
+			fmt.Fprintf(out, "  %-24s %s (%s)\n", usage, t.Description, t.Source())
+		}
 	}
 	return nil
 }

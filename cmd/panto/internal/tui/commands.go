@@ -13,6 +13,7 @@ import (
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
 	"github.com/panto-dev/panto/cmd/panto/internal/prices"
+	"github.com/panto-dev/panto/cmd/panto/internal/skills"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
@@ -47,6 +48,7 @@ var builtins = []builtin{
 	{"copy", "[N]", "copy the last reply to the clipboard; N: the Nth-last block (a reply, a tool's output, your message)", true},
 	{"extensions", "", "the extensions and their state (/extensions disable NAME goes on without one for this session)", true},
 	{"reload", "", "restart every extension and read config and prompt files again (what changed is recorded)", false},
+	{"skills", "", "the skills the model can read (/skill:NAME [args] loads one into your message)", true},
 	{"quit", "", "leave (also Ctrl-D on an empty editor)", true},
 }
 
@@ -95,8 +97,51 @@ func (m *Model) command(name, args string) tea.Cmd {
 			return m.runExtension(name, args)
 		}
 	}
+	if cat, ok := m.o.App.(catalog); ok {
+		in, ok, err := cat.Expand(app.Command{Name: name, Args: args}, "/"+name+" "+args)
+		if err != nil {
+			m.say(transcript.Error, errText(err))
+			return nil
+		}
+		if ok {
+			return m.sendWith(in)
+		}
+	}
 	m.unknownCommand(name)
 	return nil
+}
+
+// catalog is an App that has skills and prompt templates; *app.App is
+// one.
+type catalog interface {
+	SkillsList() string
+	OfferedTemplates(builtins []string, s app.Session) []skills.Template
+	Skills() []skills.Skill
+	Expand(c app.Command, typed string) (host.TurnInput, bool, error)
+}
+
+// builtinNames are the names a template cannot take here.
+func builtinNames() []string {
+	names := []string{"exit"}
+	for _, b := range builtins {
+		names = append(names, b.name)
+	}
+	return names
+}
+
+// offeredTemplates are the templates the palette offers: none without a
+// catalog or before the session opened (an extension's command may take
+// a name).
+func (m *Model) offeredTemplates() []skills.Template {
+	cat, ok := m.o.App.(catalog)
+	if !ok || m.sess == nil {
+		return nil
+	}
+	s, ok := m.sess.(app.Session)
+	if !ok {
+		return nil
+	}
+	return cat.OfferedTemplates(builtinNames(), s)
 }
 
 func (m *Model) runBuiltin(name, args string) tea.Cmd {
@@ -155,6 +200,14 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return m.resumeCmd(args)
 	case "reload":
 		return m.reloadCmd()
+	case "skills":
+		cat, ok := m.o.App.(catalog)
+		if !ok {
+			m.say(transcript.Error, "/skills: this panto has no skills")
+			return nil
+		}
+		m.add(&transcript.Text{Title: "/skills", Body: termtext.Sanitize(cat.SkillsList())})
+		return nil
 	case "extensions":
 		if m.sess == nil {
 			m.say(transcript.Quiet, "the session is still starting: /extensions in a moment")

@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/picker"
 	"github.com/panto-dev/panto/internal/gitignore"
 )
@@ -134,6 +136,23 @@ func (m *Model) commandItems() []picker.Item {
 				desc += " (" + c.Extension + ")"
 			}
 			items = append(items, picker.Item{Title: title, Desc: desc, Value: c.Name, Match: c.Name, Mark: takesArgs(c.Usage)})
+		}
+	}
+	for _, t := range m.offeredTemplates() {
+		title := "/" + t.Name
+		if t.ArgumentHint != "" {
+			title += " " + t.ArgumentHint
+		}
+		desc := t.Description
+		if desc == "" {
+			desc = "prompt template"
+		}
+		items = append(items, picker.Item{Title: termtext.Line(title), Desc: termtext.Line(desc + " (" + string(t.Layer) + " template)"), Value: t.Name, Match: t.Name, Mark: takesArgs(t.ArgumentHint)})
+	}
+	if cat, ok := m.o.App.(catalog); ok && m.sess != nil {
+		for _, s := range cat.Skills() {
+			name := app.SkillPrefix + s.Name
+			items = append(items, picker.Item{Title: "/" + name + " [args]", Desc: termtext.Line(s.Description + " (" + string(s.Layer) + " skill)"), Value: name, Match: name})
 		}
 	}
 	return items

@@ -12,6 +12,7 @@ import (
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/host"
 	"github.com/panto-dev/panto/host/extension"
 )
 
@@ -329,6 +330,26 @@ func (m *Model) submit() tea.Cmd {
 		return tea.Batch(save, m.command(c.Name, c.Args))
 	}
 	return tea.Batch(save, m.send(text))
+}
+
+// sendWith starts a turn whose message panto added to (a template's
+// expansion, a skill): the transcript shows what was typed.
+func (m *Model) sendWith(in host.TurnInput) tea.Cmd {
+	tw, ok := m.sess.(app.TurnWith)
+	if !ok {
+		return m.send(in.Text)
+	}
+	item := &transcript.User{Text: in.Text}
+	m.add(item)
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	if err := tw.TurnWith(ctx, in); err != nil {
+		cancel(nil)
+		item.SetNote("not sent: " + errText(err))
+		return nil
+	}
+	m.cancel = func() { cancel(errInterrupted) }
+	m.busy, m.busyWhat, m.busySince = turning, "working", m.now()
+	return m.ensureTick()
 }
 
 // send starts a turn with text; while the session is opening or busy,
