@@ -137,11 +137,7 @@ func (m *Model) offeredTemplates() []skills.Template {
 	if !ok || m.sess == nil {
 		return nil
 	}
-	s, ok := m.sess.(app.Session)
-	if !ok {
-		return nil
-	}
-	return cat.OfferedTemplates(builtinNames(), s)
+	return cat.OfferedTemplates(builtinNames(), m.sess)
 }
 
 func (m *Model) runBuiltin(name, args string) tea.Cmd {
