@@ -126,6 +126,10 @@ type Prompt struct {
 	// text removes it. No extension may own a section of their owners,
 	// and they are never removed as an absent extension's.
 	Sections []PromptSection
+	// Notices are warnings of the prompt's reading (a skill skipped, and
+	// why), told as Notice events of the session's start, so every
+	// front end shows them.
+	Notices []string
 }
 
 // PromptSection is one of panto's own sections.
@@ -239,6 +243,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.userPrompt = p.UserPrompt
+	for _, n := range p.Notices {
+		s.notice(NoticeWarning, n)
+	}
 	if err := s.setOwn(p.Sections); err != nil {
 		return nil, err
 	}

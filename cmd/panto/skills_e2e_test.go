@@ -271,8 +271,13 @@ func TestUIPaletteListsTemplatesAndSkills(t *testing.T) {
 	h := newHarness(t)
 	h.write(filepath.Join(h.userDir(), "prompts", "review.md"), "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1.\n")
 	h.write(filepath.Join(h.userDir(), "skills", "pdf", "SKILL.md"), skillText("pdf", "Fill in PDF forms."))
+	h.write(filepath.Join(h.userDir(), "skills", "broken", "SKILL.md"), "---\nname: broken\n---\n")
+	h.write(filepath.Join(h.userDir(), "prompts", "help.md"), "a template a built-in's name takes\n")
 	u := h.tmuxPanto(120, 40, nil, "--provider", "echo")
 	u.ready("echo")
+	// What the start found wrong is said in the UI too.
+	u.wait("skipped a skill:")
+	u.wait("template /help")
 	u.typ("/rev")
 	u.wait("Review a file (user template)")
 	u.keys("C-u")

@@ -499,6 +499,8 @@ func (a *App) prompt(vars rules.Vars) (host.Prompt, error) {
 	for _, b := range blocks {
 		p.Blocks = append(p.Blocks, host.PromptBlock{Text: b.Text, Source: b.Source})
 	}
-	p.Sections = []host.PromptSection{indexSection(a.readCatalog())}
+	found, notices := a.readCatalog()
+	p.Sections = []host.PromptSection{indexSection(found)}
+	p.Notices = notices
 	return p, nil
 }

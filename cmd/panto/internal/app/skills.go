@@ -65,17 +65,15 @@ func (a *App) FindSkills() (skills.Found[skills.Skill], skills.Found[skills.Temp
 	return ss, ts
 }
 
-// readCatalog reads the skills and templates again, tells their notices
-// and keeps them for the front ends: at every open.
-func (a *App) readCatalog() []skills.Skill {
+// readCatalog reads the skills and templates again and keeps them for
+// the front ends: at every open. It returns the skills and the notices,
+// which the session tells as it opens (host.Prompt.Notices).
+func (a *App) readCatalog() ([]skills.Skill, []string) {
 	ss, ts := a.FindSkills()
-	for _, n := range append(ss.Notices, ts.Notices...) {
-		a.env.notify(n)
-	}
 	a.cat.mu.Lock()
 	a.cat.read, a.cat.skills, a.cat.templates = true, ss.Items, ts.Items
 	a.cat.mu.Unlock()
-	return ss.Items
+	return ss.Items, append(ss.Notices, ts.Notices...)
 }
 
 // indexSection is the skills:index section of the skills found: an
@@ -110,14 +108,18 @@ func (a *App) ensureCatalog() {
 	read := a.cat.read
 	a.cat.mu.Unlock()
 	if !read {
-		a.readCatalog()
+		_, notices := a.readCatalog()
+		for _, n := range notices {
+			a.env.notify(n)
+		}
 	}
 }
 
 // OfferedTemplates are the templates a front end offers: those whose
 // name neither one of its builtins nor one of the session's extension
-// commands has (the command wins; a notice says so, once a run).
-func (a *App) OfferedTemplates(builtins []string, s Session) []skills.Template {
+// commands has (the command wins), and the notices of those clashes not
+// told yet this run, for the front end to show.
+func (a *App) OfferedTemplates(builtins []string, s Session) (offered []skills.Template, notices []string) {
 	ext := map[string]string{}
 	if s != nil {
 		for _, c := range s.Commands() {
@@ -148,10 +150,7 @@ func (a *App) OfferedTemplates(builtins []string, s Session) []skills.Template {
 		}
 	}
 	a.cat.mu.Unlock()
-	for _, n := range tell {
-		a.env.notify(n)
-	}
-	return out
+	return out, tell
 }
 
 // Expand is the turn a /skill:NAME or a template's command makes: typed

@@ -65,7 +65,7 @@ func Print(ctx context.Context, a *app.App, o Options, text string, asJSON bool)
 	if cmd, ok := app.ParseCommand(text); ok {
 		// What Open told first, then the command, in order.
 		c.showStart()
-		c.app.OfferedTemplates(builtinNames(), c.sess) // a template a command's name takes is told
+		c.tellClashes()
 		err := c.command(ctx, cmd.Name, cmd.Args)
 		if err != nil && jv != nil {
 			jv.show(host.Error{Err: err})
@@ -84,7 +84,7 @@ func Run(ctx context.Context, a *app.App, o Options) error {
 	}
 	defer c.close()
 	c.once.Do(c.follow)
-	c.app.OfferedTemplates(builtinNames(), c.sess) // a template a command's name takes is told now
+	c.tellClashes()
 	return c.loop(ctx)
 }
 
@@ -455,5 +455,14 @@ func (c *chat) loop(ctx context.Context) error {
 		if c.leaving {
 			return nil
 		}
+	}
+}
+
+// tellClashes tells the templates a command's name takes (the command
+// wins), on stderr.
+func (c *chat) tellClashes() {
+	_, notices := c.app.OfferedTemplates(builtinNames(), c.sess)
+	for _, n := range notices {
+		fmt.Fprintf(c.o.Stderr, "panto: %s\n", termtext.Line(n))
 	}
 }

@@ -96,7 +96,7 @@ func (c *chat) help(_ context.Context, _ string, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "  %-24s %s (%s)\n", usage, cmd.Description, cmd.Extension)
 	}
-	if ts := c.app.OfferedTemplates(builtinNames(), c.sess); len(ts) > 0 {
+	if ts, _ := c.app.OfferedTemplates(builtinNames(), c.sess); len(ts) > 0 {
 		fmt.Fprintln(out, "Prompt templates:")
 		for _, t := range ts {
 			usage := "/" + t.Name

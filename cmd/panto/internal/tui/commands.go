@@ -115,7 +115,7 @@ func (m *Model) command(name, args string) tea.Cmd {
 // one.
 type catalog interface {
 	SkillsList() string
-	OfferedTemplates(builtins []string, s app.Session) []skills.Template
+	OfferedTemplates(builtins []string, s app.Session) ([]skills.Template, []string)
 	Skills() []skills.Skill
 	Expand(c app.Command, typed string) (host.TurnInput, bool, error)
 }
@@ -131,13 +131,17 @@ func builtinNames() []string {
 
 // offeredTemplates are the templates the palette offers: none without a
 // catalog or before the session opened (an extension's command may take
-// a name).
+// a name). A clash not told yet is told.
 func (m *Model) offeredTemplates() []skills.Template {
 	cat, ok := m.o.App.(catalog)
 	if !ok || m.sess == nil {
 		return nil
 	}
-	return cat.OfferedTemplates(builtinNames(), m.sess)
+	ts, notices := cat.OfferedTemplates(builtinNames(), m.sess)
+	for _, n := range notices {
+		m.say(transcript.Warning, termtext.Line(n))
+	}
+	return ts
 }
 
 func (m *Model) runBuiltin(name, args string) tea.Cmd {

@@ -115,6 +115,7 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 		// the model has no tools before it says it cannot act.
 		m.say(transcript.Warning, "no extensions are loaded, so the model has no tools (read, edit, bash): make install puts panto's own in the base layer, --extension PATH loads one")
 	}
+	m.offeredTemplates() // a template a command's name takes is told now
 	msgs := m.sess.Messages()
 	// What the session's start recorded is told by its events: the
 	// history is what the log held before.
