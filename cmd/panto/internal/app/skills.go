@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/layers"
 	"github.com/panto-dev/panto/cmd/panto/internal/skills"
+	"github.com/panto-dev/panto/cmd/panto/internal/trust"
 	"github.com/panto-dev/panto/host"
 )
 
@@ -31,10 +33,65 @@ type catalog struct {
 }
 
 // ProjectTrusted says the project's skills and templates may load: the
-// user trusted its settings (./.panto/config.toml), as every other
-// thing a cloned repository brings counts only once trusted.
+// user trusted its settings (./.panto/config.toml), or its skills and
+// templates themselves as they are now (panto skills trust: a
+// repository with only .claude/skills needs no settings of panto's), as
+// every other thing a cloned repository brings counts only once
+// trusted.
 func (a *App) ProjectTrusted() bool {
-	return a.cfg.Project != nil && a.cfg.Project.Applied
+	if a.cfg.Project != nil && a.cfg.Project.Applied {
+		return true
+	}
+	st, _, _ := a.SkillsTrust()
+	return st == trust.Trusted
+}
+
+// SkillsTrust says whether the user trusted the project's skills and
+// templates as they are now (by skills.ProjectSum, kept in the user
+// layer's trust.SkillsFile under the project's folder), and how many
+// files they are.
+func (a *App) SkillsTrust() (trust.Status, int, error) {
+	sum, files, err := skills.ProjectSum(a.dirs)
+	if err != nil || files == 0 {
+		return trust.Unknown, files, err
+	}
+	store, err := trust.Load(a.dirs.Layer(layers.User), trust.SkillsFile)
+	if err != nil {
+		return trust.Unknown, files, err
+	}
+	return store.Check(a.dirs.CWD, sum), files, nil
+}
+
+// TrustSkills trusts the project's skills and templates as they are
+// now: a change of any of their files untrusts them. It returns how
+// many files that is.
+func (a *App) TrustSkills() (int, error) {
+	sum, files, err := skills.ProjectSum(a.dirs)
+	if err != nil {
+		return 0, err
+	}
+	if files == 0 {
+		return 0, fmt.Errorf("no skills or templates in this project (panto skills --help says where panto looks)")
+	}
+	store, err := trust.Load(a.dirs.Layer(layers.User), trust.SkillsFile)
+	if err != nil {
+		return 0, err
+	}
+	store.Trust(a.dirs.CWD, sum)
+	return files, store.Save()
+}
+
+// RevokeSkills untrusts the project's skills and templates; false when
+// they were not trusted.
+func (a *App) RevokeSkills() (bool, error) {
+	store, err := trust.Load(a.dirs.Layer(layers.User), trust.SkillsFile)
+	if err != nil {
+		return false, err
+	}
+	if !store.Revoke(a.dirs.CWD) {
+		return false, nil
+	}
+	return true, store.Save()
 }
 
 // FindSkills finds the skills and templates of the layers (the
@@ -54,11 +111,11 @@ func (a *App) FindSkills() (skills.Found[skills.Skill], skills.Found[skills.Temp
 			}
 		}
 		if len(held) > 0 {
-			why := "its settings are not trusted"
-			if a.cfg.Project == nil {
-				why = "it has no trusted settings (create .panto/config.toml, empty will do)"
+			why := "they are not trusted"
+			if st, _, _ := a.SkillsTrust(); st == trust.Changed {
+				why = "they changed since you trusted them"
 			}
-			ss.Notices = append(ss.Notices, fmt.Sprintf("ignoring the project's skills and templates in %s: %s; run 'panto trust' to trust it",
+			ss.Notices = append(ss.Notices, fmt.Sprintf("ignoring the project's skills and templates in %s: %s (they go into the system prompt); 'panto skills trust' shows them and trusts them as they are now",
 				strings.Join(held, ", "), why))
 		}
 	}

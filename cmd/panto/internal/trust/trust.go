@@ -35,6 +35,9 @@ const (
 	ProjectsFile   = "trusted-projects.json"
 	// MCPFile holds the trusted projects' .mcp.json files.
 	MCPFile = "trusted-mcp.json"
+	// SkillsFile holds the projects whose skills and templates the user
+	// trusted, by a sum of all their files (skills.ProjectSum).
+	SkillsFile = "trusted-skills.json"
 )
 
 // MaxStoreSize bounds a store file; a larger one is refused (it is ours,
