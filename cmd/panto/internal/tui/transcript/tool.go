@@ -275,6 +275,14 @@ func (t *Tool) mainArg() string {
 			s += " in " + p
 		}
 		return s
+	case "fetch":
+		if u := str("url"); u != "" {
+			return oneLine(u)
+		}
+	case "search":
+		if q := str("query"); q != "" {
+			return oneLine(q)
+		}
 	}
 	b, _ := json.Marshal(in)
 	return oneLine(string(b))

@@ -141,6 +141,13 @@ func TestTool(t *testing.T) {
 	m := NewTool("6", "mcp__everything__echo", json.RawMessage(`{"message":"hi"}`), start)
 	m.End("Echo: hi", false, time.Millisecond)
 	require.Equal(t, "✓ everything › echo {\"message\":\"hi\"} · 0.0s\n  │ Echo: hi", render(m, c))
+
+	// The web extension's tools: the URL, the query.
+	w = NewTool("7", "fetch", json.RawMessage(`{"url":"https://go.dev/doc/","max_length":1000}`), start)
+	w.End("URL: https://go.dev/doc/", false, time.Millisecond)
+	require.Equal(t, "✓ fetch https://go.dev/doc/ · 0.0s\n  │ URL: https://go.dev/doc/", render(w, c))
+	w = NewTool("8", "search", json.RawMessage(`{"query":"go generics"}`), start)
+	require.Equal(t, "⠋ search go generics · 1.5s", ansi.Strip(w.Render(c).Line(0)))
 }
 
 // A long output folds to its excerpt; Toggle shows it all.
