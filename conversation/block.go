@@ -103,6 +103,13 @@ type Block struct {
 	Data string `json:"data,omitempty"`
 	// MediaType is the media type of an image block.
 	MediaType string `json:"media_type,omitempty"`
+	// Sha256 and Size name an image block's bytes stored outside the
+	// block: the lowercase hex SHA-256 of the decoded bytes and their
+	// count. The session log writes an image this way, without Data, and
+	// fills Data back in (clearing both) when it reads the log; every
+	// other holder of a block has Data and leaves them empty.
+	Sha256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
 
 	// ID, Name and Input belong to a tool-use block. Input is a JSON
 	// object, kept as the bytes the model sent.
@@ -220,8 +227,14 @@ func (b *Block) Validate() error {
 	case TypeThinking, TypeRedactedThinking:
 		return nil
 	case TypeImage:
-		if b.MediaType == "" || b.Data == "" {
+		if b.MediaType == "" || (b.Data == "" && b.Sha256 == "") {
 			return errors.New("image block: media_type and data are required")
+		}
+		if b.Sha256 != "" && !ValidSha256(b.Sha256) {
+			return fmt.Errorf("image block: sha256 %q is not 64 lowercase hex digits", b.Sha256)
+		}
+		if b.Size < 0 {
+			return fmt.Errorf("image block: negative size %d", b.Size)
 		}
 		return nil
 	case TypeToolUse:
@@ -251,6 +264,20 @@ func (b *Block) Validate() error {
 		return nil
 	}
 	return fmt.Errorf("unknown block type %q", b.Type)
+}
+
+// ValidSha256 reports whether s is a SHA-256 sum as an image block names
+// it: 64 lowercase hex digits.
+func ValidSha256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // OpensObject reports whether raw's first non-space byte opens a JSON

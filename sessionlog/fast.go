@@ -281,6 +281,14 @@ func (d *fastDecoder) block(b *conversation.Block, depth int) bool {
 		case "added":
 			bit = 1 << 15
 			b.Added, ok = d.str()
+		case "sha256":
+			bit = 1 << 16
+			b.Sha256, ok = d.str()
+		case "size":
+			bit = 1 << 17
+			var n int
+			n, ok = d.count()
+			b.Size = int64(n)
 		}
 		return once(&seen, bit) && ok
 	})

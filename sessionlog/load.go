@@ -174,10 +174,11 @@ func load(s *scanned) (*Loaded, error) {
 		nodes[k] = chain[p]
 	}
 	chain = nil
-	entries, err := t.decode(nodes)
+	entries, warnings, err := t.decodeImages(nodes)
 	if err != nil {
 		return nil, err
 	}
+	out.Warnings = append(out.Warnings, warnings...)
 	// A message whose role the scan could not tell was loaded to find
 	// out; before the cut, only a system one stays.
 	out.Entries, out.Positions = entries[:0], make([]int, 0, len(entries))
@@ -258,21 +259,28 @@ func openLoaded(path string, lock *fileLock) (*Writer, *Loaded, error) {
 // the tree's log: from the Log in memory, or from the file. The lines are
 // read in runs and decoded on all cores, each checked as Read checks it.
 func (t *Tree) decode(nodes []int32) ([]Entry, error) {
+	out, _, err := t.decodeImages(nodes)
+	return out, err
+}
+
+// decodeImages is decode that also returns the warnings of images it
+// could not fill in (see imageLoader).
+func (t *Tree) decodeImages(nodes []int32) ([]Entry, []string, error) {
 	out := make([]Entry, len(nodes))
 	if len(nodes) == 0 {
-		return out, nil
+		return out, nil, nil
 	}
-	if t.log != nil {
+	if t.log != nil { // its images are filled in
 		for k, i := range nodes {
 			out[k] = t.log.Entries[i]
 		}
-		return out, nil
+		return out, nil, nil
 	}
 	r := t.src
 	if r == nil {
 		f, err := os.Open(t.path)
 		if err != nil {
-			return nil, fmt.Errorf("read session log: %w", err)
+			return nil, nil, fmt.Errorf("read session log: %w", err)
 		}
 		defer f.Close()
 		r = f
@@ -288,7 +296,7 @@ func (t *Tree) decode(nodes []int32) ([]Entry, error) {
 	for k := 0; k < len(order); {
 		n, err := d.batch(order[k:], sorted[k:])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		k += n
 	}
@@ -298,7 +306,9 @@ func (t *Tree) decode(nodes []int32) ([]Entry, error) {
 			out[k] = sorted[j]
 		}
 	}
-	return out, nil
+	images := newImageLoader(t.path)
+	images.restore(out)
+	return out, images.warnings, nil
 }
 
 // batchDecoder reads and decodes lines a batch at a time.

@@ -267,8 +267,10 @@ func decode(r io.Reader, name string) (*decoded, error) {
 	if !gotHead {
 		return nil, fmt.Errorf("session log %s: missing or garbled header: the file is empty", name)
 	}
+	images := newImageLoader(name)
+	images.restore(entries)
 	d.log.Entries = slices.Clip(entries) // an append copies, as before
-	d.log.Warnings = l.warnings
+	d.log.Warnings = append(l.warnings, images.warnings...)
 	d.log.index = l.index
 	d.skipped = l.skipped
 	if d.log.index == nil {

@@ -129,6 +129,10 @@ func TestMessageLinesAreConversationJSON(t *testing.T) {
 			if e.Message == nil {
 				continue
 			}
+			// The log writes an image by its sum, its data beside it.
+			stored, err := storeImages(ImageDir(p), e.Message)
+			require.NoError(t, err)
+			e.Message = stored
 			var m conversation.Message
 			require.NoError(t, json.Unmarshal(raw.Message, &m), "%s line %d", p, i+2)
 			require.Equal(t, *e.Message, m, "%s line %d: json.Unmarshal reads what the log reads", p, i+2)

@@ -41,7 +41,8 @@ func TestWriteNew(t *testing.T) {
 	want, err := Read(src)
 	require.NoError(t, err)
 	require.Equal(t, want.Messages(), got.Messages())
-	require.Equal(t, []string{"new.jsonl"}, dirNames(t, dir), "no lock file, no temporary file")
+	require.Equal(t, []string{"new.images", "new.jsonl"}, dirNames(t, dir), "no lock file, no temporary file")
+	require.Len(t, dirNames(t, filepath.Join(dir, "new.images")), 1, "the sample's one image, once, no temporary file")
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
@@ -53,7 +54,7 @@ func TestWriteNew(t *testing.T) {
 		_, err := WriteNew(context.Background(), filepath.Join(dir, name), Header{Cwd: "/p"}, entries)
 		require.ErrorIs(t, err, ErrExists, name)
 	}
-	require.ElementsMatch(t, []string{"new.jsonl", "link.jsonl", "fifo.jsonl"}, dirNames(t, dir))
+	require.ElementsMatch(t, []string{"new.jsonl", "new.images", "link.jsonl", "fifo.jsonl"}, dirNames(t, dir))
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	again, err := Read(path)

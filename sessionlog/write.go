@@ -260,7 +260,17 @@ func (w *Writer) Append(entries ...Entry) ([]Entry, error) {
 		if err := w.prepare(e, leaf, added, now); err != nil {
 			return fail(fmt.Errorf("entry %d of %d: %w", i+1, len(out), err))
 		}
-		if err := appendEntry(&w.buf, e); err != nil {
+		line := e
+		if e.Message != nil && hasInlineImages(e.Message) {
+			m, err := storeImages(ImageDir(w.path), e.Message)
+			if err != nil {
+				return fail(fmt.Errorf("entry %d of %d (%s): %w", i+1, len(out), e.ID, err))
+			}
+			stored := *e
+			stored.Message = m
+			line = &stored
+		}
+		if err := appendEntry(&w.buf, line); err != nil {
 			return fail(fmt.Errorf("entry %d of %d (%s): %w", i+1, len(out), e.ID, err))
 		}
 		added[e.ID] = struct{}{}
