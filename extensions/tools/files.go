@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/panto-dev/panto/internal/imagefit"
 	"github.com/panto-dev/panto/internal/linediff"
 	"github.com/panto-dev/panto/sdk"
 )
@@ -40,14 +41,68 @@ type readInput struct {
 func readTool(dir string) sdk.Tool {
 	return sdk.Tool{
 		Name:        "read",
-		Description: "Read a text file, with line numbers. Shows at most 2000 lines or 50 KB per call; use offset and limit to page through longer files.",
+		Description: "Read a text file, with line numbers, or look at an image (PNG, JPEG, GIF, WebP). Shows at most 2000 lines or 50 KB per call; use offset and limit to page through longer files.",
 		Parameters:  readParams,
 		Guidance: "Use read to look at a file before you edit it, instead of cat, head or tail in bash. Each line is shown " +
 			"as its number, a tab, then the text; the numbers are not part of the file, so leave them out of an edit's " +
 			"old_text. A long file is cut at 2000 lines or 50 KB with a note giving the offset to continue from; for a " +
-			"big file, find the place with grep first and read around it with offset and limit. Binary files are refused.",
-		Run: bindText(readParams, func(ctx context.Context, in readInput) (string, error) { return readFile(ctx, dir, in) }),
+			"big file, find the place with grep first and read around it with offset and limit. An image file (PNG, JPEG, " +
+			"GIF, WebP) is shown to you as the image, scaled down when it is large. Other binary files are refused.",
+		Run: bind(readParams, func(ctx context.Context, in readInput) (sdk.ToolResult, error) { return readFileOrImage(ctx, dir, in) }),
 	}
+}
+
+// maxImageFile is the largest image file read reads, to scale it down.
+const maxImageFile = 64 << 20
+
+// readFileOrImage is readFile, except that an image file (by its first
+// bytes) is the image, fitted to the providers' limits (imagefit), and a
+// line saying what it is.
+func readFileOrImage(ctx context.Context, dir string, in readInput) (sdk.ToolResult, error) {
+	if p, err := resolvePath(dir, in.Path); err == nil {
+		if res, ok, err := readImage(p); ok {
+			return res, err
+		}
+	}
+	text, err := readFile(ctx, dir, in)
+	return sdk.ToolResult{Content: text}, err
+}
+
+// readImage returns the image file p as an image; ok is false when p is
+// not a regular file that starts as an image does.
+func readImage(p string) (res sdk.ToolResult, ok bool, err error) {
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return res, false, nil // readFile says what it is
+	}
+	f, fi, err := openRegular("read", p, "read only reads regular files")
+	if err != nil {
+		return res, false, nil
+	}
+	defer f.Close()
+	var head [12]byte
+	n, _ := io.ReadFull(f, head[:])
+	mt := imagefit.Detect(head[:n])
+	if mt == "" {
+		return res, false, nil
+	}
+	if fi.Size() > maxImageFile {
+		return res, true, fmt.Errorf("read %s: %s image of %d bytes: too large to read (the limit is %d bytes)", p, mt, fi.Size(), maxImageFile)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return res, true, fmt.Errorf("read %s: %w", p, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxImageFile+1))
+	if err != nil {
+		return res, true, fmt.Errorf("read %s: %w", p, cause(err))
+	}
+	im, err := imagefit.Fit(data, imagefit.Default)
+	if err != nil {
+		return res, true, fmt.Errorf("read %s: %w", p, err)
+	}
+	return sdk.ToolResult{
+		Content: im.Describe(filepath.Base(p)),
+		Images:  []sdk.Image{{MediaType: im.MediaType, Data: im.Data}},
+	}, true, nil
 }
 
 // readFile returns the lines of in.Path from in.Offset, numbered like
