@@ -69,8 +69,9 @@ const (
 type ToolResult struct {
 	Content string
 	IsError bool
-	// Images follow Content (API v3), for a provider that takes images in
-	// a tool result; another is sent "[image omitted]" in their place.
+	// Images follow Content (API v3). Anthropic takes them in the tool
+	// result; an OpenAI-compatible provider, whose tool messages hold text
+	// only, gets them in a user message right after the tool results.
 	Images []Image
 	// SandboxBlocked says, in words, what the sandbox refused that the
 	// call needed ("network is off (sandbox.network = false)"), so panto

@@ -38,9 +38,13 @@
 //   - Thinking and redacted-thinking blocks of assistant messages are not
 //     sent: Chat Completions has no request field for reasoning, and some
 //     servers (DeepSeek) reject reasoning_content in requests.
-//   - A tool result's image blocks are not sent: a tool message carries
-//     text only. Each is replaced by the text "[image omitted]" so the model
-//     knows something was there.
+//   - A tool message carries text only, so a tool result's image blocks
+//     go in a user message right after the tool messages (nothing else may
+//     come between an assistant's tool calls and their results): a text
+//     part "The image(s) returned by tool call ID:" and the images as
+//     image_url data URIs, one such group per result. In the tool message
+//     each image is the text "[image: in the user message after the tool
+//     results]".
 //   - A failed tool call's result (IsError) is sent as text prefixed with
 //     "Error: ", since tool messages have no error flag.
 //   - Request.ThinkingBudget has no Chat Completions equivalent; it is

@@ -37,9 +37,13 @@ type Options struct {
 // allows (a session id is 36).
 const MaxPromptCacheKey = 64
 
-// imageOmitted stands in for an image block of a tool result, which a tool
-// message cannot carry.
-const imageOmitted = "[image omitted]"
+// imageBelow stands in, in a tool message, for an image block of its tool
+// result, which a tool message cannot carry: the image follows the tool
+// messages in a user message (see encoder.flushImages).
+const imageBelow = "[image: in the user message after the tool results]"
+
+// imagesOf introduces the images of one tool result in that user message.
+const imagesOf = "The image(s) returned by tool call "
 
 // errorPrefix starts the content of a tool message for a failed tool call.
 const errorPrefix = "Error: "
@@ -256,6 +260,21 @@ func encodeToolChoice(tc serializers.ToolChoice) (any, error) {
 type encoder struct {
 	msgs  []chatMessage
 	calls []chatToolCall
+	// images are the tool results' images waiting for the user message
+	// after the tool messages, each result's after a text naming its call.
+	images []contentPart
+}
+
+// flushImages emits the tool results' images gathered since the last
+// flush as one user message: a tool message carries text only, and
+// nothing but tool messages may come between an assistant's tool calls
+// and their results, so the images come right after the results.
+func (e *encoder) flushImages() {
+	if len(e.images) == 0 {
+		return
+	}
+	e.msgs = append(e.msgs, chatMessage{Role: "user", Content: e.images})
+	e.images = nil
 }
 
 // encodeMessages hoists the effective system prompt to the front, then
@@ -282,6 +301,9 @@ func (e *encoder) encodeMessages(msgs []conversation.Message) error {
 	for i := range msgs {
 		m := &msgs[i]
 		var err error
+		if m.Role == conversation.RoleAssistant {
+			e.flushImages()
+		}
 		switch m.Role {
 		case conversation.RoleSystem:
 			continue // already hoisted
@@ -298,6 +320,7 @@ func (e *encoder) encodeMessages(msgs []conversation.Message) error {
 			return fmt.Errorf("message %d: %w", i, err)
 		}
 	}
+	e.flushImages()
 	return nil
 }
 
@@ -321,9 +344,10 @@ func (e *encoder) user(m *conversation.Message) error {
 		if err := e.toolResults(m); err != nil {
 			return err
 		}
-		if texts+images == 0 {
-			return nil
-		}
+	}
+	e.flushImages()
+	if results > 0 && texts+images == 0 {
+		return nil
 	}
 	if images == 0 && texts <= 1 {
 		e.msgs = append(e.msgs, chatMessage{Role: "user", Content: textContent(m)})
@@ -408,7 +432,33 @@ func (e *encoder) toolResults(m *conversation.Message) error {
 		if err != nil {
 			return fmt.Errorf("content[%d]: tool result %s: %w", i, b.ToolUseID, err)
 		}
+		if err := e.resultImages(b); err != nil {
+			return fmt.Errorf("content[%d]: tool result %s: %w", i, b.ToolUseID, err)
+		}
 		e.msgs = append(e.msgs, chatMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: text})
+	}
+	return nil
+}
+
+// resultImages adds the images of the tool result b to those waiting for
+// the user message after the tool messages.
+func (e *encoder) resultImages(b *conversation.Block) error {
+	first := true
+	for i := range b.Content {
+		c := &b.Content[i]
+		if c.Type != conversation.TypeImage {
+			continue
+		}
+		if c.MediaType == "" || c.Data == "" {
+			return fmt.Errorf("content[%d]: image block: media_type and data are required", i)
+		}
+		if first {
+			intro := imagesOf + b.ToolUseID + ":"
+			e.images = append(e.images, contentPart{Type: "text", Text: &intro})
+			first = false
+		}
+		url := "data:" + c.MediaType + ";base64," + c.Data
+		e.images = append(e.images, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})
 	}
 	return nil
 }
@@ -433,7 +483,7 @@ func textContent(m *conversation.Message) any {
 }
 
 // resultText flattens a tool result's content to text: texts as they are,
-// images as imageOmitted, joined by newlines; prefixed when it failed.
+// images as imageBelow, joined by newlines; prefixed when it failed.
 // A lone text is returned as a pointer into b (no copy).
 func resultText(b *conversation.Block) (any, error) {
 	var prefix string
@@ -455,7 +505,7 @@ func resultText(b *conversation.Block) (any, error) {
 		case conversation.TypeText:
 			buf = append(buf, c.Text...)
 		case conversation.TypeImage:
-			buf = append(buf, imageOmitted...)
+			buf = append(buf, imageBelow...)
 		default:
 			return nil, fmt.Errorf("content[%d] is %q (want text or image)", i, c.Type)
 		}

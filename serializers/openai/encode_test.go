@@ -195,6 +195,21 @@ var requestCases = []struct {
 		}},
 	},
 	{
+		name: "tool_results_images",
+		req: serializers.Request{Model: "gpt-4o", Messages: []c.Message{
+			c.UserText("compare the two screenshots"),
+			msg(c.RoleAssistant, c.ToolUse("call_1", "read", json.RawMessage(`{"path":"a.png"}`)),
+				c.ToolUse("call_2", "read", json.RawMessage(`{"path":"b.txt"}`)), c.ToolUse("call_3", "read", json.RawMessage(`{"path":"c.jpg"}`))),
+			msg(c.RoleTool,
+				c.Block{Type: c.TypeToolResult, ToolUseID: "call_1", Content: []c.Block{c.Text("a.png: PNG image, 8 bytes, 1×1 px"), c.Image("image/png", "iVBORw0KGgo=")}},
+				c.ToolResult("call_2", "     1\tno image here", false),
+				c.Block{Type: c.TypeToolResult, ToolUseID: "call_3", Content: []c.Block{c.Image("image/jpeg", "/9j/4AAQ"), c.Image("image/webp", "UklGRg==")}}),
+			c.AssistantText("They differ."),
+			msg(c.RoleAssistant, c.ToolUse("call_4", "read", json.RawMessage(`{"path":"d.gif"}`))),
+			msg(c.RoleUser, c.Block{Type: c.TypeToolResult, ToolUseID: "call_4", Content: []c.Block{c.Image("image/gif", "R0lGODlh")}}, c.Text("And this one?")),
+		}},
+	},
+	{
 		name: "images",
 		req: serializers.Request{Model: "gpt-4o", Messages: []c.Message{
 			msg(c.RoleUser, c.Text("What is in this picture?"), c.Image("image/png", "iVBORw0KGgo=")),
