@@ -66,8 +66,8 @@ func NameLog(path, name string) (string, error) {
 	return name, w.Close()
 }
 
-// DeleteLog deletes the session log at path and the summary cached
-// beside it. It takes the log's writer first, so a session a panto is
+// DeleteLog deletes the session log at path, the summary cached beside
+// it and its images (sessionlog.ImageDir). It takes the log's writer first, so a session a panto is
 // running is never deleted (sessionlog.ErrLocked).
 func DeleteLog(path string) error {
 	w, _, err := sessionlog.Open(path)
@@ -80,6 +80,9 @@ func DeleteLog(path string) error {
 	}
 	if err := os.Remove(path + ".summary"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete: %w", err)
+	}
+	if err := os.RemoveAll(sessionlog.ImageDir(path)); err != nil {
+		return fmt.Errorf("delete the session's images: %w", err)
 	}
 	return nil
 }

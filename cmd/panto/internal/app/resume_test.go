@@ -41,7 +41,11 @@ func TestResumeHelpers(t *testing.T) {
 	require.NoError(t, w.Close())
 
 	require.FileExists(t, path+".summary")
+	images := sessionlog.ImageDir(path)
+	require.NoError(t, os.MkdirAll(images, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(images, "sha256-00.png"), []byte("x"), 0o600))
 	require.NoError(t, DeleteLog(path))
+	require.NoDirExists(t, images, "the session's images go with it")
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = os.Stat(path + ".summary")
