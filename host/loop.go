@@ -67,6 +67,10 @@ type TurnInput struct {
 	// Model, when set, is the model of this turn's requests only (a
 	// template's model); the session's model is unchanged.
 	Model string
+	// Attached are blocks the user attached to the message (the images
+	// of @shot.png, a pasted path, the clipboard): they follow Text in
+	// the message, as given.
+	Attached []conversation.Block
 }
 
 // TurnWith is Turn with blocks panto adds to the message and, maybe, a
@@ -160,6 +164,7 @@ func (s *Session) runTurn(ctx context.Context, in TurnInput) TurnEnd {
 		user.Content = append(user.Content, conversation.AddedText(a.Text, a.Source))
 	}
 	user.Content = append(user.Content, conversation.Text(text))
+	user.Content = append(user.Content, in.Attached...)
 	if err := s.record(Panto, user); err != nil {
 		return TurnEnd{Err: err}
 	}

@@ -162,7 +162,7 @@ func (a *agent) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsd
 		AuthMethods:     []acpsdk.AuthMethod{},
 		AgentCapabilities: acpsdk.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    acpsdk.McpCapabilities{Http: true},
 			SessionCapabilities: acpsdk.SessionCapabilities{
 				List:  &acpsdk.SessionListCapabilities{},
@@ -331,11 +331,11 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 	if err != nil {
 		return acpsdk.PromptResponse{}, err
 	}
-	text, err := promptText(p.Prompt)
+	text, images, err := promptContent(p.Prompt)
 	if err != nil {
 		return acpsdk.PromptResponse{}, err
 	}
-	return s.prompt(ctx, text)
+	return s.prompt(ctx, text, images)
 }
 
 // Cancel stops the session's turn, as Ctrl-C does.

@@ -1,14 +1,18 @@
 package acp
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/attach"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
+	"github.com/panto-dev/panto/conversation"
 )
 
 // What a client's requests carry, read into panto's terms.
@@ -57,10 +61,46 @@ func givenPrompt(meta map[string]any) (*promptMeta, error) {
 	return nil, invalidParams(fmt.Sprintf("_meta.systemPrompt: want a string or {\"append\": TEXT}, not %T", v))
 }
 
-// promptText is the user's message of a prompt's blocks: text as it is,
-// an embedded resource as the file's content attached, a link as a
-// mention of it. panto does not take images or audio (it does not
-// advertise them).
+// promptContent is the user's message of a prompt's blocks: text as it
+// is, an embedded resource as the file's content attached, a link as a
+// mention of it, an image as an image block (after a text naming it; a
+// PNG, JPEG, GIF or WebP image up to attach.MaxBytes). panto does not
+// take audio (it does not advertise it).
+func promptContent(blocks []acpsdk.ContentBlock) (string, []conversation.Block, error) {
+	var images []conversation.Block
+	for i, b := range blocks {
+		if b.Image == nil {
+			continue
+		}
+		im, err := promptImage(i, b.Image)
+		if err != nil {
+			return "", nil, err
+		}
+		images = append(images, im.Blocks()...)
+	}
+	text, err := promptText(blocks)
+	return text, images, err
+}
+
+// promptImage is the image of prompt[i].
+func promptImage(i int, b *acpsdk.ContentBlockImage) (attach.Image, error) {
+	name := fmt.Sprintf("image %d", i+1)
+	if b.Uri != nil && *b.Uri != "" {
+		name = path.Base(displayURI(*b.Uri))
+	}
+	data, err := base64.StdEncoding.DecodeString(b.Data)
+	if err != nil {
+		return attach.Image{}, invalidParams(fmt.Sprintf("prompt[%d]: image data: not base64: %v", i, err))
+	}
+	im, err := attach.FromBytes(name, data)
+	if err != nil {
+		return attach.Image{}, invalidParams(fmt.Sprintf("prompt[%d]: %v", i, err))
+	}
+	return im, nil
+}
+
+// promptText is the text of a prompt's blocks (promptContent); an
+// image is skipped here.
 func promptText(blocks []acpsdk.ContentBlock) (string, error) {
 	var parts []string
 	for i, b := range blocks {
@@ -77,8 +117,9 @@ func promptText(blocks []acpsdk.ContentBlock) (string, error) {
 			}
 		case b.ResourceLink != nil:
 			parts = append(parts, fmt.Sprintf("[@%s](%s)", b.ResourceLink.Name, b.ResourceLink.Uri))
-		case b.Image != nil, b.Audio != nil:
-			return "", invalidParams(fmt.Sprintf("prompt[%d]: panto takes text and resources, not images or audio (see its promptCapabilities)", i))
+		case b.Image != nil:
+		case b.Audio != nil:
+			return "", invalidParams(fmt.Sprintf("prompt[%d]: panto takes text, images and resources, not audio (see its promptCapabilities)", i))
 		default:
 			return "", invalidParams(fmt.Sprintf("prompt[%d]: a content block of no known type", i))
 		}

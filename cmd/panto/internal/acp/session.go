@@ -458,7 +458,7 @@ func (s *session) tellEarly() {
 
 // prompt runs one turn: the client's message, streamed as updates, all
 // sent before the answer.
-func (s *session) prompt(ctx context.Context, text string) (acpsdk.PromptResponse, error) {
+func (s *session) prompt(ctx context.Context, text string, images []conversation.Block) (acpsdk.PromptResponse, error) {
 	if cmd, ok := app.ParseCommand(text); ok {
 		if handled, resp, err := s.command(ctx, cmd); handled {
 			return resp, err
@@ -495,7 +495,17 @@ func (s *session) prompt(ctx context.Context, text string) (acpsdk.PromptRespons
 		}
 	})
 	defer stopWatch()
-	if err := s.current().Turn(tctx, text); err != nil {
+	start := func() error { return s.current().Turn(tctx, text) }
+	if len(images) > 0 {
+		start = func() error {
+			tw, ok := s.current().(app.TurnWith)
+			if !ok {
+				return errors.New("this session takes no images")
+			}
+			return tw.TurnWith(tctx, host.TurnInput{Text: text, Attached: images})
+		}
+	}
+	if err := start(); err != nil {
 		if errors.Is(err, host.ErrBusy) {
 			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32600, Message: "the session is busy (a compaction or a model change runs): send the prompt again once it is done"}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/attach"
 	"github.com/panto-dev/panto/cmd/panto/internal/signals"
 	"github.com/panto-dev/panto/cmd/panto/internal/termtext"
 	"github.com/panto-dev/panto/conversation"
@@ -231,6 +232,26 @@ func (c *chat) close() {
 	c.unsubscribe()
 }
 
+// images are the blocks of the images text names with @path (relative
+// to the working folder), each said on stderr by its name, size and
+// dimensions; an error, and nothing sent, when one cannot be attached.
+func (c *chat) images(text string) ([]conversation.Block, error) {
+	dir := ""
+	if c.app != nil {
+		dir = c.app.Dirs().CWD
+	}
+	ims, err := attach.Mentions(text, dir)
+	if err != nil {
+		return nil, fmt.Errorf("not sent: %w", err)
+	}
+	var out []conversation.Block
+	for _, im := range ims {
+		fmt.Fprintf(c.o.Stderr, "panto: attached image %s\n", termtext.Line(im.Label()))
+		out = append(out, im.Blocks()...)
+	}
+	return out, nil
+}
+
 // turn runs one turn, shown as it happens. In the line loop the
 // extensions' questions are asked as they come (ask.go), while the
 // turn's other events go on being shown.
@@ -241,6 +262,13 @@ func (c *chat) turn(ctx context.Context, text string) error {
 // turnWith runs one turn whose message panto added to (a template's
 // expansion, a skill), shown as it happens.
 func (c *chat) turnWith(ctx context.Context, in host.TurnInput) error {
+	if in.Attached == nil {
+		attached, err := c.images(in.Text)
+		if err != nil {
+			return err
+		}
+		in.Attached = attached
+	}
 	ctx, stop := c.o.Signals.Foreground(ctx)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -250,7 +278,7 @@ func (c *chat) turnWith(ctx context.Context, in host.TurnInput) error {
 	giveBack := c.borrow()
 	defer giveBack()
 	start := func() error { return c.sess.Turn(ctx, in.Text) }
-	if tw, ok := c.sess.(app.TurnWith); ok && (len(in.Added) > 0 || in.Model != "") {
+	if tw, ok := c.sess.(app.TurnWith); ok && (len(in.Added) > 0 || in.Model != "" || len(in.Attached) > 0) {
 		start = func() error { return tw.TurnWith(ctx, in) }
 	}
 	if err := start(); err != nil {

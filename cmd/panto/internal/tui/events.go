@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/attach"
 	"github.com/panto-dev/panto/cmd/panto/internal/describe"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
@@ -220,7 +221,7 @@ func historyItems(msgs []conversation.Message, prompts *promptTracker) []transcr
 			if strings.HasPrefix(text, "[Summary of the earlier conversation") {
 				continue
 			}
-			items = append(items, &transcript.User{Text: text})
+			items = append(items, &transcript.User{Text: text, Images: attach.Labels(msg)})
 		case conversation.RoleAssistant:
 			var text, thinking strings.Builder
 			for _, b := range msg.Content {
@@ -604,7 +605,7 @@ func (m *Model) next() tea.Cmd {
 	if c, ok := app.ParseCommand(q.text); ok {
 		return m.command(c.Name, c.Args)
 	}
-	return m.send(q.text)
+	return m.send(q.text, q.images)
 }
 
 // retryWhy says in a word or two why a request failed.

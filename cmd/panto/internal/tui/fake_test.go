@@ -25,11 +25,12 @@ import (
 // fakeSession is a Session whose turns follow a script. It records what
 // it was asked.
 type fakeSession struct {
-	mu       sync.Mutex
-	sent     []string
-	turnCtx  []context.Context
-	models   []string
-	commands []string
+	mu           sync.Mutex
+	attachedSent [][]conversation.Block
+	sent         []string
+	turnCtx      []context.Context
+	models       []string
+	commands     []string
 	// events is the session's event stream: what the tests and the
 	// turns send; unread is what its first subscription gets first (what
 	// Open said). done closes with Close: the subscriptions made before
@@ -86,7 +87,14 @@ func echoTurn(ctx context.Context, text string, ch chan<- host.Event) {
 
 // Turn runs the turn's script, which sends its events to the session's.
 func (f *fakeSession) Turn(ctx context.Context, text string) error {
+	return f.TurnWith(ctx, host.TurnInput{Text: text})
+}
+
+// TurnWith is Turn, the attached blocks kept (attachedSent).
+func (f *fakeSession) TurnWith(ctx context.Context, in host.TurnInput) error {
+	text := in.Text
 	f.mu.Lock()
+	f.attachedSent = append(f.attachedSent, in.Attached)
 	f.sent = append(f.sent, text)
 	f.turnCtx = append(f.turnCtx, ctx)
 	f.mu.Unlock()

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/panto-dev/panto/cmd/panto/internal/app"
+	"github.com/panto-dev/panto/cmd/panto/internal/attach"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/history"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
 	"github.com/panto-dev/panto/conversation"
@@ -114,6 +116,12 @@ func (m *Model) screenKey(k tea.KeyPressMsg) tea.Cmd {
 	switch ks {
 	case "enter":
 		return m.submit()
+	case "ctrl+v":
+		return m.pasteImage()
+	case "backspace":
+		if m.dropImage() {
+			return nil
+		}
 	case "alt+enter":
 		if m.busy == turning {
 			return m.steer()
@@ -250,6 +258,7 @@ func (m *Model) restore(say string) {
 	m.steered = nil
 	for _, q := range m.queued {
 		texts = append(texts, q.text)
+		m.attached = append(m.attached, q.images...)
 	}
 	m.queued = nil
 	if len(texts) == 0 {
@@ -307,6 +316,9 @@ func (m *Model) pasteMsg(s string) tea.Cmd {
 	if m.ov != nil {
 		return nil
 	}
+	if m.pastedImage(s) {
+		return nil
+	}
 	m.ed.paste(s)
 	return m.refreshCompletion()
 }
@@ -318,6 +330,15 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	text = conversation.ValidText(text)
+	var images []attach.Image
+	if _, isCmd := app.ParseCommand(text); !isCmd && !strings.HasPrefix(text, "!") {
+		var err error
+		if images, err = m.takeImages(text); err != nil {
+			// The message stays in the editor, to be mended.
+			m.say(transcript.Error, "not sent: "+err.Error())
+			return nil
+		}
+	}
 	m.ed.hist.Add(text)
 	m.ed.reset()
 	m.comp.close()
@@ -329,7 +350,7 @@ func (m *Model) submit() tea.Cmd {
 	if c, ok := app.ParseCommand(text); ok {
 		return tea.Batch(save, m.command(c.Name, c.Args))
 	}
-	return tea.Batch(save, m.send(text))
+	return tea.Batch(save, m.send(text, images))
 }
 
 // sendWith starts a turn whose message panto added to (a template's
@@ -337,7 +358,7 @@ func (m *Model) submit() tea.Cmd {
 func (m *Model) sendWith(in host.TurnInput) tea.Cmd {
 	tw, ok := m.sess.(app.TurnWith)
 	if !ok {
-		return m.send(in.Text)
+		return m.send(in.Text, nil)
 	}
 	item := &transcript.User{Text: in.Text}
 	m.add(item)
@@ -354,17 +375,28 @@ func (m *Model) sendWith(in host.TurnInput) tea.Cmd {
 
 // send starts a turn with text; while the session is opening or busy,
 // the message waits its turn above the editor.
-func (m *Model) send(text string) tea.Cmd {
+func (m *Model) send(text string, images []attach.Image) tea.Cmd {
 	if m.sess == nil || m.busy != idle {
-		m.queued = append(m.queued, queuedMsg{text: text})
+		m.queued = append(m.queued, queuedMsg{text: text, images: images})
 		m.list.Changed()
 		return nil
 	}
-	item := &transcript.User{Text: text}
+	blocks, labels := imageBlocks(images)
+	item := &transcript.User{Text: text, Images: labels}
 	m.add(item)
 	full := m.withShellContext(text, item) // what !cmd ran since the last message
 	ctx, cancel := context.WithCancelCause(m.ctx)
-	if err := m.sess.Turn(ctx, full); err != nil {
+	start := func() error { return m.sess.Turn(ctx, full) }
+	if len(blocks) > 0 {
+		start = func() error {
+			tw, ok := m.sess.(app.TurnWith)
+			if !ok {
+				return errors.New("this session takes no images")
+			}
+			return tw.TurnWith(ctx, host.TurnInput{Text: full, Attached: blocks})
+		}
+	}
+	if err := start(); err != nil {
 		cancel(nil)
 		item.SetNote("not sent: " + errText(err))
 		return nil

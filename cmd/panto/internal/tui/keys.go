@@ -29,6 +29,7 @@ var Bindings = []Binding{
 	{"Tab", "complete the /command or the @path under the cursor"},
 	{"/", "on an empty editor: the command palette (type to filter, ↑/↓, Enter runs, Tab completes)"},
 	{"@", "complete a file path into the message"},
+	{"Ctrl-V", "attach the clipboard's image to the next message (wl-paste, xclip, pngpaste or osascript); Backspace in an empty editor takes the last image off"},
 	{"Esc", "interrupt the running turn (what was recorded stays valid; messages queued behind it go back into the editor, not sent); close a popup. Scrolled up on the alternate screen: back to the end first, a second Esc interrupts"},
 	{"Ctrl-C", "interrupt the running turn; clear the editor; twice on an empty editor: quit. On a question: dismiss it, and a second Ctrl-C within 2 s quits whatever is asked"},
 	{"Ctrl-D", "quit, when the editor is empty, a question up or not (otherwise delete the character under the cursor); mid-reply it stops the turn first, and a second Ctrl-D quits"},

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/panto-dev/panto/cmd/panto/internal/attach"
 	"github.com/panto-dev/panto/cmd/panto/internal/prices"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/theme"
 	"github.com/panto-dev/panto/cmd/panto/internal/tui/transcript"
@@ -134,6 +135,8 @@ type Model struct {
 	// above the editor, not in the transcript, until they are sent.
 	queued  []queuedMsg
 	steered []string
+	// attached are the images that go with the next message (images.go).
+	attached []attach.Image
 	// printed is how many of the transcript's items went into the
 	// scrollback (the normal screen, screen.go); printedAny says
 	// something did, this run.
@@ -219,7 +222,8 @@ type interruptMsg struct{}
 type quitMsg struct{}
 
 type queuedMsg struct {
-	text string
+	text   string
+	images []attach.Image
 }
 
 // quitWindow is how soon a second Ctrl-C on an empty editor quits.
@@ -366,6 +370,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.click(msg)
 	case tea.PasteMsg:
 		return m.pasteMsg(msg.Content)
+	case clipImageMsg:
+		return m.clipImage(msg)
 	case openedMsg:
 		return m.opened(msg)
 	case eventsMsg:

@@ -83,7 +83,13 @@ func (m *Model) sendFirst() {
 		m.command(c.Name, c.Args)
 		return
 	}
-	m.send(text) // the session is not open yet: it waits its turn
+	images, err := m.takeImages(text)
+	if err != nil {
+		m.ed.set(text)
+		m.say(transcript.Error, "not sent: "+err.Error())
+		return
+	}
+	m.send(text, images) // the session is not open yet: it waits its turn
 }
 
 // toggleThinking is Ctrl-T: every reply's thinking shown whole, the

@@ -74,7 +74,7 @@ func (m *Model) draw() (string, *tea.Cursor) {
 	}
 	th := m.th
 	tH := m.transcriptHeight()
-	queue := m.queueLines()
+	queue := append(m.queueLines(), m.imageLines()...)
 	box := m.boxView()
 	var lines []string
 	if m.normal() {

@@ -63,6 +63,9 @@ func cut(s string, width int) string {
 // User is a message the user sent.
 type User struct {
 	Text string
+	// Images are the labels of the images sent with it ("shot.png,
+	// 1.2 MB, 1920×1080"), each shown on a line after the text.
+	Images []string
 	// Note is said after it, dimmed ("queued: panto is starting").
 	Note     string
 	expanded bool
@@ -106,6 +109,9 @@ func (u *User) Render(c Ctx) Lines {
 	}
 	if hidden > 0 {
 		out = append(out, bar+th.Dim.Render(fmt.Sprintf("… %d more lines · ctrl+o shows them", hidden)))
+	}
+	for _, l := range u.Images {
+		out = append(out, bar+th.Dim.Render(cut(termtext.Line("▣ image: "+l), c.Width-2)))
 	}
 	if u.Note != "" {
 		out = append(out, "  "+th.Dim.Render(cut(u.Note, c.Width-2)))
