@@ -90,11 +90,12 @@ func TestImageMentionRefused(t *testing.T) {
 	require.NotEqual(t, 0, r.code)
 	require.Contains(t, r.stderr, "not sent: attach notes.png: not a PNG, JPEG, GIF or WebP image")
 
-	big := append(testPNG(t, 2, 2), make([]byte, 5<<20)...)
-	require.NoError(t, os.WriteFile(filepath.Join(h.project, "big.png"), big, 0o644))
+	var huge bytes.Buffer
+	require.NoError(t, png.Encode(&huge, image.NewGray(image.Rect(0, 0, 7000, 6000))))
+	require.NoError(t, os.WriteFile(filepath.Join(h.project, "big.png"), huge.Bytes(), 0o644))
 	r = h.run("", "-p", "see @big.png", "--provider", "echo")
 	require.NotEqual(t, 0, r.code)
-	require.Contains(t, r.stderr, "big.png is 5.2 MB: images over 5.2 MB are not attached")
+	require.Contains(t, r.stderr, "attach big.png: PNG image of 7000×6000 px: too large to scale down (more than 40 megapixels)")
 	for _, f := range h.sessionFiles() {
 		l, err := sessionlog.Read(f)
 		require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/imagefit"
 	"github.com/panto-dev/panto/internal/pb"
 	"github.com/panto-dev/panto/internal/protocol"
 	"github.com/panto-dev/panto/rules"
@@ -380,7 +381,16 @@ func withImages(result conversation.Block, images []*pb.Image) conversation.Bloc
 				img.GetMediaType(), len(img.GetData()), strings.Join(imageTypes, ", "))))
 			continue
 		}
-		result.Content = append(result.Content, conversation.Image(img.GetMediaType(), base64.StdEncoding.EncodeToString(img.GetData())))
+		// An extension's image is fitted to the providers' limits as the
+		// read tool's is: one a provider refuses would fail every later
+		// request of the session.
+		fitted, err := imagefit.Fit(img.GetData(), imagefit.Default)
+		if err != nil {
+			result.Content = append(result.Content, conversation.Text(fmt.Sprintf("[an image of type %q (%d bytes) was left out: %v]",
+				img.GetMediaType(), len(img.GetData()), err)))
+			continue
+		}
+		result.Content = append(result.Content, conversation.Image(fitted.MediaType, base64.StdEncoding.EncodeToString(fitted.Data)))
 	}
 	return result
 }

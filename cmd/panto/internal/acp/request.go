@@ -64,7 +64,8 @@ func givenPrompt(meta map[string]any) (*promptMeta, error) {
 // promptContent is the user's message of a prompt's blocks: text as it
 // is, an embedded resource as the file's content attached, a link as a
 // mention of it, an image as an image block (after a text naming it; a
-// PNG, JPEG, GIF or WebP image up to attach.MaxBytes). panto does not
+// PNG, JPEG, GIF or WebP image, fitted to the providers' limits by
+// attach). panto does not
 // take audio (it does not advertise it).
 func promptContent(blocks []acpsdk.ContentBlock) (string, []conversation.Block, error) {
 	var images []conversation.Block

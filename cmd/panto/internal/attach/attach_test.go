@@ -3,7 +3,6 @@ package attach
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"image"
 	"image/color"
 	"image/gif"
@@ -110,12 +109,19 @@ func TestRefusals(t *testing.T) {
 	_, err = File(dir, "broken.png", "broken.png")
 	require.ErrorIs(t, err, ErrNotImage)
 
-	big := append(encoded(t, "png", 2, 2), make([]byte, MaxBytes)...)
-	write(t, dir, "big.png", big)
-	_, err = File(dir, "big.png", "big.png")
-	var tb *TooBigError
-	require.ErrorAs(t, err, &tb)
-	require.Equal(t, "big.png is 5.2 MB: images over 5.2 MB are not attached", err.Error())
+	// Over the providers' limits: scaled down, and the label says so.
+	write(t, dir, "wide.png", encoded(t, "png", 3000, 1000))
+	im, err := File(dir, "wide.png", "wide.png")
+	require.NoError(t, err)
+	require.Equal(t, [2]int{1568, 522}, [2]int{im.Width, im.Height})
+	require.Contains(t, im.Label(), "scaled down from ")
+	require.Contains(t, im.Label(), "3000×1000")
+	// Too large to scale down: refused, saying why.
+	var huge bytes.Buffer
+	require.NoError(t, png.Encode(&huge, image.NewGray(image.Rect(0, 0, 7000, 6000))))
+	write(t, dir, "huge.png", huge.Bytes())
+	_, err = File(dir, "huge.png", "huge.png")
+	require.ErrorContains(t, err, "attach huge.png: PNG image of 7000×6000 px: too large to scale down")
 
 	_, err = File(dir, "missing.png", "missing.png")
 	require.ErrorIs(t, err, os.ErrNotExist)
@@ -200,11 +206,11 @@ func TestPasted(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, ok, "%q is pasted as text", text)
 	}
-	big := write(t, dir, "big.png", append(encoded(t, "png", 2, 2), make([]byte, MaxBytes)...))
-	_, ok, err = Pasted(big, dir)
+	wide := write(t, dir, "wide.png", encoded(t, "png", 2000, 100))
+	im, ok, err = Pasted(wide, dir)
+	require.NoError(t, err)
 	require.True(t, ok)
-	var tb *TooBigError
-	require.True(t, errors.As(err, &tb))
+	require.Equal(t, 1568, im.Width, "scaled down to the providers' limits")
 }
 
 func TestLabels(t *testing.T) {

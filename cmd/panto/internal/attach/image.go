@@ -17,11 +17,8 @@ import (
 	_ "golang.org/x/image/webp" // and WebP, which the standard library lacks
 
 	"github.com/panto-dev/panto/conversation"
+	"github.com/panto-dev/panto/internal/imagefit"
 )
-
-// MaxBytes is the largest image attached, in bytes: the least of what
-// the Anthropic and OpenAI APIs take for one image.
-const MaxBytes = 5 << 20
 
 // maxRead bounds what is read of a file before it is refused: a file
 // this big is not read whole only to be told it is too big.
@@ -41,13 +38,20 @@ type Image struct {
 	// Size is its size in bytes; Width and Height its dimensions.
 	Size          int
 	Width, Height int
-	data          []byte
+	// From is what it was scaled down from (size and dimensions), when
+	// it was over the providers' limits; "" when sent as it is.
+	From string
+	data []byte
 }
 
 // Label names the image for people and for the model: its name, size
 // and dimensions ("shot.png, 1.2 MB, 1920×1080").
 func (im Image) Label() string {
-	return fmt.Sprintf("%s, %s, %d×%d", im.Name, SizeText(im.Size), im.Width, im.Height)
+	l := fmt.Sprintf("%s, %s, %d×%d", im.Name, SizeText(im.Size), im.Width, im.Height)
+	if im.From != "" {
+		l += ", scaled down from " + im.From
+	}
+	return l
 }
 
 // Blocks are the image as a user message carries it: a text block panto
@@ -95,7 +99,7 @@ func File(dir, path, name string) (Image, error) {
 		return Image{}, fmt.Errorf("attach %s: not a regular file", name)
 	}
 	if st.Size() > maxRead {
-		return Image{}, &TooBigError{Name: name, Size: int(min(st.Size(), 1<<40)), Limit: MaxBytes}
+		return Image{}, &TooBigError{Name: name, Size: int(min(st.Size(), 1<<40)), Limit: maxRead}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxRead+1))
 	if err != nil {
@@ -104,25 +108,23 @@ func File(dir, path, name string) (Image, error) {
 	return FromBytes(name, data)
 }
 
-// FromBytes is the image data named name (see File).
+// FromBytes is the image data named name (see File), fitted to the
+// providers' limits (imagefit.Default): one too large is scaled down and
+// re-encoded, and says so in its Label.
 func FromBytes(name string, data []byte) (Image, error) {
-	mt := Sniff(data)
-	if mt == "" {
+	if Sniff(data) == "" {
 		return Image{}, fmt.Errorf("attach %s: %w", name, ErrNotImage)
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
+	if _, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil {
 		return Image{}, fmt.Errorf("attach %s: %w (%v)", name, ErrNotImage, err)
 	}
-	im := Image{Name: name, MediaType: mt, Size: len(data), Width: cfg.Width, Height: cfg.Height, data: data}
-	return fit(im)
-}
-
-// fit makes an image one a model takes, or refuses it: an image over
-// MaxBytes is refused. Scaling an oversize image down belongs here.
-func fit(im Image) (Image, error) {
-	if im.Size > MaxBytes {
-		return Image{}, &TooBigError{Name: im.Name, Size: im.Size, Limit: MaxBytes}
+	fitted, err := imagefit.Fit(data, imagefit.Default)
+	if err != nil {
+		return Image{}, fmt.Errorf("attach %s: %w", name, err)
+	}
+	im := Image{Name: name, MediaType: fitted.MediaType, Size: len(fitted.Data), Width: fitted.Width, Height: fitted.Height, data: fitted.Data}
+	if fitted.Scaled {
+		im.From = fmt.Sprintf("%s, %d×%d", SizeText(fitted.FromBytes), fitted.FromWidth, fitted.FromHeight)
 	}
 	return im, nil
 }
