@@ -131,20 +131,8 @@ func FromBytes(name string, data []byte) (Image, error) {
 
 // Sniff returns the media type of an image's bytes by their signature
 // (image/png, image/jpeg, image/gif, image/webp), or "" for anything
-// else.
-func Sniff(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff}):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
-}
+// else (imagefit.Detect).
+func Sniff(b []byte) string { return imagefit.Detect(b) }
 
 // imageExt reports whether a file's name says it is an image of a
 // format panto attaches.
