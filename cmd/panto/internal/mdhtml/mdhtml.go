@@ -105,17 +105,8 @@ func (r *renderer) block(n ast.Node) {
 	case *ast.List:
 		r.list(n)
 	case *ast.HTMLBlock:
-		var b bytes.Buffer
-		lines := n.Lines()
-		for i := 0; i < lines.Len(); i++ {
-			seg := lines.At(i)
-			b.Write(seg.Value(r.src))
-		}
-		if n.HasClosure() {
-			b.Write(n.ClosureLine.Value(r.src))
-		}
 		r.m(`<pre class="raw">` + "\n")
-		r.text(strings.TrimRight(b.String(), "\n"))
+		r.text(strings.TrimRight(mdparse.Raw(n, r.src), "\n"))
 		r.m("</pre>\n")
 	case *east.Table:
 		r.table(n)
@@ -146,13 +137,7 @@ func (r *renderer) code(n ast.Node, lang string) {
 	// The newline after <pre> is the one an HTML parser drops, so code
 	// that starts with a blank line keeps it.
 	r.m(">\n")
-	lines := n.Lines()
-	var b bytes.Buffer
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		b.Write(seg.Value(r.src))
-	}
-	r.text(strings.TrimRight(b.String(), "\n"))
+	r.text(strings.TrimRight(mdparse.Raw(n, r.src), "\n"))
 	r.m("</pre>\n")
 }
 

@@ -9,6 +9,8 @@
 package mdparse
 
 import (
+	"strings"
+
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -34,4 +36,20 @@ func Unescape(v []byte) []byte {
 	v = util.UnescapePunctuations(v)
 	v = util.ResolveNumericReferences(v)
 	return util.ResolveEntityNames(v)
+}
+
+// Raw is the text of a block's lines as written in src (a code block's
+// code, an HTML block's markup with its closing line), for a renderer
+// to show as text.
+func Raw(n ast.Node, src []byte) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(src))
+	}
+	if h, ok := n.(*ast.HTMLBlock); ok && h.HasClosure() {
+		b.Write(h.ClosureLine.Value(src))
+	}
+	return b.String()
 }

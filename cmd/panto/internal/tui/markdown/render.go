@@ -122,17 +122,8 @@ func (r *renderer) block(n ast.Node, width int) []string {
 	case *ast.List:
 		return r.list(n, width)
 	case *ast.HTMLBlock:
-		var b strings.Builder
-		lines := n.Lines()
-		for i := 0; i < lines.Len(); i++ {
-			seg := lines.At(i)
-			b.Write(seg.Value(r.src))
-		}
-		if n.HasClosure() {
-			b.Write(n.ClosureLine.Value(r.src))
-		}
 		var out []string
-		for _, l := range strings.Split(strings.TrimRight(termtext.Sanitize(b.String()), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(termtext.Sanitize(mdparse.Raw(n, r.src)), "\n"), "\n") {
 			out = append(out, hardwrap(th.Dim, expandTabs(l), width)...)
 		}
 		return out
